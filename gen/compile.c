@@ -1,0 +1,68 @@
+/* compile.c - picks the device compile backend and says which one ran.
+ * Needs: compile_comgr.c and compile_clang.c. Gives kg_compile_device:
+ * --compiler=auto takes comgr when its ISA list holds the target (in process,
+ * no temp files) and clang otherwise, and LLVM IR text always from clang,
+ * since comgr only gives bitcode. */
+#include "compile.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t len,
+                      kg_artifact_t what, kg_buf_t *out, const char **out_used,
+                      kg_diag_t *diag) {
+  static _Thread_local char used[1200]; /* what *out_used points at */
+  *out_used = NULL;
+  if (!opts->arch || !*opts->arch)
+    return kg_error(diag, "no target processor given to compile for");
+
+  /* Probe comgr once: auto needs its ISA list, and "comgr 2.4" its version. */
+  char comgr_version[32] = "not found";
+  int comgr_lists = 0;
+  if (opts->compiler != KG_COMPILER_CLANG) {
+    const char *version = NULL;
+    comgr_lists = kg_comgr_supports(opts->arch, &version);
+    snprintf(comgr_version, sizeof comgr_version, "%s", version);
+  }
+
+  kg_compiler_t compiler = opts->compiler;
+  char why[256];
+  if (compiler == KG_COMPILER_COMGR) {
+    snprintf(why, sizeof why, "--compiler=comgr");
+  } else if (compiler == KG_COMPILER_CLANG) {
+    snprintf(why, sizeof why, "--compiler=clang");
+  } else if (what == KG_ARTIFACT_LLVM) {
+    compiler = KG_COMPILER_CLANG;
+    snprintf(why, sizeof why, "auto: LLVM IR text needs clang");
+  } else if (comgr_lists) {
+    compiler = KG_COMPILER_COMGR;
+    snprintf(why, sizeof why, "auto: comgr lists %s", opts->arch);
+  } else {
+    compiler = KG_COMPILER_CLANG;
+    if (strcmp(comgr_version, "not found") == 0)
+      snprintf(why, sizeof why, "auto: comgr not found");
+    else
+      snprintf(why, sizeof why, "auto: comgr %s does not list %s", comgr_version,
+               opts->arch);
+  }
+
+  if (compiler == KG_COMPILER_COMGR)
+    snprintf(used, sizeof used, "comgr %s", comgr_version);
+  else
+    snprintf(used, sizeof used, "%s", kg_clang_describe(opts));
+  if (opts->verbose)
+    fprintf(stderr, "kgen: %s: compiler %s (%s)\n", opts->arch, used, why);
+
+  kg_buf_t result;
+  kg_buf_init(&result);
+  int rc = compiler == KG_COMPILER_COMGR
+               ? kg_comgr_compile(opts, source, len, what, &result, diag)
+               : kg_clang_compile(opts, source, len, what, &result, diag);
+  if (rc == 0) {
+    out->len = 0;
+    kg_buf_put(out, result.data, result.len);
+    *out_used = used;
+  }
+  kg_buf_free(&result);
+  return rc;
+}

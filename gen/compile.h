@@ -1,0 +1,66 @@
+/* compile.h - compile backends: expanded HIP source in, code object (or its
+ * LLVM IR / assembly) out.
+ *   comgr       compile_comgr.c  libamd_comgr via dlopen, in process
+ *   clang+lld   compile_clang.c  clang -x hip --offload-device-only, ld.lld
+ *   host cc     compile_host.c   the sim image: a host shared object
+ * kg_compile_device picks comgr or clang for --compiler=auto (comgr when its
+ * ISA list holds the target) and reports which one it used. */
+#ifndef KG_COMPILE_H
+#define KG_COMPILE_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "diag.h"
+
+typedef enum kg_compiler {
+  KG_COMPILER_AUTO = 0,
+  KG_COMPILER_COMGR,
+  KG_COMPILER_CLANG,
+} kg_compiler_t;
+
+typedef enum kg_artifact {
+  KG_ARTIFACT_CODE_OBJECT = 0, /* linked executable ELF (hsaco) */
+  KG_ARTIFACT_LLVM,            /* textual LLVM IR of the device code (.ll) */
+  KG_ARTIFACT_ASM,             /* AMDGPU assembly text */
+} kg_artifact_t;
+
+typedef struct kg_compile_opts {
+  const char *arch;         /* processor: "gfx1100" */
+  const char *triple;       /* "amdgcn-amd-amdhsa" */
+  const char *const *flags; /* extra compiler flags from the target file */
+  int num_flags;
+  int code_object_version; /* 4, 5 (default) or 6 */
+  kg_compiler_t compiler;
+  const char *clang_path; /* NULL: search (see compile_clang.c) */
+  int verbose;            /* -v: print the commands / comgr actions to stderr */
+} kg_compile_opts_t;
+
+/* Compiles `source` for a device target. On success fills `out` with the
+ * artifact and *out_used with a description of the compiler that ran
+ * ("comgr 2.4" or "clang 19.1.7 (/usr/lib/llvm-19/bin/clang)"), valid until
+ * the next call in the same thread; returns 0. On error *out_used is NULL and
+ * `out` is left as it was. */
+int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t len,
+                      kg_artifact_t what, kg_buf_t *out, const char **out_used,
+                      kg_diag_t *diag);
+
+/* The backends behind kg_compile_device. */
+int kg_comgr_compile(const kg_compile_opts_t *opts, const char *source, size_t len,
+                     kg_artifact_t what, kg_buf_t *out, kg_diag_t *diag);
+/* 1 when comgr could be loaded and lists `arch` among its ISAs, else 0;
+ * *out_version (may be NULL) gets "2.4" or "not found" (valid until the next
+ * call in the same thread). */
+int kg_comgr_supports(const char *arch, const char **out_version);
+int kg_clang_compile(const kg_compile_opts_t *opts, const char *source, size_t len,
+                     kg_artifact_t what, kg_buf_t *out, kg_diag_t *diag);
+/* "clang 19.1.7 (/usr/lib/llvm-19/bin/clang)" for the clang that `opts` picks,
+ * or "clang (not found)"; runs clang --version. Valid until the next call in
+ * the same thread. */
+const char *kg_clang_describe(const kg_compile_opts_t *opts);
+
+/* Compiles `source` (C++ with the sim prelude) into a host shared object. */
+int kg_compile_host(const char *source, size_t len, int verbose, kg_buf_t *out,
+                    kg_diag_t *diag);
+
+#endif /* KG_COMPILE_H */

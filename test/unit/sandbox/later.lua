@@ -1,0 +1,10 @@
+-- functions that kgen's C calls after the model ran
+local foo = require "ops.foo"
+function add(a, b) return a + b end
+function broken(x)
+  return x.field
+end
+function via_lib(eps)
+  local r = foo.check(eps)
+  return r
+end

@@ -1,0 +1,3 @@
+local foo = require "ops.foo"
+local t = {}
+foo.fail("kg.fail: bad shape")

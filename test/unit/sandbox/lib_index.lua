@@ -1,0 +1,2 @@
+local foo = require "ops.foo"
+foo.index({})

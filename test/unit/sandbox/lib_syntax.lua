@@ -1,0 +1,2 @@
+-- an embedded module that does not parse
+require "ops.broken"

@@ -1,0 +1,3 @@
+-- a tail call into the library
+local foo = require "ops.foo"
+return foo.check(-1)

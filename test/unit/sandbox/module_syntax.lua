@@ -1,0 +1,3 @@
+-- a model-folder module that does not parse
+
+require "util.broken"

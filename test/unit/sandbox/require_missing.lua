@@ -1,0 +1,2 @@
+-- a module that is nowhere
+local m = require("no.such")

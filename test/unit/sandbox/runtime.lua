@@ -1,0 +1,3 @@
+-- a runtime error in the model
+local t = nil
+return t.x

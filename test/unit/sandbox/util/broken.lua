@@ -1,0 +1,2 @@
+-- does not parse
+local = 2

@@ -1,0 +1,280 @@
+/* front.c - the Lua front end.
+ * Needs: a sandbox (sandbox.c) with kgen's lua/ library embedded.
+ * Gives: kg_graph_t, read field by field from kg.graph in array order, so
+ * nothing depends on Lua's table iteration order. */
+#include "front.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+
+char *kg_front_model_name(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t n = strlen(base);
+  if (n > 4 && strcmp(base + n - 4, ".lua") == 0)
+    n -= 4;
+  char *name = kg_xmalloc(n + 2);
+  size_t j = 0;
+  if (n == 0 || (base[0] >= '0' && base[0] <= '9'))
+    name[j++] = '_';
+  for (size_t i = 0; i < n; i++) {
+    char c = base[i];
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    name[j++] = ok ? c : '_';
+  }
+  name[j] = '\0';
+  return name;
+}
+
+/* Field helpers: each reads t[key] of the table at `idx` and pops it. */
+static char *get_string(lua_State *L, int idx, const char *key) {
+  lua_getfield(L, idx, key);
+  char *s = lua_type(L, -1) == LUA_TSTRING ? kg_xstrdup(lua_tostring(L, -1)) : NULL;
+  lua_pop(L, 1);
+  return s;
+}
+
+static int64_t get_int(lua_State *L, int idx, const char *key, int64_t dflt) {
+  lua_getfield(L, idx, key);
+  int64_t v = lua_isinteger(L, -1) ? (int64_t)lua_tointeger(L, -1) : dflt;
+  lua_pop(L, 1);
+  return v;
+}
+
+static int lookup_dtype(const char *name, kg_dtype_info_t *out) {
+  static const kg_dtype_info_t known[] = {
+      {KGRT_DTYPE_F32, "f32", "float", 4},
+      {KGRT_DTYPE_F16, "f16", "kg_f16", 2},
+      {KGRT_DTYPE_BF16, "bf16", "kg_bf16", 2},
+      {KGRT_DTYPE_I32, "i32", "int", 4},
+  };
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (name && strcmp(name, known[i].name) == 0) {
+      *out = known[i];
+      return 0;
+    }
+  return -1;
+}
+
+/* Reads the tensor table at the top of the stack. */
+static int read_tensor(lua_State *L, kg_tensor_t *t, kg_diag_t *d) {
+  int top = lua_gettop(L);
+  char *kind = get_string(L, top, "kind");
+  t->kind = !kind                         ? KG_TENSOR_VALUE
+            : strcmp(kind, "input") == 0  ? KG_TENSOR_INPUT
+            : strcmp(kind, "weight") == 0 ? KG_TENSOR_WEIGHT
+                                          : KG_TENSOR_VALUE;
+  free(kind);
+  t->name = get_string(L, top, "name");
+  t->io_index = -1;
+  t->output_index = -1;
+  t->producer = -1;
+  lua_getfield(L, top, "dtype");
+  char *dt = lua_istable(L, -1) ? get_string(L, lua_gettop(L), "name") : NULL;
+  lua_pop(L, 1);
+  int bad = lookup_dtype(dt, &t->dtype);
+  free(dt);
+  if (bad)
+    return kg_error(d, "internal: tensor without a dtype");
+  lua_getfield(L, top, "shape");
+  t->rank = (int)luaL_len(L, -1);
+  if (t->rank < 1 || t->rank > KGRT_MAX_DIMS)
+    return kg_error(d, "internal: tensor rank %d", t->rank);
+  for (int i = 0; i < t->rank; i++) {
+    lua_geti(L, -1, i + 1);
+    if (lua_isinteger(L, -1)) {
+      t->dims[i].value = lua_tointeger(L, -1);
+      t->dims[i].sym = -1;
+    } else {
+      t->dims[i].value = 0;
+      t->dims[i].sym = (int)get_int(L, lua_gettop(L), "index", -1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
+static int table_id(lua_State *L, int idx) {
+  return (int)get_int(L, idx, "id", -1);
+}
+
+static int cmp_hole(const void *a, const void *b) {
+  return strcmp(((const kg_hole_t *)a)->name, ((const kg_hole_t *)b)->name);
+}
+
+/* Reads node.holes (string -> string) into a sorted array. */
+static void read_holes(lua_State *L, int idx, kg_node_t *n) {
+  lua_getfield(L, idx, "holes");
+  if (lua_istable(L, -1)) {
+    int cap = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
+        if (n->num_holes == cap) {
+          cap = cap ? cap * 2 : 8;
+          n->holes = kg_xrealloc(n->holes, (size_t)cap * sizeof *n->holes);
+        }
+        n->holes[n->num_holes].name = kg_xstrdup(lua_tostring(L, -2));
+        n->holes[n->num_holes].value = kg_xstrdup(lua_tostring(L, -1));
+        n->num_holes++;
+      }
+      lua_pop(L, 1);
+    }
+    if (n->num_holes)
+      qsort(n->holes, (size_t)n->num_holes, sizeof *n->holes, cmp_hole);
+  }
+  lua_pop(L, 1);
+}
+
+static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t *d) {
+  int top = lua_gettop(L);
+  n->op = get_string(L, top, "op");
+  n->tmpl = get_string(L, top, "template");
+  n->expr = get_string(L, top, "expr");
+  char *grid = get_string(L, top, "grid");
+  n->rows_grid = grid && strcmp(grid, "rows") == 0;
+  free(grid);
+  n->cols = get_int(L, top, "cols", 0);
+  n->params_ref = -1;
+  if (!n->op || !n->tmpl)
+    return kg_error(d, "internal: node without op or template");
+  lua_getfield(L, top, "inputs");
+  n->num_inputs = (int)luaL_len(L, -1);
+  if (n->num_inputs > KG_MAX_INPUTS)
+    return kg_error(d, "%s: more than %d operands", n->op, KG_MAX_INPUTS);
+  for (int i = 0; i < n->num_inputs; i++) {
+    lua_geti(L, -1, i + 1);
+    n->inputs[i] = table_id(L, lua_gettop(L));
+    lua_pop(L, 1);
+    if (n->inputs[i] < 0 || n->inputs[i] >= g->num_tensors)
+      return kg_error(d, "internal: %s operand %d is not a tensor", n->op, i);
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, top, "output");
+  n->output = table_id(L, lua_gettop(L));
+  lua_pop(L, 1);
+  read_holes(L, top, n);
+  lua_getfield(L, top, "params_info");
+  if (lua_istable(L, -1))
+    n->params_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  else
+    lua_pop(L, 1);
+  return 0;
+}
+
+/* Reads the list graph[key] of tensors into tensor ids. */
+static int read_id_list(lua_State *L, int graph, const char *key, int **out) {
+  lua_getfield(L, graph, key);
+  int n = (int)luaL_len(L, -1);
+  *out = kg_xcalloc((size_t)n, sizeof **out);
+  for (int i = 0; i < n; i++) {
+    lua_geti(L, -1, i + 1);
+    (*out)[i] = table_id(L, lua_gettop(L));
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return n;
+}
+
+static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
+                      kg_diag_t *d) {
+  lua_getfield(L, graph, "syms");
+  g->num_syms = (int)luaL_len(L, -1);
+  g->syms = kg_xcalloc((size_t)g->num_syms, sizeof *g->syms);
+  for (int i = 0; i < g->num_syms; i++) {
+    lua_geti(L, -1, i + 1);
+    g->syms[i].name = get_string(L, lua_gettop(L), "name");
+    g->syms[i].max = get_int(L, lua_gettop(L), "max", 1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+
+  lua_getfield(L, graph, "tensors");
+  g->num_tensors = (int)luaL_len(L, -1);
+  g->tensors = kg_xcalloc((size_t)g->num_tensors, sizeof *g->tensors);
+  for (int i = 0; i < g->num_tensors; i++) {
+    lua_geti(L, -1, i + 1);
+    KG_TRY(read_tensor(L, &g->tensors[i], d));
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+
+  lua_getfield(L, graph, "nodes");
+  g->num_nodes = (int)luaL_len(L, -1);
+  g->nodes = kg_xcalloc((size_t)g->num_nodes, sizeof *g->nodes);
+  for (int i = 0; i < g->num_nodes; i++) {
+    lua_geti(L, -1, i + 1);
+    KG_TRY(read_node(L, g, &g->nodes[i], d));
+    lua_pop(L, 1);
+    kg_node_t *n = &g->nodes[i];
+    g->tensors[n->output].producer = i;
+    for (int k = 0; k < n->num_inputs; k++)
+      g->tensors[n->inputs[k]].uses++;
+  }
+  lua_pop(L, 1);
+
+  g->num_inputs = read_id_list(L, graph, "inputs", &g->inputs);
+  for (int i = 0; i < g->num_inputs; i++)
+    g->tensors[g->inputs[i]].io_index = i;
+  g->num_weights = read_id_list(L, graph, "weights", &g->weights);
+  for (int i = 0; i < g->num_weights; i++)
+    g->tensors[g->weights[i]].io_index = i;
+
+  lua_getfield(L, graph, "outputs");
+  g->num_outputs = (int)luaL_len(L, -1);
+  g->outputs = kg_xcalloc((size_t)g->num_outputs, sizeof *g->outputs);
+  for (int i = 0; i < g->num_outputs; i++) {
+    lua_geti(L, -1, i + 1);
+    int o = lua_gettop(L);
+    g->outputs[i].name = get_string(L, o, "name");
+    lua_getfield(L, o, "tensor");
+    g->outputs[i].tensor = table_id(L, lua_gettop(L));
+    lua_pop(L, 2);
+    kg_tensor_t *t = &g->tensors[g->outputs[i].tensor];
+    if (t->output_index >= 0)
+      return kg_error_at(d, path, 0, "output %s: the tensor is already output %s",
+                         g->outputs[i].name, g->outputs[t->output_index].name);
+    if (t->kind != KG_TENSOR_VALUE)
+      return kg_error_at(
+          d, path, 0, "output %s: is an %s itself; outputs must be computed",
+          g->outputs[i].name, t->kind == KG_TENSOR_INPUT ? "input" : "weight");
+    t->output_index = i;
+  }
+  lua_pop(L, 1);
+  if (g->num_outputs == 0)
+    return kg_error_at(d, path, 0,
+                       "the model declares no outputs (use output(name, tensor))");
+  return 0;
+}
+
+int kg_front_load(kg_sandbox_t *sb, const char *model_path, kg_graph_t *g, kg_diag_t *d) {
+  lua_State *L = kg_sandbox_lua(sb);
+  memset(g, 0, sizeof *g);
+  g->model = kg_front_model_name(model_path);
+
+  /* globals = kg.env() */
+  KG_TRY(kg_sandbox_require(sb, "kgen", d));
+  int kg = lua_gettop(L);
+  lua_getfield(L, kg, "env");
+  KG_TRY(kg_sandbox_pcall(sb, 0, 1, d));
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_setglobal(L, lua_tostring(L, -2));
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+
+  KG_TRY(kg_sandbox_run_model(sb, d));
+
+  lua_getfield(L, kg, "graph");
+  int rc = read_graph(L, lua_gettop(L), g, model_path, d);
+  lua_settop(L, kg - 1);
+  return rc;
+}

@@ -1,0 +1,18 @@
+/* front.h - the Lua front end: runs a model in the sandbox and reads the
+ * graph it built back into C (kg_graph_t). */
+#ifndef KG_FRONT_H
+#define KG_FRONT_H
+
+#include "diag.h"
+#include "ir.h"
+#include "sandbox.h"
+
+/* Installs the DSL as the model's globals, runs the model, and reads the graph.
+ * The sandbox stays alive: nodes keep registry refs into it. */
+int kg_front_load(kg_sandbox_t *sb, const char *model_path, kg_graph_t *out,
+                  kg_diag_t *d);
+
+/* Model name from its path: the file name without .lua, made a C identifier. */
+char *kg_front_model_name(const char *path);
+
+#endif /* KG_FRONT_H */

@@ -1,0 +1,72 @@
+/* ir.c - freeing the IR, and size expressions over symbolic dims. */
+#include "ir.h"
+
+#include <stdlib.h>
+
+void kg_graph_free(kg_graph_t *g) {
+  for (int i = 0; i < g->num_syms; i++)
+    free(g->syms[i].name);
+  for (int i = 0; i < g->num_nodes; i++) {
+    kg_node_t *n = &g->nodes[i];
+    free(n->op);
+    free(n->tmpl);
+    free(n->expr);
+    for (int k = 0; k < n->num_holes; k++) {
+      free(n->holes[k].name);
+      free(n->holes[k].value);
+    }
+    free(n->holes);
+  }
+  for (int i = 0; i < g->num_outputs; i++)
+    free(g->outputs[i].name);
+  for (int i = 0; i < g->num_tensors; i++)
+    free(g->tensors[i].name);
+  free(g->model);
+  free(g->syms);
+  free(g->tensors);
+  free(g->nodes);
+  free(g->inputs);
+  free(g->weights);
+  free(g->outputs);
+}
+
+void kg_program_free(kg_program_t *p) {
+  for (int i = 0; i < p->num_kernels; i++)
+    free(p->kernels[i].expr);
+  free(p->kernels);
+  p->kernels = NULL;
+  p->num_kernels = 0;
+}
+
+kgrt_expr_t kg_expr_const(int64_t v) {
+  kgrt_expr_t e;
+  e.scale = v;
+  for (int i = 0; i < KGRT_EXPR_SYMS; i++)
+    e.sym[i] = -1;
+  return e;
+}
+
+int kg_tensor_numel(const kg_graph_t *g, const kg_tensor_t *t, kgrt_expr_t *out) {
+  (void)g;
+  kgrt_expr_t e = kg_expr_const(1);
+  int ns = 0;
+  for (int i = 0; i < t->rank; i++) {
+    if (t->dims[i].sym < 0) {
+      e.scale *= t->dims[i].value;
+    } else {
+      if (ns == KGRT_EXPR_SYMS)
+        return -1;
+      e.sym[ns++] = (int16_t)t->dims[i].sym;
+    }
+  }
+  *out = e;
+  return 0;
+}
+
+int64_t kg_expr_at_max(const kg_graph_t *g, const kgrt_expr_t *e) {
+  int64_t v = e->scale;
+  for (int i = 0; i < KGRT_EXPR_SYMS; i++)
+    if (e->sym[i] >= 0)
+      v *= g->syms[e->sym[i]].max;
+  return v;
+}

@@ -1,0 +1,123 @@
+/* ir.h - kgen's graph IR and the structures the passes hand on.
+ *
+ *   front.c  model's Lua graph   -> kg_graph_t (tensors, nodes, syms, io)
+ *   fuse.c   kg_graph_t          -> kg_kernel_t list (map chains fused)
+ *   plan.c   kernels + graph     -> arena offsets for intermediates
+ *   lower.c  kernel + target     -> expanded source, args, grid rule
+ *   table.c  everything          -> the C kernel table
+ */
+#ifndef KG_IR_H
+#define KG_IR_H
+
+#include <stdint.h>
+
+#include "kgrt_table.h"
+
+#define KG_MAX_INPUTS 16
+
+typedef struct kg_dim {
+  int64_t value; /* constant, when sym < 0 */
+  int sym;       /* index into kg_graph_t.syms, or -1 */
+} kg_dim_t;
+
+typedef enum kg_tensor_kind {
+  KG_TENSOR_INPUT = 0,
+  KG_TENSOR_WEIGHT,
+  KG_TENSOR_VALUE, /* produced by a node */
+} kg_tensor_kind_t;
+
+typedef struct kg_dtype_info {
+  kgrt_dtype_t code;
+  const char *name;  /* "f16" */
+  const char *ctype; /* "kg_f16" */
+  int size;
+} kg_dtype_info_t;
+
+typedef struct kg_tensor {
+  char *name; /* inputs and weights; NULL for values */
+  kg_tensor_kind_t kind;
+  int io_index;     /* index among inputs or weights, else -1 */
+  int output_index; /* index among outputs, else -1 */
+  kg_dtype_info_t dtype;
+  int rank;
+  kg_dim_t dims[KGRT_MAX_DIMS];
+  int producer; /* node index, or -1 */
+  int uses;     /* operand uses by nodes */
+  /* set by plan.c for values that live in the arena */
+  int in_arena;
+  uint64_t arena_offset;
+} kg_tensor_t;
+
+typedef struct kg_hole {
+  char *name;
+  char *value;
+} kg_hole_t;
+
+typedef struct kg_node {
+  char *op;   /* "rmsnorm" */
+  char *tmpl; /* template: "map", "rmsnorm", ... */
+  int num_inputs;
+  int inputs[KG_MAX_INPUTS]; /* tensor ids */
+  int output;                /* tensor id */
+  char *expr;                /* map: expression over $0, $1, ... */
+  int rows_grid;             /* one workgroup per row of the last dim */
+  int64_t cols;              /* row kernels: the last dim */
+  int num_holes;             /* template holes from the op, sorted by name */
+  kg_hole_t *holes;
+  int params_ref; /* Lua registry ref of the op's params_info table, or -1 */
+} kg_node_t;
+
+typedef struct kg_sym {
+  char *name;
+  int64_t max;
+} kg_sym_t;
+
+typedef struct kg_output {
+  char *name;
+  int tensor;
+} kg_output_t;
+
+typedef struct kg_graph {
+  char *model; /* C identifier, from the file name */
+  int num_syms;
+  kg_sym_t *syms;
+  int num_tensors;
+  kg_tensor_t *tensors;
+  int num_nodes;
+  kg_node_t *nodes;
+  int num_inputs;
+  int *inputs; /* tensor ids */
+  int num_weights;
+  int *weights;
+  int num_outputs;
+  kg_output_t *outputs;
+} kg_graph_t;
+
+/* A kernel to generate: one node, or a fused chain of map nodes. */
+typedef struct kg_kernel {
+  char name[128];
+  const char *tmpl;
+  int node; /* the root node (its output is the kernel's) */
+  int output;
+  int num_ins; /* operands read from memory, in first-use order */
+  int ins[KG_MAX_INPUTS];
+  char *expr; /* map kernels: the fused expression over a0, a1, ... */
+} kg_kernel_t;
+
+typedef struct kg_program {
+  int num_kernels;
+  kg_kernel_t *kernels;
+  uint64_t arena_bytes;
+  uint32_t arena_align;
+} kg_program_t;
+
+void kg_graph_free(kg_graph_t *g);
+void kg_program_free(kg_program_t *p);
+
+/* Size expressions (kgrt_expr_t): numel of a tensor, and evaluation with
+ * every symbol at its max. */
+int kg_tensor_numel(const kg_graph_t *g, const kg_tensor_t *t, kgrt_expr_t *out);
+int64_t kg_expr_at_max(const kg_graph_t *g, const kgrt_expr_t *e);
+kgrt_expr_t kg_expr_const(int64_t v);
+
+#endif /* KG_IR_H */

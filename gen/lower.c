@@ -1,0 +1,200 @@
+/* lower.c - per-target kernel generation.
+ * Requires: kernels (fuse.c); a target (target.c); the sandbox that ran the
+ * model, for the templates' parameter rules (kg.template_params in Lua).
+ * Gives: for each kernel its BLOCK/VEC, argument list and grid rule, and two
+ * sources: the device one (what goes to comgr/clang) and the sim one (the
+ * same kernels over the host prelude, plus thunks). Kernel argument order:
+ * the operands read, then the output; map kernels add the element count. */
+#include "lower.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "expand.h"
+#include "res.h"
+
+#include "version.h"
+
+static const kg_res_t *need_res(const char *path, kg_diag_t *d) {
+  const kg_res_t *r = kg_res_find(path);
+  if (!r)
+    kg_error(d, "internal: %s is not embedded in kgen", path);
+  return r;
+}
+
+/* BLOCK and VEC from kg.template_params(tmpl, target, info). */
+static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
+                           const kg_target_t *t, kg_lowered_t *lw, kg_diag_t *d) {
+  lua_State *L = kg_sandbox_lua(sb);
+  int top = lua_gettop(L);
+  KG_TRY(kg_sandbox_require(sb, "kgen", d));
+  lua_getfield(L, -1, "template_params");
+  lua_pushstring(L, k->tmpl);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, t->ref);
+  const kg_node_t *n = &g->nodes[k->node];
+  if (n->params_ref >= 0) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, n->params_ref);
+  } else { /* map kernels: the dtypes of every operand and the result */
+    lua_createtable(L, 0, 1);
+    lua_createtable(L, k->num_ins + 1, 0);
+    for (int i = 0; i < k->num_ins; i++) {
+      lua_pushstring(L, g->tensors[k->ins[i]].dtype.name);
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushstring(L, g->tensors[k->output].dtype.name);
+    lua_rawseti(L, -2, k->num_ins + 1);
+    lua_setfield(L, -2, "dtypes");
+  }
+  if (kg_sandbox_pcall(sb, 3, 1, d)) {
+    lua_settop(L, top);
+    return -1;
+  }
+  lua_getfield(L, -1, "BLOCK");
+  lw->block = (int)lua_tointeger(L, -1);
+  lua_getfield(L, -2, "VEC");
+  lw->vec = (int)lua_tointeger(L, -1);
+  lua_settop(L, top);
+  if (lw->block < t->wave || lw->block > t->max_block || lw->block % t->wave ||
+      lw->block / t->wave > t->wave || lw->vec < 1)
+    return kg_error(d, "%s: template %s chose BLOCK=%d VEC=%d, not valid on %s (wave %d)",
+                    k->name, k->tmpl, lw->block, lw->vec, t->name, t->wave);
+  return 0;
+}
+
+static int add_buffer(kg_lowered_t *lw, int tensor, int is_const) {
+  kg_larg_t *a = &lw->args[lw->num_args++];
+  a->kind = KGRT_ARG_BUFFER;
+  a->tensor = tensor;
+  a->is_const = is_const;
+  a->value = kg_expr_const(0);
+  return 0;
+}
+
+static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
+                        const kg_target_t *t, kg_lowered_t *lw, kg_buf_t *src,
+                        kg_diag_t *d) {
+  memset(lw, 0, sizeof *lw);
+  KG_TRY(template_params(sb, g, k, t, lw, d));
+  const kg_node_t *n = &g->nodes[k->node];
+  const kg_tensor_t *out = &g->tensors[k->output];
+  kgrt_expr_t numel;
+  if (kg_tensor_numel(g, out, &numel))
+    return kg_error(d, "%s: more than %d symbolic dims", k->name, KGRT_EXPR_SYMS);
+
+  kg_holes_t *h = kg_holes_new();
+  kg_holes_set(h, "KERNEL", "%s", k->name);
+  kg_holes_set(h, "WAVE", "%d", t->wave);
+  kg_holes_set(h, "BLOCK", "%d", lw->block);
+  kg_holes_set(h, "VEC", "%d", lw->vec);
+  for (int i = 0; i < n->num_holes; i++)
+    kg_holes_set(h, n->holes[i].name, "%s", n->holes[i].value);
+  for (int i = 0; i < k->num_ins; i++)
+    add_buffer(lw, k->ins[i], 1);
+  add_buffer(lw, k->output, 0);
+  if (k->expr) { /* map */
+    for (int i = 0; i < k->num_ins; i++) {
+      kg_holes_t *item = kg_holes_add_item(h, "IN");
+      kg_holes_set(item, "I", "%d", i);
+      kg_holes_set(item, "T", "%s", g->tensors[k->ins[i]].dtype.ctype);
+    }
+    kg_holes_set(h, "OUT_T", "%s", out->dtype.ctype);
+    kg_holes_set(h, "EXPR", "%s", k->expr);
+    kg_larg_t *a = &lw->args[lw->num_args++];
+    a->kind = KGRT_ARG_I64;
+    a->tensor = -1;
+    a->value = numel;
+    lw->units = numel;
+    lw->per_block = (uint32_t)(lw->block * lw->vec);
+  } else if (n->rows_grid) {
+    if (n->cols <= 0 || numel.scale % n->cols)
+      return kg_error(d, "internal: %s: rows of %lld", k->name, (long long)n->cols);
+    lw->units = numel;
+    lw->units.scale /= n->cols;
+    lw->per_block = 1;
+  } else {
+    kg_holes_free(h);
+    return kg_error(d, "internal: %s: template %s has no grid rule", k->name, k->tmpl);
+  }
+
+  char path[128];
+  snprintf(path, sizeof path, "templates/%s.hip", k->tmpl);
+  const kg_res_t *r = need_res(path, d);
+  int rc = r ? kg_expand(path, r->data, h, src, d) : -1;
+  kg_holes_free(h);
+  kg_buf_putc(src, '\n');
+  return rc;
+}
+
+/* extern "C" void <k>__sim(kernarg, arg_bytes): unpack and call the kernel. */
+static void emit_thunk(const kg_graph_t *g, const kg_kernel_t *k, const kg_lowered_t *lw,
+                       kg_buf_t *s) {
+  kg_buf_printf(s,
+                "extern \"C\" KG_SIM_EXPORT void %s__sim(const unsigned char *kernarg,\n"
+                "    const unsigned long long *arg_bytes) {\n  %s(",
+                k->name, k->name);
+  for (int i = 0; i < lw->num_args; i++) {
+    const kg_larg_t *a = &lw->args[i];
+    if (i)
+      kg_buf_puts(s, ",\n      ");
+    if (a->kind == KGRT_ARG_BUFFER)
+      kg_buf_printf(s, "kg_sim_arg<%s%s>(kernarg, %d, arg_bytes[%d])",
+                    a->is_const ? "const " : "", g->tensors[a->tensor].dtype.ctype, i * 8,
+                    i);
+    else
+      kg_buf_printf(s, "kg_sim_i64(kernarg, %d)", i * 8);
+  }
+  kg_buf_puts(s, ");\n}\n");
+}
+
+static int emit_file(kg_buf_t *out, const char *path, kg_diag_t *d) {
+  const kg_res_t *r = need_res(path, d);
+  if (!r)
+    return -1;
+  kg_buf_printf(out, "/* ---- %s ---- */\n", path);
+  kg_buf_put(out, r->data, r->size);
+  kg_buf_putc(out, '\n');
+  return 0;
+}
+
+int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
+             const kg_target_t *t, kg_lowered_t *lowered, kg_buf_t *dev, kg_buf_t *sim,
+             kg_diag_t *d) {
+  kg_buf_t kernels;
+  kg_buf_init(&kernels);
+  int rc = 0;
+  for (int i = 0; i < p->num_kernels && rc == 0; i++)
+    rc = lower_kernel(sb, g, &p->kernels[i], t, &lowered[i], &kernels, d);
+  if (rc == 0) {
+    char prelude[128];
+    snprintf(prelude, sizeof prelude, "templates/prelude_%s.hip", t->platform);
+    kg_buf_printf(dev,
+                  "/* Generated by kgen %s; do not edit. */\n"
+                  "/* model %s, target %s (%s, wave %d) */\n",
+                  KGEN_VERSION, g->model, t->name, t->platform, t->wave);
+    rc = emit_file(dev, prelude, d);
+    if (rc == 0)
+      rc = emit_file(dev, "templates/common.hip", d);
+    kg_buf_puts(dev, "/* ---- kernels ---- */\n");
+    kg_buf_put(dev, kernels.data, kernels.len);
+  }
+  if (rc == 0 && sim) {
+    kg_buf_printf(sim,
+                  "/* Generated by kgen %s; do not edit. */\n"
+                  "/* model %s, target %s (wave %d) for the sim device */\n",
+                  KGEN_VERSION, g->model, t->name, t->wave);
+    rc = emit_file(sim, "runtime/kgrt_sim_abi.h", d);
+    if (rc == 0)
+      rc = emit_file(sim, "templates/prelude_sim.hip", d);
+    if (rc == 0)
+      rc = emit_file(sim, "templates/common.hip", d);
+    kg_buf_puts(sim, "/* ---- kernels ---- */\n");
+    kg_buf_put(sim, kernels.data, kernels.len);
+    kg_buf_puts(sim, "/* ---- sim thunks ---- */\n");
+    for (int i = 0; i < p->num_kernels; i++)
+      emit_thunk(g, &p->kernels[i], &lowered[i], sim);
+  }
+  kg_buf_free(&kernels);
+  return rc;
+}

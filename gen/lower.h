@@ -1,0 +1,37 @@
+/* lower.h - per-target kernel generation: template parameters (from the op
+ * descriptions' Lua rules), expanded source, kernel arguments and grid rules. */
+#ifndef KG_LOWER_H
+#define KG_LOWER_H
+
+#include "buf.h"
+#include "diag.h"
+#include "ir.h"
+#include "sandbox.h"
+#include "target.h"
+
+#define KG_MAX_ARGS (KG_MAX_INPUTS + 2)
+
+typedef struct kg_larg {
+  kgrt_arg_kind_t kind;
+  int tensor;        /* buffers */
+  int is_const;      /* buffers read only */
+  kgrt_expr_t value; /* KGRT_ARG_I64 */
+} kg_larg_t;
+
+typedef struct kg_lowered {
+  int block;
+  int vec;
+  int num_args;
+  kg_larg_t args[KG_MAX_ARGS];
+  kgrt_expr_t units;
+  uint32_t per_block;
+} kg_lowered_t;
+
+/* Lowers every kernel for target t: fills lowered[] (num_kernels entries),
+ * the device source (prelude_<platform>.hip) and the sim source (sim prelude,
+ * plus a thunk per kernel; see runtime/kgrt_sim_abi.h). */
+int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
+             const kg_target_t *t, kg_lowered_t *lowered, kg_buf_t *device_src,
+             kg_buf_t *sim_src, kg_diag_t *d);
+
+#endif /* KG_LOWER_H */

@@ -1,0 +1,88 @@
+/* plan.c - memory planning.
+ * Requires: kernels in execution order (fuse.c).
+ * Gives: an arena offset for every kernel output that is not a model output,
+ * and the arena size. Sizes are taken with every symbol at its max, so the
+ * runtime allocates the arena once. Each value lives from the kernel that
+ * writes it to the last kernel that reads it; a freed range is reused first
+ * fit, lowest offset first, so the plan is deterministic. */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+
+typedef struct range {
+  uint64_t off, size;
+} range_t;
+
+static uint64_t align_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+int kg_plan(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
+  int nk = p->num_kernels;
+  int *last_use = kg_xmalloc((size_t)g->num_tensors * sizeof *last_use);
+  for (int t = 0; t < g->num_tensors; t++)
+    last_use[t] = -1;
+  for (int k = 0; k < nk; k++)
+    for (int i = 0; i < p->kernels[k].num_ins; i++)
+      last_use[p->kernels[k].ins[i]] = k;
+
+  range_t *live = kg_xcalloc((size_t)nk + 1, sizeof *live); /* by tensor order */
+  int *live_t = kg_xcalloc((size_t)nk + 1, sizeof *live_t);
+  int nlive = 0;
+  uint64_t top = 0;
+  int rc = 0;
+  for (int k = 0; k < nk; k++) {
+    /* values whose last reader ran before this kernel are dead */
+    int w = 0;
+    for (int i = 0; i < nlive; i++)
+      if (last_use[live_t[i]] >= k) {
+        live[w] = live[i];
+        live_t[w++] = live_t[i];
+      }
+    nlive = w;
+    kg_tensor_t *t = &g->tensors[p->kernels[k].output];
+    if (t->output_index >= 0)
+      continue;
+    kgrt_expr_t numel;
+    if (kg_tensor_numel(g, t, &numel)) {
+      rc = kg_error(d, "kernel %s: a value has more than %d symbolic dims",
+                    p->kernels[k].name, KGRT_EXPR_SYMS);
+      break;
+    }
+    uint64_t size = align_up(
+        (uint64_t)kg_expr_at_max(g, &numel) * (uint64_t)t->dtype.size, KG_ARENA_ALIGN);
+    /* first fit among the gaps between live ranges (sorted by offset) */
+    for (int i = 1; i < nlive; i++)
+      for (int j = i; j > 0 && live[j - 1].off > live[j].off; j--) {
+        range_t r = live[j];
+        live[j] = live[j - 1];
+        live[j - 1] = r;
+        int x = live_t[j];
+        live_t[j] = live_t[j - 1];
+        live_t[j - 1] = x;
+      }
+    uint64_t off = 0;
+    for (int i = 0; i < nlive; i++) {
+      if (off + size <= live[i].off)
+        break;
+      if (live[i].off + live[i].size > off)
+        off = live[i].off + live[i].size;
+    }
+    t->in_arena = 1;
+    t->arena_offset = off;
+    if (off + size > top)
+      top = off + size;
+    live[nlive].off = off;
+    live[nlive].size = size;
+    live_t[nlive++] = p->kernels[k].output;
+  }
+  free(last_use);
+  free(live);
+  free(live_t);
+  p->arena_bytes = top;
+  p->arena_align = KG_ARENA_ALIGN;
+  return rc;
+}

@@ -1,0 +1,31 @@
+/* target.h - a target, read from its data file targets/<name>.lua. */
+#ifndef KG_TARGET_H
+#define KG_TARGET_H
+
+#include "diag.h"
+#include "sandbox.h"
+
+#define KG_TARGET_MAX_FLAGS 16
+
+typedef struct kg_target {
+  char *name;        /* "gfx1100" */
+  char *description; /* one line for --list-targets */
+  char *platform;    /* "amdgcn": picks prelude_<platform>.hip and the backends */
+  char *triple;
+  int wave;
+  int max_block;
+  int lds_bytes;
+  int num_flags;
+  char *flags[KG_TARGET_MAX_FLAGS];
+  int ref; /* Lua registry ref of the target's table */
+} kg_target_t;
+
+/* Loads targets/<name>.lua. An unknown name is an error listing the known ones. */
+int kg_target_load(kg_sandbox_t *sb, const char *name, kg_target_t *out, kg_diag_t *d);
+void kg_target_free(kg_target_t *t);
+/* Comma-separated names of every embedded target, sorted. Caller frees. */
+char *kg_target_names(void);
+/* Prints "name  description" for each target. */
+int kg_target_list(kg_sandbox_t *sb, kg_diag_t *d);
+
+#endif /* KG_TARGET_H */

@@ -1,0 +1,349 @@
+-- kgen.lua - the model DSL: dtypes, symbolic dims, tensors, the graph a model
+-- builds, and kg.op, with which the op families (lua/ops/*.lua) declare ops.
+--
+-- A model calls input/weight/output/sym and ops; each op checks its operands
+-- and attributes, computes its result's shape and dtype, and records a node.
+-- Errors are raised with error(msg, 0): kgen reports them at the model line
+-- that made the call. kgen's C reads the graph back through kg.graph.
+
+local kg = {}
+
+kg.version = "0.1.0"
+
+---------------------------------------------------------------------------
+-- dtypes
+
+local Dtype = {}
+Dtype.__index = Dtype
+Dtype.__tostring = function(d) return d.name end
+
+local function dtype(name, size, ctype, float)
+  return setmetatable({ name = name, size = size, ctype = ctype, float = float }, Dtype)
+end
+
+kg.dtypes = {
+  f32 = dtype("f32", 4, "float", true),
+  f16 = dtype("f16", 2, "kg_f16", true),
+  bf16 = dtype("bf16", 2, "kg_bf16", true),
+  i32 = dtype("i32", 4, "int", false),
+}
+-- The order of the runtime's kgrt_dtype_t.
+kg.dtype_codes = { f32 = 0, f16 = 1, bf16 = 2, i32 = 3 }
+
+function kg.is_dtype(v) return getmetatable(v) == Dtype end
+
+---------------------------------------------------------------------------
+-- symbolic dims
+
+local Sym = {}
+Sym.__index = Sym
+Sym.__tostring = function(s) return s.name end
+
+function kg.is_sym(v) return getmetatable(v) == Sym end
+
+local function dim_str(d)
+  return kg.is_sym(d) and d.name or tostring(d)
+end
+
+function kg.shape_str(shape)
+  local parts = {}
+  for i, d in ipairs(shape) do parts[i] = dim_str(d) end
+  return "[" .. table.concat(parts, ", ") .. "]"
+end
+
+function kg.same_shape(a, b)
+  if #a ~= #b then return false end
+  for i = 1, #a do
+    if a[i] ~= b[i] then return false end -- syms compare by identity
+  end
+  return true
+end
+
+---------------------------------------------------------------------------
+-- the graph
+
+local graph = { syms = {}, tensors = {}, nodes = {}, inputs = {}, weights = {}, outputs = {} }
+kg.graph = graph
+local names = {} -- every input, weight and output name, to catch clashes
+
+local function fail(fmt, ...)
+  error(string.format(fmt, ...), 0)
+end
+kg.fail = fail
+
+local function check_name(what, name)
+  if type(name) ~= "string" or not name:match("^[A-Za-z_][A-Za-z0-9_]*$") then
+    fail("%s: name must be an identifier string, got %s", what, type(name) == "string" and
+      string.format("%q", name) or type(name))
+  end
+end
+
+--- sym(name, max): a dimension bound at run time, at most `max`.
+function kg.sym(name, max)
+  check_name("sym", name)
+  if math.type(max) ~= "integer" or max < 1 then
+    fail("sym %s: max must be a positive integer (the largest value the plan reserves memory for)", name)
+  end
+  for _, s in ipairs(graph.syms) do
+    if s.name == name then fail("sym %s: declared twice", name) end
+  end
+  local s = setmetatable({ name = name, max = max, index = #graph.syms }, Sym)
+  graph.syms[#graph.syms + 1] = s
+  return s
+end
+
+local Tensor = {}
+Tensor.__index = Tensor
+Tensor.__tostring = function(t)
+  return string.format("tensor %s%s", t.dtype.name, kg.shape_str(t.shape))
+end
+
+function kg.is_tensor(v) return getmetatable(v) == Tensor end
+
+local function check_shape(what, shape)
+  if type(shape) ~= "table" or #shape == 0 then
+    fail("%s: shape must be a non-empty list of dims", what)
+  end
+  if #shape > 8 then fail("%s: rank %d is more than 8", what, #shape) end
+  local out = {}
+  for i, d in ipairs(shape) do
+    if kg.is_sym(d) then
+      out[i] = d
+    elseif math.type(d) == "integer" and d >= 1 then
+      out[i] = d
+    else
+      fail("%s: dim %d must be a positive integer or a sym, got %s", what, i, tostring(d))
+    end
+  end
+  return out
+end
+
+local function check_dtype(what, dt)
+  if not kg.is_dtype(dt) then
+    fail("%s: dtype must be one of f32, f16, bf16, i32", what)
+  end
+  return dt
+end
+
+--- A new tensor of the graph (kind: "input", "weight" or "value").
+function kg.tensor(kind, dt, shape, name)
+  local t = setmetatable({ kind = kind, dtype = dt, shape = shape, name = name,
+    id = #graph.tensors }, Tensor)
+  graph.tensors[#graph.tensors + 1] = t
+  return t
+end
+
+local function declare(kind, list, name, dt, shape)
+  check_name(kind, name)
+  if names[name] then fail("%s %s: the name is already used by an %s", kind, name, names[name]) end
+  check_dtype(kind .. " " .. name, dt)
+  local t = kg.tensor(kind, dt, check_shape(kind .. " " .. name, shape), name)
+  names[name] = kind
+  list[#list + 1] = t
+  return t
+end
+
+--- input(name, dtype, shape)
+function kg.input(name, dt, shape) return declare("input", graph.inputs, name, dt, shape) end
+
+--- weight(name, dtype, shape)
+function kg.weight(name, dt, shape) return declare("weight", graph.weights, name, dt, shape) end
+
+--- output(name, tensor): make `tensor` a model output called `name`.
+function kg.output(name, t)
+  check_name("output", name)
+  if names[name] then fail("output %s: the name is already used by an %s", name, names[name]) end
+  if not kg.is_tensor(t) then fail("output %s: expected a tensor, got %s", name, type(t)) end
+  names[name] = "output"
+  graph.outputs[#graph.outputs + 1] = { name = name, tensor = t }
+  return t
+end
+
+---------------------------------------------------------------------------
+-- ops
+
+kg.ops = {}       -- name -> description, for --list-ops and the model env
+kg.op_order = {}  -- names in registration order
+kg.templates = {} -- template name -> { params = function(target, info) }
+
+local function check_attr(opname, key, spec, v)
+  if v == nil then return spec.default end
+  if spec.type == "number" and type(v) ~= "number" then
+    fail("%s: attribute %s must be a number, got %s", opname, key, type(v))
+  end
+  if spec.check then
+    local ok, why = spec.check(v)
+    if not ok then fail("%s: attribute %s %s, got %s", opname, key, why, tostring(v)) end
+  end
+  return v
+end
+
+--- kg.op{ name, doc, inputs = {"x", "weight?"}, attrs = {k = {default, type, check}},
+---        positional = "attr" (a non-table trailing argument sets this attr),
+---        build = function(node, ins, attrs) ... end }
+--- build fills node.out_dtype, node.out_shape and the template facts.
+function kg.op(desc)
+  assert(type(desc.name) == "string" and type(desc.doc) == "string" and desc.build)
+  assert(not kg.ops[desc.name], "op registered twice: " .. desc.name)
+  desc.attrs = desc.attrs or {}
+  desc.inputs = desc.inputs or {}
+  kg.ops[desc.name] = desc
+  kg.op_order[#kg.op_order + 1] = desc.name
+  desc.call = function(...)
+    local args = table.pack(...)
+    local ins, attrs = {}, nil
+    local n = args.n
+    local last = args[n]
+    if n > 0 and type(last) == "table" and not kg.is_tensor(last) and not kg.is_dtype(last) then
+      attrs = last
+      n = n - 1
+    elseif n > 0 and desc.positional and not kg.is_tensor(last) then
+      attrs = { [desc.positional] = last }
+      n = n - 1
+    end
+    attrs = attrs or {}
+    -- operands
+    local want = #desc.inputs
+    local required = 0
+    for _, spec in ipairs(desc.inputs) do
+      if not spec:match("%?$") then required = required + 1 end
+    end
+    if n < required or n > want then
+      fail("%s: expected %s tensor operand%s, got %d", desc.name,
+        required == want and tostring(want) or (required .. " to " .. want),
+        want == 1 and "" or "s", n)
+    end
+    for i = 1, n do
+      local v = args[i]
+      local what = desc.inputs[i]:gsub("%?$", "")
+      if not kg.is_tensor(v) then
+        fail("%s: operand %d (%s) must be a tensor, got %s", desc.name, i, what,
+          v == nil and "nil" or type(v))
+      end
+      ins[i] = v
+    end
+    -- attributes: unknown keys are errors; checked in sorted order
+    local keys = {}
+    for k in pairs(attrs) do
+      if type(k) ~= "string" or not desc.attrs[k] then
+        local known = {}
+        for name in pairs(desc.attrs) do known[#known + 1] = name end
+        table.sort(known)
+        fail("%s: unknown attribute %s (known: %s)", desc.name, tostring(k),
+          #known > 0 and table.concat(known, ", ") or "none")
+      end
+      keys[#keys + 1] = k
+    end
+    local a = {}
+    local all = {}
+    for name in pairs(desc.attrs) do all[#all + 1] = name end
+    table.sort(all)
+    for _, name in ipairs(all) do
+      a[name] = check_attr(desc.name, name, desc.attrs[name], attrs[name])
+    end
+    local node = { op = desc.name, inputs = ins, attrs = a }
+    desc.build(node, ins, a)
+    assert(node.template and node.out_dtype and node.out_shape, desc.name)
+    node.output = kg.tensor("value", node.out_dtype, node.out_shape)
+    node.output.producer = node
+    node.index = #graph.nodes
+    graph.nodes[#graph.nodes + 1] = node
+    return node.output
+  end
+  return desc.call
+end
+
+--- kg.template{ name, params = function(target, info) return {BLOCK=, VEC=} end }
+function kg.template(desc)
+  assert(type(desc.name) == "string" and type(desc.params) == "function")
+  kg.templates[desc.name] = desc
+end
+
+-- Called from C: the launch parameters a template takes on a target.
+function kg.template_params(name, target, info)
+  local t = kg.templates[name]
+  if not t then error("no parameter rule for template " .. name, 0) end
+  local p = t.params(target, info)
+  assert(math.type(p.BLOCK) == "integer" and math.type(p.VEC) == "integer", name)
+  return p
+end
+
+---------------------------------------------------------------------------
+-- shared helpers for op descriptions
+
+--- A float constant as C source, exact enough for float32.
+function kg.float_literal(v)
+  if v ~= v then return "__builtin_nanf(\"\")" end
+  if v == math.huge then return "__builtin_inff()" end
+  if v == -math.huge then return "(-__builtin_inff())" end
+  local s = string.format("%.9g", v)
+  if not s:find("[%.eE]") then s = s .. ".0" end
+  return s .. "f"
+end
+
+--- The largest vector width <= 16 bytes that divides every n in `ns`.
+function kg.vector_width(dt, ns)
+  local vec = 16 // dt.size
+  while vec > 1 do
+    local ok = true
+    for _, n in ipairs(ns) do
+      if n % vec ~= 0 then ok = false end
+    end
+    if ok then break end
+    vec = vec // 2
+  end
+  return vec
+end
+
+function kg.check_float(opname, t, what)
+  if not t.dtype.float then
+    fail("%s: %s must be f32, f16 or bf16, got %s", opname, what or "operand", t.dtype.name)
+  end
+end
+
+function kg.check_same(opname, a, b)
+  if a.dtype ~= b.dtype then
+    fail("%s: dtype mismatch: %s vs %s", opname, a.dtype.name, b.dtype.name)
+  end
+  if not kg.same_shape(a.shape, b.shape) then
+    fail("%s: shape mismatch: %s vs %s", opname, kg.shape_str(a.shape), kg.shape_str(b.shape))
+  end
+end
+
+--- The last dim as a constant (row kernels need it known at kgen time).
+function kg.const_cols(opname, t)
+  local c = t.shape[#t.shape]
+  if not (math.type(c) == "integer") then
+    fail("%s: the last dim must be a constant, got %s", opname, dim_str(c))
+  end
+  return c
+end
+
+---------------------------------------------------------------------------
+-- the environment a model runs in
+
+--- Loads the op families and returns the names a model sees as globals.
+function kg.env()
+  require "ops.elementwise"
+  require "ops.norm"
+  require "ops.softmax"
+  local env = {
+    sym = kg.sym, input = kg.input, weight = kg.weight, output = kg.output,
+  }
+  for name, dt in pairs(kg.dtypes) do env[name] = dt end
+  for _, name in ipairs(kg.op_order) do
+    if env[name] then error("op name clashes with a DSL name: " .. name) end
+    env[name] = kg.ops[name].call
+  end
+  return env
+end
+
+-- a + b, a * b, -a and a * 2.0 on tensors read like the ops they are.
+Tensor.__add = function(a, b) return kg.ops.add.call(a, b) end
+Tensor.__mul = function(a, b)
+  if type(b) == "number" then return kg.ops.scale.call(a, b) end
+  if type(a) == "number" then return kg.ops.scale.call(b, a) end
+  return kg.ops.mul.call(a, b)
+end
+
+return kg

@@ -1,0 +1,136 @@
+/* kgrt_table.h - the data a kgen-generated kernel table is made of.
+ *
+ * kgen writes <model>.c and <model>_<arch>.c as plain C11 initialisers of these
+ * structs; kgrt reads them. Everything here is const data: no pointers into the
+ * host process, no functions. Bump KGRT_TABLE_ABI on any layout change. */
+#ifndef KGRT_TABLE_H
+#define KGRT_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KGRT_TABLE_ABI 1
+#define KGRT_MAX_DIMS 8
+#define KGRT_EXPR_SYMS 4
+
+typedef enum kgrt_dtype {
+  KGRT_DTYPE_F32 = 0,
+  KGRT_DTYPE_F16 = 1,
+  KGRT_DTYPE_BF16 = 2,
+  KGRT_DTYPE_I32 = 3,
+} kgrt_dtype_t;
+
+/* A run-time size: scale * sym[0] * sym[1] * ... (entries < 0 are unused).
+ * Symbols index kgrt_model_table_t.syms. A constant has every sym < 0. */
+typedef struct kgrt_expr {
+  int64_t scale;
+  int16_t sym[KGRT_EXPR_SYMS];
+} kgrt_expr_t;
+
+/* A named dimension bound at run time (rows T, say), with the largest value
+ * the plan reserves memory for. */
+typedef struct kgrt_sym {
+  const char *name;
+  int64_t max;
+} kgrt_sym_t;
+
+/* A dimension: a constant (sym < 0) or a symbol. */
+typedef struct kgrt_dim {
+  int64_t value; /* the constant, or 0 when sym >= 0 */
+  int32_t sym;
+} kgrt_dim_t;
+
+/* An input, weight or output of the model. */
+typedef struct kgrt_tensor_info {
+  const char *name;
+  kgrt_dtype_t dtype;
+  uint32_t rank;
+  kgrt_dim_t dims[KGRT_MAX_DIMS];
+} kgrt_tensor_info_t;
+
+typedef enum kgrt_space {
+  KGRT_SPACE_ARENA = 0,  /* index unused; offset into the plan's arena */
+  KGRT_SPACE_INPUT = 1,  /* index into model inputs */
+  KGRT_SPACE_WEIGHT = 2, /* index into model weights */
+  KGRT_SPACE_OUTPUT = 3, /* index into model outputs */
+} kgrt_space_t;
+
+typedef enum kgrt_arg_kind {
+  KGRT_ARG_BUFFER = 0, /* a global pointer, 8 bytes */
+  KGRT_ARG_I64 = 1,    /* a 64-bit integer evaluated from `value` */
+} kgrt_arg_kind_t;
+
+/* One kernel argument as the kernel declares it. */
+typedef struct kgrt_kernel_arg {
+  kgrt_arg_kind_t kind;
+  uint32_t offset; /* in the kernarg segment */
+  uint32_t size;
+} kgrt_kernel_arg_t;
+
+/* One kernel of a code object, with kgen's launch facts and the figures read
+ * back from the code object's metadata. */
+typedef struct kgrt_kernel {
+  const char *name; /* symbol name; the descriptor is name + ".kd" */
+  uint32_t block_size;
+  uint32_t kernarg_size;
+  uint32_t num_args;
+  const kgrt_kernel_arg_t *args;
+  uint32_t wave_size;
+  uint32_t lds_bytes;
+  uint32_t vgprs;
+  uint32_t sgprs;
+  uint32_t scratch_bytes;
+} kgrt_kernel_t;
+
+/* What a step passes for one kernel argument. */
+typedef struct kgrt_step_arg {
+  kgrt_space_t space; /* buffers only */
+  uint32_t index;     /* input/weight/output index */
+  uint64_t offset;    /* arena byte offset */
+  kgrt_expr_t bytes;  /* buffers: bytes the kernel may touch */
+  kgrt_expr_t value;  /* KGRT_ARG_I64: the value */
+} kgrt_step_arg_t;
+
+/* One launch of the plan: grid.x = ceil(units / per_block), block = kernel's. */
+typedef struct kgrt_step {
+  uint32_t kernel;
+  kgrt_expr_t units;
+  uint32_t per_block;
+  const kgrt_step_arg_t *args; /* kernel's num_args entries */
+} kgrt_step_t;
+
+/* Everything built for one architecture. */
+typedef struct kgrt_arch_table {
+  const char *arch;   /* "gfx1100", "gfx942", "sm_90", ... */
+  const char *triple; /* "amdgcn-amd-amdhsa", "nvptx64-nvidia-cuda" */
+  uint32_t wave_size;
+  const unsigned char *image; /* the code object (hsaco, cubin) */
+  size_t image_size;
+  const unsigned char *sim_image; /* host shared object for the sim device, or NULL */
+  size_t sim_image_size;
+  uint32_t num_kernels;
+  const kgrt_kernel_t *kernels;
+  uint32_t num_steps;
+  const kgrt_step_t *steps;
+  uint64_t arena_bytes; /* planned with every symbol at its max */
+  uint32_t arena_align;
+} kgrt_arch_table_t;
+
+/* The model: its interface and every architecture built for it. */
+typedef struct kgrt_model_table {
+  uint32_t abi; /* KGRT_TABLE_ABI */
+  const char *name;
+  const char *kgen_version;
+  uint32_t num_syms;
+  const kgrt_sym_t *syms;
+  uint32_t num_inputs;
+  const kgrt_tensor_info_t *inputs;
+  uint32_t num_weights;
+  const kgrt_tensor_info_t *weights;
+  uint32_t num_outputs;
+  const kgrt_tensor_info_t *outputs;
+  uint32_t num_arches;
+  const kgrt_arch_table_t *const *arches;
+} kgrt_model_table_t;
+
+#endif /* KGRT_TABLE_H */

@@ -1,0 +1,15 @@
+-- gfx1030: RDNA2 (Radeon RX 6800 / 6900, Radeon PRO W6800). Data only.
+return {
+  name = "gfx1030",
+  description = "RDNA2, Radeon RX 6900 XT (wave32, no matrix cores)",
+  platform = "amdgcn",
+  triple = "amdgcn-amd-amdhsa",
+  wave = 32,
+  max_block = 1024,
+  lds_bytes = 65536,
+  vgprs_per_lane = 256,
+  sgprs = 106,
+  mma = {},
+  peak = { bandwidth_gbps = 512, f16_tflops = 46, f32_tflops = 23 },
+  flags = {},
+}

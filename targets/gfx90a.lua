@@ -1,0 +1,19 @@
+-- gfx90a: CDNA2 (Instinct MI210 / MI250 / MI250X). Data only.
+return {
+  name = "gfx90a",
+  description = "CDNA2, Instinct MI250X (wave64, MFMA)",
+  platform = "amdgcn",
+  triple = "amdgcn-amd-amdhsa",
+  wave = 64,
+  max_block = 1024,
+  lds_bytes = 65536,
+  vgprs_per_lane = 512,
+  sgprs = 102,
+  mma = {
+    { op = "mfma", m = 32, n = 32, k = 8, a = "f16", acc = "f32" },
+    { op = "mfma", m = 16, n = 16, k = 16, a = "f16", acc = "f32" },
+    { op = "mfma", m = 32, n = 32, k = 8, a = "bf16", acc = "f32" },
+  },
+  peak = { bandwidth_gbps = 1638, f16_tflops = 191, f32_tflops = 48 },
+  flags = {},
+}

@@ -1,0 +1,20 @@
+-- gfx942: CDNA3 (Instinct MI300X / MI300A / MI325X). Data only.
+return {
+  name = "gfx942",
+  description = "CDNA3, Instinct MI300X (wave64, MFMA)",
+  platform = "amdgcn",
+  triple = "amdgcn-amd-amdhsa",
+  wave = 64,
+  max_block = 1024,
+  lds_bytes = 65536,
+  vgprs_per_lane = 512, -- unified VGPR + AGPR file
+  sgprs = 102,
+  mma = {
+    { op = "mfma", m = 32, n = 32, k = 8, a = "f16", acc = "f32" },
+    { op = "mfma", m = 16, n = 16, k = 16, a = "f16", acc = "f32" },
+    { op = "mfma", m = 32, n = 32, k = 8, a = "bf16", acc = "f32" },
+    { op = "mfma", m = 16, n = 16, k = 16, a = "bf16", acc = "f32" },
+  },
+  peak = { bandwidth_gbps = 5300, f16_tflops = 1307, f32_tflops = 163 },
+  flags = {},
+}

@@ -1,0 +1,103 @@
+/* common.hip - platform-neutral helpers every kgen kernel may use: dtype
+ * conversion through float, elementwise math, and wave/workgroup reductions
+ * specialised to a wave size. Needs a prelude (prelude_<platform>.hip) for
+ * kg_lane_id, kg_shfl_u32, __syncthreads, the f16 bit conversions, kg_exp,
+ * kg_sqrt and kg_fabs.
+ * Templates reach global memory only through kg_ld, kg_st, kg_ldv and kg_stv:
+ * on the sim device KG_GLOBAL(T) is a bounds-checked handle, not a pointer. */
+
+/* dtype <-> float */
+KG_INLINE float kg_to_f32(float x) { return x; }
+KG_INLINE float kg_to_f32(int x) { return (float)x; }
+KG_INLINE float kg_to_f32(kg_f16 x) { return kg_f16_bits_to_f32(x.bits); }
+KG_INLINE float kg_to_f32(kg_bf16 x) { return kg_bits_f32((unsigned)x.bits << 16); }
+
+/* float -> bf16 bits, round to nearest even; NaN stays NaN. */
+KG_INLINE unsigned short kg_f32_to_bf16_bits(float f) {
+  unsigned u = kg_f32_bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return (unsigned short)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (unsigned short)(u >> 16);
+}
+
+template <typename T> KG_INLINE T kg_from_f32(float x);
+template <> KG_INLINE_SPEC float kg_from_f32<float>(float x) { return x; }
+template <> KG_INLINE_SPEC int kg_from_f32<int>(float x) { return (int)x; }
+template <> KG_INLINE_SPEC kg_f16 kg_from_f32<kg_f16>(float x) {
+  kg_f16 h;
+  h.bits = kg_f32_to_f16_bits(x);
+  return h;
+}
+template <> KG_INLINE_SPEC kg_bf16 kg_from_f32<kg_bf16>(float x) {
+  kg_bf16 h;
+  h.bits = kg_f32_to_bf16_bits(x);
+  return h;
+}
+
+/* Rounds a float to what dtype T can hold (for cast inside fused chains). */
+template <typename T> KG_INLINE float kg_round(float x) {
+  return kg_to_f32(kg_from_f32<T>(x));
+}
+
+/* Elementwise math (float in, float out). */
+KG_INLINE float kg_rsqrt(float x) { return 1.0f / kg_sqrt(x); }
+KG_INLINE float kg_sigmoid(float x) { return 1.0f / (1.0f + kg_exp(-x)); }
+KG_INLINE float kg_silu(float x) { return x / (1.0f + kg_exp(-x)); }
+KG_INLINE float kg_tanh(float x) {
+  /* tanh(x) = sign(x) (1 - e) / (1 + e), e = exp(-2|x|): no overflow. */
+  float e = kg_exp(-2.0f * kg_fabs(x));
+  float t = (1.0f - e) / (1.0f + e);
+  return x < 0.0f ? -t : t;
+}
+/* GELU, tanh approximation (as GPT-2 and Llama-family code use it). */
+KG_INLINE float kg_gelu(float x) {
+  const float k = 0.7978845608028654f; /* sqrt(2 / pi) */
+  return 0.5f * x * (1.0f + kg_tanh(k * (x + 0.044715f * x * x * x)));
+}
+
+KG_INLINE float kg_shfl_xor(float v, unsigned mask) {
+  return kg_bits_f32(kg_shfl_u32(kg_f32_bits(v), kg_lane_id() ^ mask));
+}
+
+/* Sum and max across a wave of WAVE lanes (butterfly: every lane gets it). */
+template <int WAVE> KG_INLINE float kg_wave_sum(float v) {
+#pragma unroll
+  for (int off = WAVE / 2; off > 0; off /= 2)
+    v += kg_shfl_xor(v, off);
+  return v;
+}
+template <int WAVE> KG_INLINE float kg_wave_max(float v) {
+#pragma unroll
+  for (int off = WAVE / 2; off > 0; off /= 2) {
+    float o = kg_shfl_xor(v, off);
+    v = o > v ? o : v;
+  }
+  return v;
+}
+
+/* Sum and max across a workgroup of BLOCK threads; every thread gets the
+ * result. Needs BLOCK / WAVE <= WAVE. Ends with a barrier so the LDS slots can
+ * be reused by the next call. */
+template <int WAVE, int BLOCK> KG_INLINE float kg_block_sum(float v) {
+  __shared__ float part[BLOCK / WAVE];
+  v = kg_wave_sum<WAVE>(v);
+  if (kg_lane_id() == 0)
+    part[threadIdx.x / WAVE] = v;
+  __syncthreads();
+  v = kg_lane_id() < BLOCK / WAVE ? part[kg_lane_id()] : 0.0f;
+  v = kg_wave_sum<WAVE>(v);
+  __syncthreads();
+  return v;
+}
+template <int WAVE, int BLOCK> KG_INLINE float kg_block_max(float v) {
+  __shared__ float part[BLOCK / WAVE];
+  v = kg_wave_max<WAVE>(v);
+  if (kg_lane_id() == 0)
+    part[threadIdx.x / WAVE] = v;
+  __syncthreads();
+  v = kg_lane_id() < BLOCK / WAVE ? part[kg_lane_id()] : -__builtin_inff();
+  v = kg_wave_max<WAVE>(v);
+  __syncthreads();
+  return v;
+}

@@ -1,0 +1,77 @@
+/* kgen device prelude for AMDGPU (clang -x hip -nogpuinc -nogpulib).
+ * The few HIP names the templates use, built on clang builtins, so no HIP
+ * headers or device libraries are needed. Platform-neutral helpers live in
+ * common.hip; the sim prelude (prelude_sim.hip) defines the same names for
+ * the host. */
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+#define __launch_bounds__(n) __attribute__((amdgpu_flat_work_group_size(1, n)))
+#define KG_INLINE __device__ static inline __attribute__((always_inline, unused))
+/* For explicit specializations, which take no storage class. */
+#define KG_INLINE_SPEC __device__ inline __attribute__((always_inline, unused))
+/* A kernel parameter pointing at global memory. */
+#define KG_GLOBAL(T) T *__restrict__
+
+struct kg_thread_idx_t {
+  __device__ unsigned get_x() const { return __builtin_amdgcn_workitem_id_x(); }
+  __declspec(property(get = get_x)) unsigned x;
+};
+struct kg_block_idx_t {
+  __device__ unsigned get_x() const { return __builtin_amdgcn_workgroup_id_x(); }
+  __declspec(property(get = get_x)) unsigned x;
+};
+extern const __device__ kg_thread_idx_t threadIdx;
+extern const __device__ kg_block_idx_t blockIdx;
+
+/* Workgroup barrier with the LDS ordering __syncthreads() promises. */
+KG_INLINE void __syncthreads() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+
+/* This lane's index in its wave. */
+KG_INLINE unsigned kg_lane_id() {
+  return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));
+}
+
+/* The 32-bit value lane `src` holds (ds_bpermute: src taken modulo the wave). */
+KG_INLINE unsigned kg_shfl_u32(unsigned v, unsigned src) {
+  return (unsigned)__builtin_amdgcn_ds_bpermute((int)(src << 2), (int)v);
+}
+
+/* Storage types; arithmetic is done in float. */
+struct kg_f16 {
+  unsigned short bits;
+};
+struct kg_bf16 {
+  unsigned short bits;
+};
+
+KG_INLINE float kg_f16_bits_to_f32(unsigned short h) {
+  return (float)__builtin_bit_cast(_Float16, h);
+}
+KG_INLINE unsigned short kg_f32_to_f16_bits(float f) {
+  return __builtin_bit_cast(unsigned short, (_Float16)f);
+}
+KG_INLINE unsigned kg_f32_bits(float f) { return __builtin_bit_cast(unsigned, f); }
+KG_INLINE float kg_bits_f32(unsigned u) { return __builtin_bit_cast(float, u); }
+
+KG_INLINE float kg_exp(float x) { return __builtin_expf(x); }
+KG_INLINE float kg_sqrt(float x) { return __builtin_sqrtf(x); }
+KG_INLINE float kg_fabs(float x) { return __builtin_fabsf(x); }
+
+/* Global memory: element and vector accesses (a vector of 16 bytes is one
+ * 128-bit load or store). */
+template <typename T> KG_INLINE T kg_ld(const T *p, long i) { return p[i]; }
+template <typename T> KG_INLINE void kg_st(T *p, long i, T v) { p[i] = v; }
+template <typename T, int N> struct __attribute__((aligned(sizeof(T) * N))) kg_vec {
+  T v[N];
+};
+template <int N, typename T> KG_INLINE kg_vec<T, N> kg_ldv(const T *p, long i) {
+  return *(const kg_vec<T, N> *)(p + i);
+}
+template <int N, typename T> KG_INLINE void kg_stv(T *p, long i, kg_vec<T, N> v) {
+  *(kg_vec<T, N> *)(p + i) = v;
+}

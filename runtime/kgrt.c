@@ -1,0 +1,947 @@
+/* kgrt.c - the device-independent half of the runtime: device specs, model
+ * loading and validation, dims, bindings and the launch plan.
+ *
+ * Needs a device (kgrt_device.h: sim, hip) and, for validation, the code
+ * object reader (kgrt_codeobj.h). Gives the public API of kgrt.h.
+ *
+ * Order of model loading, each step before anything that depends on it:
+ *   table ABI -> arch names -> device picks an arch -> table structure (every
+ *   index, pointer and size of the picked arch, every expression evaluated at
+ *   the dims' maxima) -> code object (ELF, machine, arch, kernels, kernarg
+ *   layouts, block sizes) -> device loads the code -> buffers.
+ * A failure at any step frees what the earlier steps made. */
+#include "kgrt.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kgrt_codeobj.h"
+#include "kgrt_device.h"
+
+/* ---- status and errors ---------------------------------------------------- */
+
+const char *kgrt_status_name(kgrt_status_t status) {
+  switch (status) {
+  case KGRT_STATUS_OK:
+    return "OK";
+  case KGRT_STATUS_INVALID_ARGUMENT:
+    return "INVALID_ARGUMENT";
+  case KGRT_STATUS_UNAVAILABLE:
+    return "UNAVAILABLE";
+  case KGRT_STATUS_NOT_FOUND:
+    return "NOT_FOUND";
+  case KGRT_STATUS_NO_MATCHING_ARCH:
+    return "NO_MATCHING_ARCH";
+  case KGRT_STATUS_INVALID_CODE_OBJECT:
+    return "INVALID_CODE_OBJECT";
+  case KGRT_STATUS_MISSING_KERNEL:
+    return "MISSING_KERNEL";
+  case KGRT_STATUS_ABI_MISMATCH:
+    return "ABI_MISMATCH";
+  case KGRT_STATUS_OUT_OF_MEMORY:
+    return "OUT_OF_MEMORY";
+  case KGRT_STATUS_OUT_OF_RANGE:
+    return "OUT_OF_RANGE";
+  case KGRT_STATUS_FAILED_PRECONDITION:
+    return "FAILED_PRECONDITION";
+  case KGRT_STATUS_DEVICE_ERROR:
+    return "DEVICE_ERROR";
+  case KGRT_STATUS_INTERNAL:
+    return "INTERNAL";
+  }
+  return "UNKNOWN";
+}
+
+kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t status, const char *fmt,
+                             ...) {
+  if (err != NULL) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    err->status = status;
+  }
+  return status;
+}
+
+static void kgrt_error_clear(kgrt_error_t *err) {
+  if (err != NULL) {
+    err->status = KGRT_STATUS_OK;
+    err->message[0] = '\0';
+  }
+}
+
+#define KGRT_RETURN_IF_ERROR(expr)                                                       \
+  do {                                                                                   \
+    kgrt_status_t kgrt_status_ = (expr);                                                 \
+    if (kgrt_status_ != KGRT_STATUS_OK)                                                  \
+      return kgrt_status_;                                                               \
+  } while (0)
+
+/* ---- devices -------------------------------------------------------------- */
+
+/* Copies spec[0..n) into buf; -1 when it does not fit. */
+static int kgrt_spec_copy(char *buf, size_t size, const char *spec, size_t n) {
+  if (n >= size)
+    return -1;
+  memcpy(buf, spec, n);
+  buf[n] = '\0';
+  return 0;
+}
+
+static int kgrt_spec_is_name(const char *s) {
+  if (*s == '\0')
+    return 0;
+  for (; *s; ++s) {
+    char c = *s;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          c == '_' || c == '-'))
+      return 0;
+  }
+  return 1;
+}
+
+/* "" -> 0; "N" -> N; -1 when not a small decimal number. */
+static int kgrt_spec_ordinal(const char *s, int has_part) {
+  if (!has_part)
+    return 0;
+  if (*s == '\0' || strlen(s) > 4)
+    return -1;
+  int n = 0;
+  for (; *s; ++s) {
+    if (*s < '0' || *s > '9')
+      return -1;
+    n = n * 10 + (*s - '0');
+  }
+  return n;
+}
+
+kgrt_status_t kgrt_device_open(const char *spec, const kgrt_allocator_t *alloc,
+                               kgrt_device_t **out_device, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (out_device == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_device_open: out_device is NULL");
+  *out_device = NULL;
+  if (spec == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_device_open: spec is NULL");
+
+  /* kind[:part][,options] */
+  char kind[16], part[64];
+  size_t kind_len = strcspn(spec, ":,");
+  const char *rest = spec + kind_len;
+  int has_part = 0;
+  part[0] = '\0';
+  if (kgrt_spec_copy(kind, sizeof kind, spec, kind_len) != 0)
+    kind[0] = '\0';
+  if (*rest == ':') {
+    size_t part_len = strcspn(rest + 1, ",");
+    has_part = 1;
+    if (kgrt_spec_copy(part, sizeof part, rest + 1, part_len) != 0 ||
+        !kgrt_spec_is_name(part))
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "device spec '%s': bad name after ':'", spec);
+    rest += 1 + part_len;
+  }
+  const char *options = *rest == ',' ? rest + 1 : NULL;
+
+  if (strcmp(kind, "sim") == 0)
+    return kgrt_device_sim_create(has_part ? part : NULL, options, alloc, out_device, err);
+  if (strcmp(kind, "hip") == 0 || strcmp(kind, "cuda") == 0) {
+    int ordinal = kgrt_spec_ordinal(part, has_part);
+    if (ordinal < 0)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "device spec '%s': expected %s:N with N a device number", spec,
+                            kind);
+    if (kind[0] == 'c')
+      return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "cuda device not built yet");
+    return kgrt_device_hip_create(ordinal, options, alloc, out_device, err);
+  }
+  return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                        "device spec '%s': unknown device (expected sim[:ARCH][,wave=N]"
+                        "[,workers=N], hip[:N] or cuda[:N])",
+                        spec);
+}
+
+void kgrt_device_close(kgrt_device_t *device) {
+  if (device != NULL)
+    device->vtable->destroy(device);
+}
+
+const char *kgrt_device_name(const kgrt_device_t *device) {
+  return device != NULL ? device->name : "";
+}
+
+/* ---- tables --------------------------------------------------------------- */
+
+static const char *kgrt_table_name(const kgrt_model_table_t *table) {
+  return table->name != NULL ? table->name : "?";
+}
+
+const kgrt_arch_table_t *kgrt_table_find_arch(const kgrt_model_table_t *table,
+                                              const char *arch) {
+  for (uint32_t i = 0; i < table->num_arches; ++i)
+    if (strcmp(table->arches[i]->arch, arch) == 0)
+      return table->arches[i];
+  return NULL;
+}
+
+kgrt_status_t kgrt_error_no_matching_arch(kgrt_error_t *err,
+                                          const kgrt_model_table_t *table,
+                                          const char *device_arch) {
+  char list[256];
+  size_t len = 0;
+  list[0] = '\0';
+  for (uint32_t i = 0; i < table->num_arches && len < sizeof list; ++i)
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+                            table->arches[i]->arch);
+  return kgrt_error_set(err, KGRT_STATUS_NO_MATCHING_ARCH,
+                        "model %s: built for %s; device is %s", kgrt_table_name(table), list,
+                        device_arch);
+}
+
+static size_t kgrt_dtype_size(kgrt_dtype_t dtype) {
+  switch (dtype) {
+  case KGRT_DTYPE_F32:
+  case KGRT_DTYPE_I32:
+    return 4;
+  case KGRT_DTYPE_F16:
+  case KGRT_DTYPE_BF16:
+    return 2;
+  }
+  return 0;
+}
+
+/* scale * dims[sym[0]] * ...; -1 on overflow. Symbols were checked in range. */
+static int kgrt_expr_eval(const kgrt_expr_t *e, const int64_t *dims, int64_t *out) {
+  int64_t v = e->scale;
+  for (int i = 0; i < KGRT_EXPR_SYMS; ++i) {
+    if (e->sym[i] < 0)
+      continue;
+    if (__builtin_mul_overflow(v, dims[e->sym[i]], &v))
+      return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+/* Byte size of a tensor with `dims`; -1 on overflow. */
+static int kgrt_tensor_size(const kgrt_tensor_info_t *t, const int64_t *dims, size_t *out) {
+  uint64_t bytes = kgrt_dtype_size(t->dtype);
+  for (uint32_t i = 0; i < t->rank; ++i) {
+    int64_t d = t->dims[i].sym >= 0 ? dims[t->dims[i].sym] : t->dims[i].value;
+    if (__builtin_mul_overflow(bytes, (uint64_t)d, &bytes))
+      return -1;
+  }
+  if (bytes > SIZE_MAX)
+    return -1;
+  *out = (size_t)bytes;
+  return 0;
+}
+
+/* Checks that an expression's symbols exist and, with every dim at its max,
+ * it neither overflows nor (when `nonneg`) goes below 0. */
+static kgrt_status_t kgrt_check_expr(const kgrt_model_table_t *table, const int64_t *max,
+                                     const kgrt_expr_t *e, int nonneg, int64_t *out_max,
+                                     kgrt_error_t *err, const char *what) {
+  for (int i = 0; i < KGRT_EXPR_SYMS; ++i)
+    if (e->sym[i] >= 0 && (uint32_t)e->sym[i] >= table->num_syms)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s uses dim %d of %u", kgrt_table_name(table), what,
+                            e->sym[i], table->num_syms);
+  if (kgrt_expr_eval(e, max, out_max) != 0)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                          "model %s: %s overflows with every dim at its max",
+                          kgrt_table_name(table), what);
+  if (nonneg && *out_max < 0)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "model %s: %s is negative",
+                          kgrt_table_name(table), what);
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_check_tensors(const kgrt_model_table_t *table, const int64_t *max,
+                                        const kgrt_tensor_info_t *t, uint32_t n,
+                                        const char *kind, kgrt_error_t *err) {
+  if (n > 0 && t == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "model %s: %ss table is NULL",
+                          kgrt_table_name(table), kind);
+  for (uint32_t i = 0; i < n; ++i, ++t) {
+    if (t->name == NULL)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s %u has no name", kgrt_table_name(table), kind, i);
+    if (kgrt_dtype_size(t->dtype) == 0 || t->rank > KGRT_MAX_DIMS)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s %s: bad dtype %d or rank %u",
+                            kgrt_table_name(table), kind, t->name, (int)t->dtype, t->rank);
+    for (uint32_t d = 0; d < t->rank; ++d) {
+      const kgrt_dim_t *dim = &t->dims[d];
+      if (dim->sym >= 0 ? (uint32_t)dim->sym >= table->num_syms : dim->value < 0)
+        return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                              "model %s: %s %s: dim %u is bad", kgrt_table_name(table), kind,
+                              t->name, d);
+    }
+    size_t bytes;
+    if (kgrt_tensor_size(t, max, &bytes) != 0)
+      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                            "model %s: %s %s: size overflows with every dim at its max",
+                            kgrt_table_name(table), kind, t->name);
+  }
+  return KGRT_STATUS_OK;
+}
+
+static int kgrt_is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+/* The dims, before anything reads their maxima. */
+static kgrt_status_t kgrt_check_syms(const kgrt_model_table_t *table, kgrt_error_t *err) {
+  const char *name = kgrt_table_name(table);
+  if (table->num_syms > 0 && table->syms == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "model %s: syms table is NULL",
+                          name);
+  for (uint32_t i = 0; i < table->num_syms; ++i)
+    if (table->syms[i].name == NULL || table->syms[i].max < 1)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: dim %u has no name or a max below 1", name, i);
+  return KGRT_STATUS_OK;
+}
+
+/* The inputs, weights and outputs, which every arch shares. */
+static kgrt_status_t kgrt_check_interface(const kgrt_model_table_t *table,
+                                          const int64_t *max, kgrt_error_t *err) {
+  KGRT_RETURN_IF_ERROR(
+      kgrt_check_tensors(table, max, table->inputs, table->num_inputs, "input", err));
+  KGRT_RETURN_IF_ERROR(
+      kgrt_check_tensors(table, max, table->weights, table->num_weights, "weight", err));
+  KGRT_RETURN_IF_ERROR(
+      kgrt_check_tensors(table, max, table->outputs, table->num_outputs, "output", err));
+  return KGRT_STATUS_OK;
+}
+
+/* The size at the dims' maxima of the buffer a step argument binds. */
+static kgrt_status_t kgrt_space_capacity(const kgrt_model_table_t *table,
+                                         const kgrt_arch_table_t *arch, const int64_t *max,
+                                         const kgrt_step_arg_t *a, uint64_t *out,
+                                         kgrt_error_t *err, const char *what) {
+  const kgrt_tensor_info_t *t = NULL;
+  uint32_t n = 0;
+  switch (a->space) {
+  case KGRT_SPACE_ARENA:
+    *out = arch->arena_bytes;
+    return KGRT_STATUS_OK;
+  case KGRT_SPACE_INPUT:
+    t = table->inputs, n = table->num_inputs;
+    break;
+  case KGRT_SPACE_WEIGHT:
+    t = table->weights, n = table->num_weights;
+    break;
+  case KGRT_SPACE_OUTPUT:
+    t = table->outputs, n = table->num_outputs;
+    break;
+  default:
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "model %s: %s: bad space %d",
+                          kgrt_table_name(table), what, (int)a->space);
+  }
+  if (a->index >= n)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "model %s: %s: tensor index %u of %u", kgrt_table_name(table),
+                          what, a->index, n);
+  size_t bytes = 0;
+  kgrt_tensor_size(&t[a->index], max, &bytes); /* checked by kgrt_check_interface */
+  *out = bytes;
+  return KGRT_STATUS_OK;
+}
+
+/* Everything in the picked arch table that does not need the code object. */
+static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
+                                     const kgrt_arch_table_t *arch, const int64_t *max,
+                                     kgrt_error_t *err) {
+  const char *name = kgrt_table_name(table);
+  char what[96];
+  if (arch->triple == NULL || !kgrt_is_pow2(arch->wave_size) || arch->wave_size > 64 ||
+      (arch->arena_align != 0 && !kgrt_is_pow2(arch->arena_align)))
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "model %s: %s: bad triple, wave size or arena alignment", name,
+                          arch->arch);
+  if ((arch->num_kernels > 0 && arch->kernels == NULL) ||
+      (arch->num_steps > 0 && arch->steps == NULL))
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "model %s: %s: kernels or steps table is NULL", name, arch->arch);
+  for (uint32_t k = 0; k < arch->num_kernels; ++k) {
+    const kgrt_kernel_t *kern = &arch->kernels[k];
+    if (kern->name == NULL || kern->block_size == 0 || kern->block_size > 1024 ||
+        kern->num_args > KGRT_CODEOBJ_MAX_ARGS || (kern->num_args > 0 && kern->args == NULL))
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s: kernel %u: no name, bad block size or bad args",
+                            name, arch->arch, k);
+    for (uint32_t i = 0; i < kern->num_args; ++i) {
+      const kgrt_kernel_arg_t *a = &kern->args[i];
+      if ((a->kind != KGRT_ARG_BUFFER && a->kind != KGRT_ARG_I64) || a->size != 8 ||
+          (uint64_t)a->offset + a->size > kern->kernarg_size)
+        return kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
+                              "model %s: %s: kernel %s: argument %u (kind %d, offset %u, "
+                              "size %u) does not fit a kernarg segment of %u bytes",
+                              name, arch->arch, kern->name, i, (int)a->kind, a->offset,
+                              a->size, kern->kernarg_size);
+    }
+  }
+  for (uint32_t s = 0; s < arch->num_steps; ++s) {
+    const kgrt_step_t *step = &arch->steps[s];
+    if (step->kernel >= arch->num_kernels || step->per_block == 0)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s: step %u: kernel %u of %u, per_block %u", name,
+                            arch->arch, s, step->kernel, arch->num_kernels,
+                            step->per_block);
+    const kgrt_kernel_t *kern = &arch->kernels[step->kernel];
+    if (kern->num_args > 0 && step->args == NULL)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s: step %u has no args", name, arch->arch, s);
+    int64_t units = 0;
+    snprintf(what, sizeof what, "%s: step %u (%s) units", arch->arch, s, kern->name);
+    KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &step->units, 1, &units, err, what));
+    uint64_t grid = ((uint64_t)units + step->per_block - 1) / step->per_block;
+    if (grid * kern->block_size > UINT32_MAX)
+      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                            "model %s: %s: step %u (%s): %llu workgroups of %u threads "
+                            "is too many",
+                            name, arch->arch, s, kern->name, (unsigned long long)grid,
+                            kern->block_size);
+    for (uint32_t i = 0; i < kern->num_args; ++i) {
+      const kgrt_step_arg_t *a = &step->args[i];
+      int64_t v = 0;
+      snprintf(what, sizeof what, "%s: step %u (%s) argument %u", arch->arch, s, kern->name,
+               i);
+      if (kern->args[i].kind == KGRT_ARG_I64) {
+        KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &a->value, 0, &v, err, what));
+        continue;
+      }
+      uint64_t capacity = 0;
+      KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &a->bytes, 1, &v, err, what));
+      KGRT_RETURN_IF_ERROR(kgrt_space_capacity(table, arch, max, a, &capacity, err, what));
+      if (a->offset > capacity || (uint64_t)v > capacity - a->offset)
+        return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                              "model %s: %s: %llu bytes at offset %llu pass the end of a "
+                              "%llu-byte buffer",
+                              name, what, (unsigned long long)v,
+                              (unsigned long long)a->offset, (unsigned long long)capacity);
+    }
+  }
+  return KGRT_STATUS_OK;
+}
+
+/* The code object against the table: ELF, machine, arch, kernels, layouts. */
+static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
+                                        const kgrt_arch_table_t *arch,
+                                        const kgrt_allocator_t *alloc, kgrt_error_t *err) {
+  const char *name = kgrt_table_name(table);
+  if (arch->image == NULL || arch->image_size == 0)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
+                          "model %s: %s: no code object", name, arch->arch);
+  kgrt_codeobj_t co;
+  char reason[256];
+  memset(&co, 0, sizeof co);
+  reason[0] = '\0';
+  if (kgrt_codeobj_parse(arch->image, arch->image_size, alloc, &co, reason,
+                         sizeof reason) != 0)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
+                          "model %s: %s code object: %s", name, arch->arch, reason);
+
+  kgrt_status_t st = KGRT_STATUS_OK;
+  if (co.machine != 224)
+    st = kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
+                        "model %s: %s code object: e_machine is %u, not AMDGPU (224)", name,
+                        arch->arch, co.machine);
+  else if (strcmp(co.arch, arch->arch) != 0)
+    st = kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
+                        "model %s: %s code object is built for %s", name, arch->arch,
+                        co.arch);
+  for (uint32_t k = 0; st == KGRT_STATUS_OK && k < arch->num_kernels; ++k) {
+    const kgrt_kernel_t *kern = &arch->kernels[k];
+    const kgrt_codeobj_kernel_t *ck = kgrt_codeobj_find(&co, kern->name);
+    if (ck == NULL || !ck->has_symbol) {
+      st = kgrt_error_set(err, KGRT_STATUS_MISSING_KERNEL,
+                          "model %s: %s: kernel %s is not in the code object%s", name,
+                          arch->arch, kern->name, ck == NULL ? "" : " (no .kd symbol)");
+      break;
+    }
+    if (ck->kernarg_size != kern->kernarg_size) {
+      st = kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
+                          "model %s: %s: kernel %s: kernarg segment is %u bytes in the "
+                          "table, %u in the code object",
+                          name, arch->arch, kern->name, kern->kernarg_size,
+                          ck->kernarg_size);
+      break;
+    }
+    if (ck->max_block_size != 0 && kern->block_size > ck->max_block_size) {
+      st = kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
+                          "model %s: %s: kernel %s: block size %u exceeds the code "
+                          "object's max_flat_workgroup_size %u",
+                          name, arch->arch, kern->name, kern->block_size,
+                          ck->max_block_size);
+      break;
+    }
+    if (ck->wave_size != 0 && (ck->wave_size != arch->wave_size ||
+                               (kern->wave_size != 0 && kern->wave_size != ck->wave_size))) {
+      st = kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
+                          "model %s: %s: kernel %s: wave size %u in the code object, %u "
+                          "in the table",
+                          name, arch->arch, kern->name, ck->wave_size,
+                          kern->wave_size ? kern->wave_size : arch->wave_size);
+      break;
+    }
+    /* The explicit arguments, in order; hidden ones (value_kind hidden_*)
+     * follow them and are the driver's business. */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ck->num_args && st == KGRT_STATUS_OK; ++i) {
+      const kgrt_codeobj_arg_t *ca = &ck->args[i];
+      if (strncmp(ca->value_kind, "hidden_", 7) == 0)
+        continue;
+      if (n >= kern->num_args) {
+        n++;
+        continue;
+      }
+      const kgrt_kernel_arg_t *ta = &kern->args[n];
+      const char *want = ta->kind == KGRT_ARG_BUFFER ? "global_buffer" : "by_value";
+      if (ca->offset != ta->offset || ca->size != ta->size ||
+          strcmp(ca->value_kind, want) != 0)
+        st = kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
+                            "model %s: %s: kernel %s: argument %u is %s at offset %u size "
+                            "%u in the table, %s at offset %u size %u in the code object",
+                            name, arch->arch, kern->name, n, want, ta->offset, ta->size,
+                            ca->value_kind, ca->offset, ca->size);
+      n++;
+    }
+    if (st == KGRT_STATUS_OK && n != kern->num_args)
+      st = kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
+                          "model %s: %s: kernel %s takes %u arguments in the table, %u in "
+                          "the code object",
+                          name, arch->arch, kern->name, kern->num_args, n);
+  }
+  kgrt_codeobj_free(&co, alloc);
+  return st;
+}
+
+/* ---- models --------------------------------------------------------------- */
+
+typedef struct kgrt_tensor_buffer {
+  uint64_t addr;      /* 0: none (never allocated) */
+  size_t capacity;    /* bytes with every dim at its max */
+  size_t bound_bytes; /* bytes last copied in */
+  int bound;
+} kgrt_tensor_buffer_t;
+
+struct kgrt_model {
+  kgrt_device_t *device;
+  const kgrt_model_table_t *table;
+  const kgrt_arch_table_t *arch;
+  kgrt_device_program_t *program;
+  int64_t *dims;     /* num_syms; 0: not set */
+  int64_t *max_dims; /* num_syms */
+  kgrt_tensor_buffer_t *inputs, *weights, *outputs;
+  uint64_t arena_raw;  /* as allocated */
+  uint64_t arena_addr; /* aligned to arena_align */
+  unsigned char *kernarg;
+  unsigned long long *arg_bytes;
+  int has_run; /* a run succeeded since the dims last changed */
+};
+
+static void kgrt_buffers_free(kgrt_model_t *model, kgrt_tensor_buffer_t *b, uint32_t n) {
+  if (b == NULL)
+    return;
+  for (uint32_t i = 0; i < n; ++i)
+    if (b[i].addr != 0)
+      model->device->vtable->buffer_free(model->device, b[i].addr);
+  kgrt_free(&model->device->alloc, b);
+}
+
+void kgrt_model_unload(kgrt_model_t *model) {
+  if (model == NULL)
+    return;
+  kgrt_device_t *dev = model->device;
+  const kgrt_allocator_t *alloc = &dev->alloc;
+  kgrt_buffers_free(model, model->inputs, model->table->num_inputs);
+  kgrt_buffers_free(model, model->weights, model->table->num_weights);
+  kgrt_buffers_free(model, model->outputs, model->table->num_outputs);
+  if (model->arena_raw != 0)
+    dev->vtable->buffer_free(dev, model->arena_raw);
+  if (model->program != NULL)
+    dev->vtable->program_unload(dev, model->program);
+  kgrt_free(alloc, model->arg_bytes);
+  kgrt_free(alloc, model->kernarg);
+  kgrt_free(alloc, model->max_dims);
+  kgrt_free(alloc, model->dims);
+  kgrt_free(alloc, model);
+}
+
+static kgrt_status_t kgrt_buffers_alloc(kgrt_model_t *model, const kgrt_tensor_info_t *t,
+                                        uint32_t n, kgrt_tensor_buffer_t **out,
+                                        kgrt_error_t *err) {
+  kgrt_device_t *dev = model->device;
+  kgrt_tensor_buffer_t *b = kgrt_calloc(&dev->alloc, n, sizeof *b);
+  if (b == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "model %s: out of host memory",
+                          kgrt_table_name(model->table));
+  *out = b;
+  for (uint32_t i = 0; i < n; ++i) {
+    kgrt_tensor_size(&t[i], model->max_dims, &b[i].capacity);
+    size_t bytes = b[i].capacity > 0 ? b[i].capacity : 1;
+    KGRT_RETURN_IF_ERROR(dev->vtable->buffer_alloc(dev, bytes, &b[i].addr, err));
+  }
+  return KGRT_STATUS_OK;
+}
+
+/* Everything after validation: code, host scratch, device buffers. */
+static kgrt_status_t kgrt_model_init(kgrt_model_t *model, kgrt_error_t *err) {
+  kgrt_device_t *dev = model->device;
+  const kgrt_model_table_t *table = model->table;
+  const kgrt_arch_table_t *arch = model->arch;
+  const char *name = kgrt_table_name(table);
+
+  uint32_t kernarg_max = 8, args_max = 1;
+  for (uint32_t k = 0; k < arch->num_kernels; ++k) {
+    if (arch->kernels[k].kernarg_size > kernarg_max)
+      kernarg_max = arch->kernels[k].kernarg_size;
+    if (arch->kernels[k].num_args > args_max)
+      args_max = arch->kernels[k].num_args;
+  }
+  model->kernarg = kgrt_calloc(&dev->alloc, kernarg_max, 1);
+  model->arg_bytes = kgrt_calloc(&dev->alloc, args_max, sizeof *model->arg_bytes);
+  if (model->kernarg == NULL || model->arg_bytes == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "model %s: out of host memory",
+                          name);
+
+  KGRT_RETURN_IF_ERROR(dev->vtable->program_load(dev, table, arch, &model->program, err));
+
+  if (arch->arena_bytes > 0) {
+    uint64_t align = arch->arena_align > 256 ? arch->arena_align : 0;
+    if (arch->arena_bytes + align > SIZE_MAX)
+      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
+                            "model %s: arena of %llu bytes is too large", name,
+                            (unsigned long long)arch->arena_bytes);
+    KGRT_RETURN_IF_ERROR(dev->vtable->buffer_alloc(
+        dev, (size_t)(arch->arena_bytes + align), &model->arena_raw, err));
+    model->arena_addr = align ? (model->arena_raw + align - 1) & ~(align - 1)
+                              : model->arena_raw;
+  }
+  KGRT_RETURN_IF_ERROR(
+      kgrt_buffers_alloc(model, table->inputs, table->num_inputs, &model->inputs, err));
+  KGRT_RETURN_IF_ERROR(
+      kgrt_buffers_alloc(model, table->weights, table->num_weights, &model->weights, err));
+  KGRT_RETURN_IF_ERROR(
+      kgrt_buffers_alloc(model, table->outputs, table->num_outputs, &model->outputs, err));
+  return KGRT_STATUS_OK;
+}
+
+kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *table,
+                              kgrt_model_t **out_model, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (out_model == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_load: out_model is NULL");
+  *out_model = NULL;
+  if (device == NULL || table == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_load: device or table is NULL");
+  /* The ABI first: with another ABI no other field can be trusted. */
+  if (table->abi != KGRT_TABLE_ABI)
+    return kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
+                          "model table ABI is %u; this runtime reads ABI %d", table->abi,
+                          KGRT_TABLE_ABI);
+  const char *name = kgrt_table_name(table);
+  if (table->num_arches == 0 || table->arches == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_NO_MATCHING_ARCH,
+                          "model %s: built for no arch", name);
+  for (uint32_t i = 0; i < table->num_arches; ++i)
+    if (table->arches[i] == NULL || table->arches[i]->arch == NULL)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: arch %u has no name", name, i);
+
+  const kgrt_arch_table_t *arch = NULL;
+  KGRT_RETURN_IF_ERROR(device->vtable->arch_select(device, table, &arch, err));
+
+  kgrt_model_t *model = kgrt_calloc(&device->alloc, 1, sizeof *model);
+  if (model == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "model %s: out of host memory",
+                          name);
+  model->device = device;
+  model->table = table;
+  model->arch = arch;
+  model->dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof *model->dims);
+  model->max_dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof *model->max_dims);
+  kgrt_status_t st = KGRT_STATUS_OK;
+  if (model->dims == NULL || model->max_dims == NULL)
+    st = kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "model %s: out of host memory",
+                        name);
+  if (st == KGRT_STATUS_OK)
+    st = kgrt_check_syms(table, err);
+  for (uint32_t i = 0; st == KGRT_STATUS_OK && i < table->num_syms; ++i)
+    model->max_dims[i] = table->syms[i].max;
+  if (st == KGRT_STATUS_OK)
+    st = kgrt_check_interface(table, model->max_dims, err);
+  if (st == KGRT_STATUS_OK)
+    st = kgrt_check_arch(table, arch, model->max_dims, err);
+  if (st == KGRT_STATUS_OK && strncmp(arch->triple, "amdgcn", 6) == 0)
+    st = kgrt_check_codeobj(table, arch, &device->alloc, err);
+  if (st == KGRT_STATUS_OK)
+    st = kgrt_model_init(model, err);
+  if (st != KGRT_STATUS_OK) {
+    kgrt_model_unload(model);
+    return st;
+  }
+  *out_model = model;
+  return KGRT_STATUS_OK;
+}
+
+const char *kgrt_model_arch(const kgrt_model_t *model) {
+  return model != NULL ? model->arch->arch : "";
+}
+
+/* ---- dims and bindings ---------------------------------------------------- */
+
+kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t value,
+                                 kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL || sym == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_set_dim: model or sym is NULL");
+  const kgrt_model_table_t *table = model->table;
+  for (uint32_t i = 0; i < table->num_syms; ++i) {
+    if (strcmp(table->syms[i].name, sym) != 0)
+      continue;
+    if (value < 1 || value > table->syms[i].max)
+      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                            "model %s: dim %s = %lld is out of range 1..%lld",
+                            kgrt_table_name(table), sym, (long long)value,
+                            (long long)table->syms[i].max);
+    if (model->dims[i] != value)
+      model->has_run = 0;
+    model->dims[i] = value;
+    return KGRT_STATUS_OK;
+  }
+  return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no dim %s",
+                        kgrt_table_name(table), sym);
+}
+
+typedef enum kgrt_tensor_kind {
+  KGRT_TENSOR_INPUT,
+  KGRT_TENSOR_WEIGHT,
+  KGRT_TENSOR_OUTPUT,
+} kgrt_tensor_kind_t;
+
+static const char *const kgrt_tensor_kind_names[] = {"input", "weight", "output"};
+
+/* Finds tensor `name` of `kind`; fills its info and buffer. */
+static int kgrt_tensor_find(const kgrt_model_t *model, kgrt_tensor_kind_t kind,
+                            const char *name, const kgrt_tensor_info_t **out_info,
+                            kgrt_tensor_buffer_t **out_buffer) {
+  const kgrt_model_table_t *table = model->table;
+  const kgrt_tensor_info_t *t[] = {table->inputs, table->weights, table->outputs};
+  uint32_t n[] = {table->num_inputs, table->num_weights, table->num_outputs};
+  kgrt_tensor_buffer_t *b[] = {model->inputs, model->weights, model->outputs};
+  for (uint32_t i = 0; i < n[kind]; ++i) {
+    if (strcmp(t[kind][i].name, name) == 0) {
+      *out_info = &t[kind][i];
+      *out_buffer = &b[kind][i];
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The tensor's size with the dims set now; FAILED_PRECONDITION when one it
+ * needs is not set. */
+static kgrt_status_t kgrt_tensor_bytes_now(const kgrt_model_t *model,
+                                           kgrt_tensor_kind_t kind,
+                                           const kgrt_tensor_info_t *t, size_t *out,
+                                           kgrt_error_t *err) {
+  for (uint32_t d = 0; d < t->rank; ++d) {
+    int32_t s = t->dims[d].sym;
+    if (s >= 0 && model->dims[s] == 0)
+      return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
+                            "model %s: dim %s is not set (%s %s needs it)",
+                            kgrt_table_name(model->table), model->table->syms[s].name,
+                            kgrt_tensor_kind_names[kind], t->name);
+  }
+  kgrt_tensor_size(t, model->dims, out); /* cannot overflow: dims <= maxima */
+  return KGRT_STATUS_OK;
+}
+
+kgrt_status_t kgrt_model_tensor_bytes(const kgrt_model_t *model, const char *name,
+                                      size_t *out_bytes, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL || name == NULL || out_bytes == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_tensor_bytes: NULL argument");
+  *out_bytes = 0;
+  for (int kind = KGRT_TENSOR_INPUT; kind <= KGRT_TENSOR_OUTPUT; ++kind) {
+    const kgrt_tensor_info_t *t;
+    kgrt_tensor_buffer_t *b;
+    if (kgrt_tensor_find(model, (kgrt_tensor_kind_t)kind, name, &t, &b))
+      return kgrt_tensor_bytes_now(model, (kgrt_tensor_kind_t)kind, t, out_bytes, err);
+  }
+  return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no tensor %s",
+                        kgrt_table_name(model->table), name);
+}
+
+static kgrt_status_t kgrt_model_bind(kgrt_model_t *model, kgrt_tensor_kind_t kind,
+                                     const char *name, const void *host, size_t bytes,
+                                     kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  const char *kind_name = kgrt_tensor_kind_names[kind];
+  if (model == NULL || name == NULL || host == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_set_%s: model, name or host is NULL", kind_name);
+  const kgrt_tensor_info_t *t;
+  kgrt_tensor_buffer_t *b;
+  if (!kgrt_tensor_find(model, kind, name, &t, &b))
+    return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no %s %s",
+                          kgrt_table_name(model->table), kind_name, name);
+  size_t want;
+  KGRT_RETURN_IF_ERROR(kgrt_tensor_bytes_now(model, kind, t, &want, err));
+  if (bytes != want)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                          "model %s: %s %s is %zu bytes with the dims set now, got %zu",
+                          kgrt_table_name(model->table), kind_name, name, want, bytes);
+  b->bound = 0;
+  if (bytes > 0)
+    KGRT_RETURN_IF_ERROR(model->device->vtable->buffer_write(model->device, model->program,
+                                                             b->addr, host, bytes, err));
+  b->bound = 1;
+  b->bound_bytes = bytes;
+  return KGRT_STATUS_OK;
+}
+
+kgrt_status_t kgrt_model_set_weight(kgrt_model_t *model, const char *name,
+                                    const void *host, size_t bytes, kgrt_error_t *err) {
+  return kgrt_model_bind(model, KGRT_TENSOR_WEIGHT, name, host, bytes, err);
+}
+
+kgrt_status_t kgrt_model_set_input(kgrt_model_t *model, const char *name, const void *host,
+                                   size_t bytes, kgrt_error_t *err) {
+  return kgrt_model_bind(model, KGRT_TENSOR_INPUT, name, host, bytes, err);
+}
+
+/* ---- the plan ------------------------------------------------------------- */
+
+/* Every dim set; every input and weight bound at the size the dims give now. */
+static kgrt_status_t kgrt_model_check_ready(const kgrt_model_t *model, kgrt_error_t *err) {
+  const kgrt_model_table_t *table = model->table;
+  const char *name = kgrt_table_name(table);
+  for (uint32_t i = 0; i < table->num_syms; ++i)
+    if (model->dims[i] == 0)
+      return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
+                            "model %s: dim %s is not set", name, table->syms[i].name);
+  for (int kind = KGRT_TENSOR_INPUT; kind <= KGRT_TENSOR_WEIGHT; ++kind) {
+    const kgrt_tensor_info_t *t = kind == KGRT_TENSOR_INPUT ? table->inputs : table->weights;
+    const kgrt_tensor_buffer_t *b = kind == KGRT_TENSOR_INPUT ? model->inputs : model->weights;
+    uint32_t n = kind == KGRT_TENSOR_INPUT ? table->num_inputs : table->num_weights;
+    for (uint32_t i = 0; i < n; ++i) {
+      size_t now = 0;
+      kgrt_tensor_size(&t[i], model->dims, &now);
+      if (!b[i].bound)
+        return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
+                              "model %s: %s %s is not bound", name,
+                              kgrt_tensor_kind_names[kind], t[i].name);
+      if (b[i].bound_bytes != now)
+        return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
+                              "model %s: %s %s was bound with %zu bytes but is %zu bytes "
+                              "with the dims set now; bind it again",
+                              name, kgrt_tensor_kind_names[kind], t[i].name,
+                              b[i].bound_bytes, now);
+    }
+  }
+  return KGRT_STATUS_OK;
+}
+
+static uint64_t kgrt_model_space_addr(const kgrt_model_t *model, const kgrt_step_arg_t *a) {
+  switch (a->space) {
+  case KGRT_SPACE_INPUT:
+    return model->inputs[a->index].addr + a->offset;
+  case KGRT_SPACE_WEIGHT:
+    return model->weights[a->index].addr + a->offset;
+  case KGRT_SPACE_OUTPUT:
+    return model->outputs[a->index].addr + a->offset;
+  case KGRT_SPACE_ARENA:
+    break;
+  }
+  return model->arena_addr + a->offset;
+}
+
+static void kgrt_store_u64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    p[i] = (unsigned char)(v >> (8 * i)); /* kernargs are little-endian */
+}
+
+/* Evaluates one step and hands it to the device; skipped when it has no units. */
+static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
+                                         kgrt_error_t *err) {
+  const kgrt_step_t *step = &model->arch->steps[s];
+  const kgrt_kernel_t *kern = &model->arch->kernels[step->kernel];
+  int64_t units = 0, v = 0;
+  kgrt_expr_eval(&step->units, model->dims, &units); /* bounded at load */
+  if (units <= 0)
+    return KGRT_STATUS_OK;
+  memset(model->kernarg, 0, kern->kernarg_size);
+  for (uint32_t i = 0; i < kern->num_args; ++i) {
+    const kgrt_step_arg_t *a = &step->args[i];
+    if (kern->args[i].kind == KGRT_ARG_I64) {
+      kgrt_expr_eval(&a->value, model->dims, &v);
+      kgrt_store_u64(model->kernarg + kern->args[i].offset, (uint64_t)v);
+      model->arg_bytes[i] = 0;
+    } else {
+      kgrt_expr_eval(&a->bytes, model->dims, &v);
+      kgrt_store_u64(model->kernarg + kern->args[i].offset, kgrt_model_space_addr(model, a));
+      model->arg_bytes[i] = (unsigned long long)v;
+    }
+  }
+  kgrt_device_launch_t launch = {
+      .kernel = step->kernel,
+      .kernel_name = kern->name,
+      .grid_x = (uint32_t)(((uint64_t)units + step->per_block - 1) / step->per_block),
+      .block_x = kern->block_size,
+      .kernarg = model->kernarg,
+      .kernarg_size = kern->kernarg_size,
+      .arg_bytes = model->arg_bytes,
+      .num_args = kern->num_args,
+  };
+  return model->device->vtable->launch(model->device, model->program, &launch, err);
+}
+
+kgrt_status_t kgrt_model_run(kgrt_model_t *model, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "kgrt_model_run: model is NULL");
+  model->has_run = 0;
+  KGRT_RETURN_IF_ERROR(kgrt_model_check_ready(model, err));
+  for (uint32_t s = 0; s < model->arch->num_steps; ++s)
+    KGRT_RETURN_IF_ERROR(kgrt_model_run_step(model, s, err));
+  model->has_run = 1;
+  return KGRT_STATUS_OK;
+}
+
+kgrt_status_t kgrt_model_get_output(kgrt_model_t *model, const char *name, void *host,
+                                    size_t bytes, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL || name == NULL || host == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_get_output: model, name or host is NULL");
+  const kgrt_tensor_info_t *t;
+  kgrt_tensor_buffer_t *b;
+  if (!kgrt_tensor_find(model, KGRT_TENSOR_OUTPUT, name, &t, &b))
+    return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no output %s",
+                          kgrt_table_name(model->table), name);
+  size_t want;
+  KGRT_RETURN_IF_ERROR(kgrt_tensor_bytes_now(model, KGRT_TENSOR_OUTPUT, t, &want, err));
+  if (bytes != want)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                          "model %s: output %s is %zu bytes with the dims set now, got %zu",
+                          kgrt_table_name(model->table), name, want, bytes);
+  if (!model->has_run)
+    return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
+                          "model %s: output %s read before a run with the dims set now",
+                          kgrt_table_name(model->table), name);
+  if (bytes == 0)
+    return KGRT_STATUS_OK;
+  return model->device->vtable->buffer_read(model->device, model->program, host, b->addr,
+                                            bytes, err);
+}

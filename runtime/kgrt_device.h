@@ -1,0 +1,103 @@
+/* kgrt_device.h - the interface a kgrt device implements (internal).
+ *
+ * kgrt.c owns everything that is the same on every device: spec parsing,
+ * table and code-object validation, dims, bindings and the plan. A device only
+ * picks its arch, loads code, allocates and copies memory, and launches. Each
+ * device file (kgrt_device_sim.c, kgrt_device_hip.c) gives one create function
+ * and a static vtable; its device struct starts with kgrt_device_t.
+ *
+ * Needs kgrt.h. Gives the vtable, the common device header and the error and
+ * arch-matching helpers the device files share with kgrt.c. */
+#ifndef KGRT_DEVICE_H
+#define KGRT_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kgrt.h"
+
+#if defined(__GNUC__)
+#define KGRT_INTERNAL __attribute__((visibility("hidden")))
+#define KGRT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KGRT_INTERNAL
+#define KGRT_PRINTF(f, a)
+#endif
+
+typedef struct kgrt_device_vtable kgrt_device_vtable_t;
+
+/* Code loaded for one model: module and function handles, a stream (hip), or
+ * a sim image and its thunks. Opaque to kgrt.c. */
+typedef struct kgrt_device_program kgrt_device_program_t;
+
+struct kgrt_device {
+  const kgrt_device_vtable_t *vtable;
+  kgrt_allocator_t alloc; /* the caller's, copied; all zero means malloc */
+  char name[96];
+};
+
+/* One launch, with everything already evaluated by the plan. */
+typedef struct kgrt_device_launch {
+  uint32_t kernel; /* index into the arch table's kernels */
+  const char *kernel_name;
+  uint32_t grid_x;  /* workgroups */
+  uint32_t block_x; /* threads per workgroup */
+  const unsigned char *kernarg;
+  size_t kernarg_size;
+  const unsigned long long *arg_bytes; /* per argument: bytes a buffer spans, 0 else */
+  uint32_t num_args;
+} kgrt_device_launch_t;
+
+struct kgrt_device_vtable {
+  void (*destroy)(kgrt_device_t *device);
+  /* Picks the arch table of `table` this device runs; NO_MATCHING_ARCH (see
+   * kgrt_error_no_matching_arch) when there is none. */
+  kgrt_status_t (*arch_select)(kgrt_device_t *device, const kgrt_model_table_t *table,
+                               const kgrt_arch_table_t **out_arch, kgrt_error_t *err);
+  /* Loads a validated arch table's code and resolves every kernel once. */
+  kgrt_status_t (*program_load)(kgrt_device_t *device, const kgrt_model_table_t *table,
+                                const kgrt_arch_table_t *arch,
+                                kgrt_device_program_t **out_program, kgrt_error_t *err);
+  void (*program_unload)(kgrt_device_t *device, kgrt_device_program_t *program);
+  /* Device memory of `bytes` (> 0), aligned to at least 256 bytes. */
+  kgrt_status_t (*buffer_alloc)(kgrt_device_t *device, size_t bytes, uint64_t *out_addr,
+                                kgrt_error_t *err);
+  void (*buffer_free)(kgrt_device_t *device, uint64_t addr);
+  /* Host -> device; complete when it returns (the host memory may be reused). */
+  kgrt_status_t (*buffer_write)(kgrt_device_t *device, kgrt_device_program_t *program,
+                                uint64_t dst, const void *src, size_t bytes,
+                                kgrt_error_t *err);
+  /* Device -> host after all work queued on the program; complete when it returns. */
+  kgrt_status_t (*buffer_read)(kgrt_device_t *device, kgrt_device_program_t *program,
+                               void *dst, uint64_t src, size_t bytes, kgrt_error_t *err);
+  /* Queues (hip) or runs (sim) one launch. The kernarg bytes may be reused as
+   * soon as it returns. */
+  kgrt_status_t (*launch)(kgrt_device_t *device, kgrt_device_program_t *program,
+                          const kgrt_device_launch_t *launch, kgrt_error_t *err);
+};
+
+/* Device constructors. `arch` is the part after "sim:" (NULL when absent),
+ * `options` what follows the first comma (NULL when absent). */
+KGRT_INTERNAL kgrt_status_t kgrt_device_sim_create(const char *arch, const char *options,
+                                                   const kgrt_allocator_t *alloc,
+                                                   kgrt_device_t **out_device,
+                                                   kgrt_error_t *err);
+KGRT_INTERNAL kgrt_status_t kgrt_device_hip_create(int ordinal, const char *options,
+                                                   const kgrt_allocator_t *alloc,
+                                                   kgrt_device_t **out_device,
+                                                   kgrt_error_t *err);
+
+/* Fills *err (when not NULL) and returns `status`. */
+KGRT_INTERNAL kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t status,
+                                           const char *fmt, ...) KGRT_PRINTF(3, 4);
+
+/* The arch table called `arch` ("gfx1100"), or NULL. */
+KGRT_INTERNAL const kgrt_arch_table_t *kgrt_table_find_arch(const kgrt_model_table_t *table,
+                                                            const char *arch);
+
+/* KGRT_STATUS_NO_MATCHING_ARCH with "model NAME: built for A, B; device is ARCH". */
+KGRT_INTERNAL kgrt_status_t kgrt_error_no_matching_arch(kgrt_error_t *err,
+                                                        const kgrt_model_table_t *table,
+                                                        const char *device_arch);
+
+#endif /* KGRT_DEVICE_H */

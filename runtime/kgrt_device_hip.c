@@ -1,0 +1,413 @@
+/* kgrt_device_hip.c - the hip device: AMD GPUs through libamdhip64.
+ *
+ * Needs libamdhip64 at run time only: it is opened with dlopen (so.7, so.6,
+ * so.5, then the unversioned name) and every entry point is resolved once
+ * into one table of function pointers, so kgrt links with -ldl alone and a
+ * machine without ROCm or without a GPU gets KGRT_STATUS_UNAVAILABLE and a
+ * one-line message. Gives kgrt_device_hip_create.
+ *
+ * Per model: one module (hipModuleLoadData), its functions resolved at load,
+ * and one stream that every copy and launch of the model goes through.
+ * Launches pass the kernarg bytes whole through hipModuleLaunchKernel's
+ * `extra` (HIP_LAUNCH_PARAM_BUFFER_POINTER / _SIZE / _END); hidden arguments,
+ * if the code object declares any, are the runtime's to fill.
+ *
+ * The arch name: hipDeviceProp_t changed layout in ROCm 6. We never include a
+ * HIP header; we pass a zeroed 4 KiB buffer (larger than either layout) and
+ * read gcnArchName at the offset of the layout the entry point fills:
+ *   hipGetDevicePropertiesR0600 (ROCm >= 6): offset 1160 (hipDeviceProp_tR0600:
+ *     name[256], uuid[16], luid[8], ..., reserved[63], hipReserved[32], then
+ *     gcnArchName[256]);
+ *   hipGetDeviceProperties (ROCm 5, the R0000 layout): offset 396 (after
+ *     name[256] and the fields up to `int gcnArch`; checked against ROCm 5.2's
+ *     hip_runtime_api.h with offsetof).
+ * R0600 is used whenever the library exports it. The name read must start
+ * with "gfx" and end inside its 256 bytes, else the device is UNAVAILABLE. */
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kgrt_device.h"
+
+typedef int kgrt_hip_error_t; /* hipError_t: an int-sized enum, 0 = hipSuccess */
+typedef void *kgrt_hip_module_t;
+typedef void *kgrt_hip_function_t;
+typedef void *kgrt_hip_stream_t;
+
+#define KGRT_HIP_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
+#define KGRT_HIP_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
+#define KGRT_HIP_LAUNCH_PARAM_END ((void *)0x03)
+#define KGRT_HIP_PROPS_BYTES 4096
+#define KGRT_HIP_ARCH_OFFSET_R0600 1160
+#define KGRT_HIP_ARCH_OFFSET_R0000 396
+#define KGRT_HIP_ARCH_NAME_BYTES 256
+
+/* Every libamdhip64 entry point kgrt uses. */
+typedef struct kgrt_hip_api {
+  kgrt_hip_error_t (*hipInit)(unsigned flags);
+  kgrt_hip_error_t (*hipGetDeviceCount)(int *count);
+  kgrt_hip_error_t (*hipGetDeviceProperties)(void *props, int device);      /* optional */
+  kgrt_hip_error_t (*hipGetDevicePropertiesR0600)(void *props, int device); /* optional */
+  kgrt_hip_error_t (*hipSetDevice)(int device);
+  kgrt_hip_error_t (*hipModuleLoadData)(kgrt_hip_module_t *module, const void *image);
+  kgrt_hip_error_t (*hipModuleGetFunction)(kgrt_hip_function_t *function,
+                                           kgrt_hip_module_t module, const char *name);
+  kgrt_hip_error_t (*hipModuleLaunchKernel)(kgrt_hip_function_t f, unsigned gx, unsigned gy,
+                                            unsigned gz, unsigned bx, unsigned by,
+                                            unsigned bz, unsigned shared_bytes,
+                                            kgrt_hip_stream_t stream, void **params,
+                                            void **extra);
+  kgrt_hip_error_t (*hipModuleUnload)(kgrt_hip_module_t module);
+  kgrt_hip_error_t (*hipMalloc)(void **ptr, size_t bytes);
+  kgrt_hip_error_t (*hipFree)(void *ptr);
+  kgrt_hip_error_t (*hipMemcpyHtoDAsync)(void *dst, void *src, size_t bytes,
+                                         kgrt_hip_stream_t stream);
+  kgrt_hip_error_t (*hipMemcpyDtoHAsync)(void *dst, void *src, size_t bytes,
+                                         kgrt_hip_stream_t stream);
+  kgrt_hip_error_t (*hipStreamCreate)(kgrt_hip_stream_t *stream);
+  kgrt_hip_error_t (*hipStreamSynchronize)(kgrt_hip_stream_t stream);
+  kgrt_hip_error_t (*hipStreamDestroy)(kgrt_hip_stream_t stream);
+  const char *(*hipGetErrorString)(kgrt_hip_error_t error);
+  const char *(*hipGetErrorName)(kgrt_hip_error_t error); /* optional */
+} kgrt_hip_api_t;
+
+typedef struct kgrt_hip_symbol {
+  const char *name;
+  size_t offset; /* of the pointer in kgrt_hip_api_t */
+  int optional;
+} kgrt_hip_symbol_t;
+
+#define KGRT_HIP_SYMBOL(name, optional) {#name, offsetof(kgrt_hip_api_t, name), optional}
+
+static const kgrt_hip_symbol_t kgrt_hip_symbols[] = {
+    KGRT_HIP_SYMBOL(hipInit, 0),
+    KGRT_HIP_SYMBOL(hipGetDeviceCount, 0),
+    KGRT_HIP_SYMBOL(hipGetDeviceProperties, 1),
+    KGRT_HIP_SYMBOL(hipGetDevicePropertiesR0600, 1),
+    KGRT_HIP_SYMBOL(hipSetDevice, 0),
+    KGRT_HIP_SYMBOL(hipModuleLoadData, 0),
+    KGRT_HIP_SYMBOL(hipModuleGetFunction, 0),
+    KGRT_HIP_SYMBOL(hipModuleLaunchKernel, 0),
+    KGRT_HIP_SYMBOL(hipModuleUnload, 0),
+    KGRT_HIP_SYMBOL(hipMalloc, 0),
+    KGRT_HIP_SYMBOL(hipFree, 0),
+    KGRT_HIP_SYMBOL(hipMemcpyHtoDAsync, 0),
+    KGRT_HIP_SYMBOL(hipMemcpyDtoHAsync, 0),
+    KGRT_HIP_SYMBOL(hipStreamCreate, 0),
+    KGRT_HIP_SYMBOL(hipStreamSynchronize, 0),
+    KGRT_HIP_SYMBOL(hipStreamDestroy, 0),
+    KGRT_HIP_SYMBOL(hipGetErrorString, 0),
+    KGRT_HIP_SYMBOL(hipGetErrorName, 1),
+};
+
+static const char *const kgrt_hip_libraries[] = {
+    "libamdhip64.so.7",
+    "libamdhip64.so.6",
+    "libamdhip64.so.5",
+    "libamdhip64.so",
+};
+
+typedef struct kgrt_hip_device {
+  kgrt_device_t base;
+  void *library;
+  const char *library_name;
+  kgrt_hip_api_t api;
+  int ordinal;
+  char arch[64]; /* gcnArchName up to the first ':' */
+} kgrt_hip_device_t;
+
+struct kgrt_device_program {
+  kgrt_hip_module_t module;
+  kgrt_hip_stream_t stream;
+  kgrt_hip_function_t *functions; /* per kernel of the arch table */
+};
+
+static kgrt_hip_device_t *kgrt_hip_cast(kgrt_device_t *device) {
+  return (kgrt_hip_device_t *)device;
+}
+
+/* "hipErrorNoDevice" or "hipErrorX: description", as the library words it. */
+static const char *kgrt_hip_describe(const kgrt_hip_api_t *api, kgrt_hip_error_t e,
+                                     char *buf, size_t size) {
+  const char *text = api->hipGetErrorString(e);
+  const char *name = api->hipGetErrorName != NULL ? api->hipGetErrorName(e) : NULL;
+  if (text == NULL)
+    text = "unknown error";
+  if (name != NULL && strcmp(name, text) != 0)
+    snprintf(buf, size, "%s: %s", name, text);
+  else
+    snprintf(buf, size, "%s (%d)", text, e);
+  return buf;
+}
+
+static kgrt_status_t kgrt_hip_fail(kgrt_hip_device_t *hip, kgrt_error_t *err,
+                                   kgrt_status_t status, kgrt_hip_error_t e,
+                                   const char *call) {
+  char why[160];
+  return kgrt_error_set(err, status, "hip:%d: %s failed: %s", hip->ordinal, call,
+                        kgrt_hip_describe(&hip->api, e, why, sizeof why));
+}
+
+static void kgrt_hip_destroy(kgrt_device_t *device) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  kgrt_allocator_t alloc = device->alloc;
+  if (hip->library != NULL)
+    dlclose(hip->library);
+  kgrt_free(&alloc, hip);
+}
+
+static kgrt_status_t kgrt_hip_arch_select(kgrt_device_t *device,
+                                          const kgrt_model_table_t *table,
+                                          const kgrt_arch_table_t **out_arch,
+                                          kgrt_error_t *err) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  const kgrt_arch_table_t *arch = kgrt_table_find_arch(table, hip->arch);
+  if (arch == NULL)
+    return kgrt_error_no_matching_arch(err, table, hip->arch);
+  *out_arch = arch;
+  return KGRT_STATUS_OK;
+}
+
+static void kgrt_hip_program_unload(kgrt_device_t *device, kgrt_device_program_t *program) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  if (program == NULL)
+    return;
+  if (program->stream != NULL) {
+    hip->api.hipStreamSynchronize(program->stream);
+    hip->api.hipStreamDestroy(program->stream);
+  }
+  if (program->module != NULL)
+    hip->api.hipModuleUnload(program->module);
+  kgrt_free(&device->alloc, program->functions);
+  kgrt_free(&device->alloc, program);
+}
+
+static kgrt_status_t kgrt_hip_program_load(kgrt_device_t *device,
+                                           const kgrt_model_table_t *table,
+                                           const kgrt_arch_table_t *arch,
+                                           kgrt_device_program_t **out_program,
+                                           kgrt_error_t *err) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  const char *name = table->name != NULL ? table->name : "?";
+  *out_program = NULL;
+  kgrt_device_program_t *p = kgrt_calloc(&device->alloc, 1, sizeof *p);
+  if (p != NULL)
+    p->functions = kgrt_calloc(&device->alloc, arch->num_kernels, sizeof *p->functions);
+  if (p == NULL || p->functions == NULL) {
+    kgrt_hip_program_unload(device, p);
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "hip: out of host memory");
+  }
+  kgrt_status_t st = KGRT_STATUS_OK;
+  kgrt_hip_error_t e = hip->api.hipSetDevice(hip->ordinal);
+  if (e != 0)
+    st = kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipSetDevice");
+  if (st == KGRT_STATUS_OK && (e = hip->api.hipModuleLoadData(&p->module, arch->image)) != 0) {
+    p->module = NULL;
+    st = kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipModuleLoadData");
+  }
+  for (uint32_t k = 0; st == KGRT_STATUS_OK && k < arch->num_kernels; ++k) {
+    e = hip->api.hipModuleGetFunction(&p->functions[k], p->module, arch->kernels[k].name);
+    if (e != 0) {
+      char why[160];
+      st = kgrt_error_set(err, KGRT_STATUS_MISSING_KERNEL,
+                          "model %s: hip:%d: hipModuleGetFunction(%s) failed: %s", name,
+                          hip->ordinal, arch->kernels[k].name,
+                          kgrt_hip_describe(&hip->api, e, why, sizeof why));
+    }
+  }
+  if (st == KGRT_STATUS_OK && (e = hip->api.hipStreamCreate(&p->stream)) != 0) {
+    p->stream = NULL;
+    st = kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipStreamCreate");
+  }
+  if (st != KGRT_STATUS_OK) {
+    kgrt_hip_program_unload(device, p);
+    return st;
+  }
+  *out_program = p;
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_hip_buffer_alloc(kgrt_device_t *device, size_t bytes,
+                                           uint64_t *out_addr, kgrt_error_t *err) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  void *ptr = NULL;
+  *out_addr = 0;
+  kgrt_hip_error_t e = hip->api.hipSetDevice(hip->ordinal);
+  if (e != 0)
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipSetDevice");
+  e = hip->api.hipMalloc(&ptr, bytes);
+  if (e != 0 || ptr == NULL) {
+    char why[160];
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
+                          "hip:%d: hipMalloc(%zu) failed: %s", hip->ordinal, bytes,
+                          kgrt_hip_describe(&hip->api, e, why, sizeof why));
+  }
+  *out_addr = (uint64_t)(uintptr_t)ptr;
+  return KGRT_STATUS_OK;
+}
+
+static void kgrt_hip_buffer_free(kgrt_device_t *device, uint64_t addr) {
+  if (addr != 0)
+    kgrt_hip_cast(device)->api.hipFree((void *)(uintptr_t)addr);
+}
+
+static kgrt_status_t kgrt_hip_buffer_write(kgrt_device_t *device,
+                                           kgrt_device_program_t *program, uint64_t dst,
+                                           const void *src, size_t bytes,
+                                           kgrt_error_t *err) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  /* HIP's prototype takes a non-const source. */
+  kgrt_hip_error_t e = hip->api.hipMemcpyHtoDAsync((void *)(uintptr_t)dst,
+                                                   (void *)(uintptr_t)src, bytes,
+                                                   program->stream);
+  if (e != 0)
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipMemcpyHtoDAsync");
+  e = hip->api.hipStreamSynchronize(program->stream); /* the caller may reuse src */
+  if (e != 0)
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipStreamSynchronize");
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_hip_buffer_read(kgrt_device_t *device,
+                                          kgrt_device_program_t *program, void *dst,
+                                          uint64_t src, size_t bytes, kgrt_error_t *err) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  kgrt_hip_error_t e = hip->api.hipMemcpyDtoHAsync(dst, (void *)(uintptr_t)src, bytes,
+                                                   program->stream);
+  if (e != 0)
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipMemcpyDtoHAsync");
+  e = hip->api.hipStreamSynchronize(program->stream); /* also reports launch faults */
+  if (e != 0)
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipStreamSynchronize");
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_hip_launch(kgrt_device_t *device, kgrt_device_program_t *program,
+                                     const kgrt_device_launch_t *launch, kgrt_error_t *err) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  size_t size = launch->kernarg_size;
+  void *extra[] = {
+      KGRT_HIP_LAUNCH_PARAM_BUFFER_POINTER, (void *)(uintptr_t)launch->kernarg,
+      KGRT_HIP_LAUNCH_PARAM_BUFFER_SIZE,    &size,
+      KGRT_HIP_LAUNCH_PARAM_END,
+  };
+  kgrt_hip_error_t e = hip->api.hipModuleLaunchKernel(
+      program->functions[launch->kernel], launch->grid_x, 1, 1, launch->block_x, 1, 1, 0,
+      program->stream, NULL, size > 0 ? extra : NULL);
+  if (e != 0) {
+    char why[160];
+    return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR,
+                          "hip:%d: launching %s (%u x %u threads) failed: %s", hip->ordinal,
+                          launch->kernel_name, launch->grid_x, launch->block_x,
+                          kgrt_hip_describe(&hip->api, e, why, sizeof why));
+  }
+  return KGRT_STATUS_OK;
+}
+
+static const kgrt_device_vtable_t kgrt_hip_vtable = {
+    .destroy = kgrt_hip_destroy,
+    .arch_select = kgrt_hip_arch_select,
+    .program_load = kgrt_hip_program_load,
+    .program_unload = kgrt_hip_program_unload,
+    .buffer_alloc = kgrt_hip_buffer_alloc,
+    .buffer_free = kgrt_hip_buffer_free,
+    .buffer_write = kgrt_hip_buffer_write,
+    .buffer_read = kgrt_hip_buffer_read,
+    .launch = kgrt_hip_launch,
+};
+
+/* dlopen and dlsym: the library and every required entry point. */
+static kgrt_status_t kgrt_hip_library_open(kgrt_hip_device_t *hip, kgrt_error_t *err) {
+  size_t n = sizeof kgrt_hip_libraries / sizeof kgrt_hip_libraries[0];
+  for (size_t i = 0; i < n && hip->library == NULL; ++i) {
+    hip->library = dlopen(kgrt_hip_libraries[i], RTLD_NOW | RTLD_LOCAL);
+    hip->library_name = kgrt_hip_libraries[i];
+  }
+  if (hip->library == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "hip: libamdhip64 not found (tried libamdhip64.so.7, .so.6, .so.5, "
+                          ".so); is ROCm installed?");
+  for (size_t i = 0; i < sizeof kgrt_hip_symbols / sizeof kgrt_hip_symbols[0]; ++i) {
+    const kgrt_hip_symbol_t *s = &kgrt_hip_symbols[i];
+    void *sym = dlsym(hip->library, s->name);
+    if (sym == NULL && !s->optional)
+      return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "hip: %s lacks %s",
+                            hip->library_name, s->name);
+    /* POSIX: a function's address round-trips through void *. */
+    memcpy((char *)&hip->api + s->offset, &sym, sizeof sym);
+  }
+  if (hip->api.hipGetDevicePropertiesR0600 == NULL && hip->api.hipGetDeviceProperties == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "hip: %s lacks hipGetDeviceProperties", hip->library_name);
+  return KGRT_STATUS_OK;
+}
+
+/* hipInit, the device count, hipSetDevice and the arch name. */
+static kgrt_status_t kgrt_hip_device_init(kgrt_hip_device_t *hip, kgrt_error_t *err) {
+  const kgrt_hip_api_t *api = &hip->api;
+  char why[160];
+  kgrt_hip_error_t init = api->hipInit(0);
+  int count = 0;
+  kgrt_hip_error_t e = api->hipGetDeviceCount(&count);
+  if (init != 0 || e != 0 || count <= 0)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "hip: no AMD GPU found (%s loaded; hipInit: %s)", hip->library_name,
+                          kgrt_hip_describe(api, init != 0 ? init : e, why, sizeof why));
+  if (hip->ordinal >= count)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "hip: device %d requested, %d found", hip->ordinal, count);
+  if ((e = api->hipSetDevice(hip->ordinal)) != 0)
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_UNAVAILABLE, e, "hipSetDevice");
+
+  unsigned char props[KGRT_HIP_PROPS_BYTES];
+  size_t offset;
+  memset(props, 0, sizeof props);
+  if (api->hipGetDevicePropertiesR0600 != NULL) {
+    e = api->hipGetDevicePropertiesR0600(props, hip->ordinal);
+    offset = KGRT_HIP_ARCH_OFFSET_R0600;
+  } else {
+    e = api->hipGetDeviceProperties(props, hip->ordinal);
+    offset = KGRT_HIP_ARCH_OFFSET_R0000;
+  }
+  if (e != 0)
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_UNAVAILABLE, e, "hipGetDeviceProperties");
+  const char *gcn = (const char *)props + offset;
+  size_t len = strnlen(gcn, KGRT_HIP_ARCH_NAME_BYTES);
+  if (len == KGRT_HIP_ARCH_NAME_BYTES || strncmp(gcn, "gfx", 3) != 0)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "hip:%d: cannot read the arch name from %s's device properties",
+                          hip->ordinal, hip->library_name);
+  len = strcspn(gcn, ":"); /* "gfx90a:sramecc+:xnack-" -> "gfx90a" */
+  if (len >= sizeof hip->arch)
+    len = sizeof hip->arch - 1;
+  memcpy(hip->arch, gcn, len);
+  hip->arch[len] = '\0';
+  snprintf(hip->base.name, sizeof hip->base.name, "hip:%d (%s)", hip->ordinal, hip->arch);
+  return KGRT_STATUS_OK;
+}
+
+kgrt_status_t kgrt_device_hip_create(int ordinal, const char *options,
+                                     const kgrt_allocator_t *alloc,
+                                     kgrt_device_t **out_device, kgrt_error_t *err) {
+  *out_device = NULL;
+  if (options != NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "hip: unknown option '%s' (hip takes none)", options);
+  kgrt_hip_device_t *hip = kgrt_calloc(alloc, 1, sizeof *hip);
+  if (hip == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "hip: out of host memory");
+  hip->base.vtable = &kgrt_hip_vtable;
+  if (alloc != NULL)
+    hip->base.alloc = *alloc;
+  hip->ordinal = ordinal;
+  kgrt_status_t st = kgrt_hip_library_open(hip, err);
+  if (st == KGRT_STATUS_OK)
+    st = kgrt_hip_device_init(hip, err);
+  if (st != KGRT_STATUS_OK) {
+    kgrt_hip_destroy(&hip->base);
+    return st;
+  }
+  *out_device = &hip->base;
+  return KGRT_STATUS_OK;
+}

@@ -1,0 +1,256 @@
+/* kgrt_device_sim.c - the sim device: runs an arch table's sim image (the
+ * kernels compiled for the host) on the CPU through the sim engine.
+ *
+ * Needs kgrt_sim.h (image loading, kgrt_sim_run) and the caller's allocator.
+ * Gives kgrt_device_sim_create. Device memory is host memory from the
+ * allocator, aligned to 256 bytes and zeroed; a device address is the host
+ * address. Every call completes before it returns. Options: wave=N forces the
+ * wave size (default: the arch's), workers=N the number of host threads
+ * (default 0: one per CPU). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kgrt_device.h"
+#include "kgrt_sim.h"
+
+#define KGRT_SIM_ALIGN 256
+
+typedef struct kgrt_sim_device {
+  kgrt_device_t base;
+  char arch[32];     /* "": the model's first arch with a sim image */
+  unsigned wave;     /* 0: the arch's wave size */
+  unsigned workers;  /* 0: one per CPU */
+} kgrt_sim_device_t;
+
+struct kgrt_device_program {
+  kgrt_sim_image_t *image;
+  kgrt_sim_entry_t *entries; /* per kernel of the arch table */
+  unsigned wave_size;
+};
+
+static kgrt_sim_device_t *kgrt_sim_cast(kgrt_device_t *device) {
+  return (kgrt_sim_device_t *)device;
+}
+
+static void kgrt_sim_destroy(kgrt_device_t *device) {
+  kgrt_allocator_t alloc = device->alloc;
+  kgrt_free(&alloc, device);
+}
+
+static kgrt_status_t kgrt_sim_arch_select(kgrt_device_t *device,
+                                          const kgrt_model_table_t *table,
+                                          const kgrt_arch_table_t **out_arch,
+                                          kgrt_error_t *err) {
+  kgrt_sim_device_t *sim = kgrt_sim_cast(device);
+  const char *name = table->name != NULL ? table->name : "?";
+  if (sim->arch[0] != '\0') {
+    const kgrt_arch_table_t *arch = kgrt_table_find_arch(table, sim->arch);
+    if (arch == NULL)
+      return kgrt_error_no_matching_arch(err, table, sim->arch);
+    if (arch->sim_image == NULL || arch->sim_image_size == 0)
+      return kgrt_error_set(err, KGRT_STATUS_NO_MATCHING_ARCH,
+                            "model %s: built for %s without a sim image", name, sim->arch);
+    *out_arch = arch;
+    return KGRT_STATUS_OK;
+  }
+  for (uint32_t i = 0; i < table->num_arches; ++i) {
+    if (table->arches[i]->sim_image != NULL && table->arches[i]->sim_image_size > 0) {
+      *out_arch = table->arches[i];
+      return KGRT_STATUS_OK;
+    }
+  }
+  return kgrt_error_no_matching_arch(err, table, "sim (no arch has a sim image)");
+}
+
+static void kgrt_sim_program_unload(kgrt_device_t *device, kgrt_device_program_t *program) {
+  if (program == NULL)
+    return;
+  if (program->image != NULL)
+    kgrt_sim_image_unload(program->image);
+  kgrt_free(&device->alloc, program->entries);
+  kgrt_free(&device->alloc, program);
+}
+
+static kgrt_status_t kgrt_sim_program_load(kgrt_device_t *device,
+                                           const kgrt_model_table_t *table,
+                                           const kgrt_arch_table_t *arch,
+                                           kgrt_device_program_t **out_program,
+                                           kgrt_error_t *err) {
+  kgrt_sim_device_t *sim = kgrt_sim_cast(device);
+  const char *name = table->name != NULL ? table->name : "?";
+  *out_program = NULL;
+  kgrt_device_program_t *p = kgrt_calloc(&device->alloc, 1, sizeof *p);
+  if (p != NULL)
+    p->entries = kgrt_calloc(&device->alloc, arch->num_kernels, sizeof *p->entries);
+  if (p == NULL || p->entries == NULL) {
+    kgrt_sim_program_unload(device, p);
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "sim: out of host memory");
+  }
+  p->wave_size = sim->wave != 0 ? sim->wave : arch->wave_size;
+
+  char reason[256];
+  reason[0] = '\0';
+  if (kgrt_sim_image_load(arch->sim_image, arch->sim_image_size, &device->alloc, &p->image,
+                          reason, sizeof reason) != 0) {
+    p->image = NULL;
+    kgrt_sim_program_unload(device, p);
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT, "model %s: %s sim image: %s",
+                          name, arch->arch, reason);
+  }
+  for (uint32_t k = 0; k < arch->num_kernels; ++k) {
+    p->entries[k] = kgrt_sim_image_entry(p->image, arch->kernels[k].name);
+    if (p->entries[k] == NULL) {
+      kgrt_status_t st = kgrt_error_set(err, KGRT_STATUS_MISSING_KERNEL,
+                                        "model %s: %s sim image has no %s__sim", name,
+                                        arch->arch, arch->kernels[k].name);
+      kgrt_sim_program_unload(device, p);
+      return st;
+    }
+  }
+  *out_program = p;
+  return KGRT_STATUS_OK;
+}
+
+/* The allocation's start is kept in the 8 bytes before the aligned block. */
+static kgrt_status_t kgrt_sim_buffer_alloc(kgrt_device_t *device, size_t bytes,
+                                           uint64_t *out_addr, kgrt_error_t *err) {
+  *out_addr = 0;
+  if (bytes > SIZE_MAX - KGRT_SIM_ALIGN - sizeof(void *))
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "sim: %zu bytes is too large",
+                          bytes);
+  unsigned char *raw = kgrt_alloc(&device->alloc, bytes + KGRT_SIM_ALIGN + sizeof(void *));
+  if (raw == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
+                          "sim: out of host memory for a %zu-byte buffer", bytes);
+  uintptr_t start = (uintptr_t)(raw + sizeof(void *));
+  unsigned char *p = (unsigned char *)((start + KGRT_SIM_ALIGN - 1) &
+                                       ~(uintptr_t)(KGRT_SIM_ALIGN - 1));
+  memcpy(p - sizeof(void *), &raw, sizeof raw);
+  memset(p, 0, bytes);
+  *out_addr = (uint64_t)(uintptr_t)p;
+  return KGRT_STATUS_OK;
+}
+
+static void kgrt_sim_buffer_free(kgrt_device_t *device, uint64_t addr) {
+  if (addr == 0)
+    return;
+  unsigned char *p = (unsigned char *)(uintptr_t)addr;
+  void *raw;
+  memcpy(&raw, p - sizeof(void *), sizeof raw);
+  kgrt_free(&device->alloc, raw);
+}
+
+static kgrt_status_t kgrt_sim_buffer_write(kgrt_device_t *device,
+                                           kgrt_device_program_t *program, uint64_t dst,
+                                           const void *src, size_t bytes,
+                                           kgrt_error_t *err) {
+  (void)device, (void)program, (void)err;
+  memcpy((void *)(uintptr_t)dst, src, bytes);
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_sim_buffer_read(kgrt_device_t *device,
+                                          kgrt_device_program_t *program, void *dst,
+                                          uint64_t src, size_t bytes, kgrt_error_t *err) {
+  (void)device, (void)program, (void)err;
+  memcpy(dst, (const void *)(uintptr_t)src, bytes);
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_sim_launch(kgrt_device_t *device, kgrt_device_program_t *program,
+                                     const kgrt_device_launch_t *launch, kgrt_error_t *err) {
+  kgrt_sim_device_t *sim = kgrt_sim_cast(device);
+  kgrt_sim_launch_t l = {
+      .kernel = launch->kernel_name,
+      .entry = program->entries[launch->kernel],
+      .kernarg = launch->kernarg,
+      .arg_bytes = launch->arg_bytes,
+      .grid_x = launch->grid_x,
+      .block_x = launch->block_x,
+      .wave_size = program->wave_size,
+      .workers = sim->workers,
+  };
+  char reason[256];
+  reason[0] = '\0';
+  if (kgrt_sim_run(&l, &device->alloc, reason, sizeof reason) != 0)
+    return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR, "sim: %s", reason);
+  return KGRT_STATUS_OK;
+}
+
+static const kgrt_device_vtable_t kgrt_sim_vtable = {
+    .destroy = kgrt_sim_destroy,
+    .arch_select = kgrt_sim_arch_select,
+    .program_load = kgrt_sim_program_load,
+    .program_unload = kgrt_sim_program_unload,
+    .buffer_alloc = kgrt_sim_buffer_alloc,
+    .buffer_free = kgrt_sim_buffer_free,
+    .buffer_write = kgrt_sim_buffer_write,
+    .buffer_read = kgrt_sim_buffer_read,
+    .launch = kgrt_sim_launch,
+};
+
+/* "key=N" at *s (up to ',' or the end) -> value; advances *s; -1 on error. */
+static int kgrt_sim_option(const char **s, const char *key, unsigned max, unsigned *out) {
+  size_t n = strlen(key);
+  if (strncmp(*s, key, n) != 0 || (*s)[n] != '=')
+    return 0;
+  const char *p = *s + n + 1;
+  unsigned long v = 0;
+  if (*p < '0' || *p > '9')
+    return -1;
+  for (; *p >= '0' && *p <= '9'; ++p) {
+    v = v * 10 + (unsigned long)(*p - '0');
+    if (v > max)
+      return -1;
+  }
+  if (*p != ',' && *p != '\0')
+    return -1;
+  *out = (unsigned)v;
+  *s = *p == ',' ? p + 1 : p;
+  return 1;
+}
+
+kgrt_status_t kgrt_device_sim_create(const char *arch, const char *options,
+                                     const kgrt_allocator_t *alloc,
+                                     kgrt_device_t **out_device, kgrt_error_t *err) {
+  *out_device = NULL;
+  unsigned wave = 0, workers = 0;
+  if (options != NULL && *options == '\0')
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "sim: empty option list");
+  for (const char *s = options; s != NULL && *s != '\0';) {
+    const char *at = s;
+    int r = kgrt_sim_option(&s, "wave", 64, &wave);
+    if (r == 1 && (wave == 0 || (wave & (wave - 1)) != 0))
+      r = -1;
+    if (r == 0)
+      r = kgrt_sim_option(&s, "workers", 4096, &workers);
+    if (r <= 0)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "sim: bad option '%s' (expected wave=N, N a power of two up "
+                            "to 64, or workers=N)",
+                            at);
+  }
+  if (arch != NULL && strlen(arch) >= sizeof(((kgrt_sim_device_t *)0)->arch))
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "sim: arch name too long");
+
+  kgrt_sim_device_t *sim = kgrt_calloc(alloc, 1, sizeof *sim);
+  if (sim == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "sim: out of host memory");
+  sim->base.vtable = &kgrt_sim_vtable;
+  if (alloc != NULL)
+    sim->base.alloc = *alloc;
+  if (arch != NULL)
+    strcpy(sim->arch, arch);
+  sim->wave = wave;
+  sim->workers = workers;
+  /* The canonical spec: "sim[:ARCH][,wave=N][,workers=N]". */
+  int n = snprintf(sim->base.name, sizeof sim->base.name, "sim%s%s", arch ? ":" : "",
+                   arch ? arch : "");
+  if (wave != 0)
+    n += snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",wave=%u", wave);
+  if (workers != 0)
+    snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",workers=%u", workers);
+  *out_device = &sim->base;
+  return KGRT_STATUS_OK;
+}

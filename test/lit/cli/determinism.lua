@@ -1,0 +1,9 @@
+-- the same inputs give byte-identical files: twice, and from another folder.
+-- RUN: rm -rf %t && mkdir -p %t/elsewhere
+-- RUN: %kgen --arch gfx1100,gfx942 %examples/blocks.lua -o %t/a > /dev/null
+-- RUN: %kgen --arch gfx1100,gfx942 %examples/blocks.lua -o %t/b > /dev/null
+-- RUN: cp %examples/blocks.lua %t/elsewhere/ && cd %t/elsewhere && %kgen --arch gfx1100,gfx942 blocks.lua -o ../c > /dev/null
+-- RUN: diff -r %t/a %t/b
+-- RUN: diff -r %t/a %t/c
+-- RUN: ls %t/a | FileCheck %s
+-- CHECK: blocks_gfx942.hsaco

@@ -1,0 +1,10 @@
+-- --list-ops lists every op with its one-line doc.
+-- RUN: %kgen --list-ops | FileCheck %s
+-- CHECK-DAG: {{^}}add {{.*}}a + b
+-- CHECK-DAG: {{^}}mul {{.*}}a * b
+-- CHECK-DAG: {{^}}silu {{.*}}sigmoid
+-- CHECK-DAG: {{^}}gelu {{.*}}tanh
+-- CHECK-DAG: {{^}}scale {{.*}}factor
+-- CHECK-DAG: {{^}}cast {{.*}}dtype
+-- CHECK-DAG: {{^}}rmsnorm {{.*}}eps
+-- CHECK-DAG: {{^}}softmax {{.*}}scale

@@ -1,0 +1,6 @@
+-- --list-targets lists every file in targets/, with its wave size.
+-- RUN: %kgen --list-targets | FileCheck %s
+-- CHECK: gfx1030 wave32
+-- CHECK: gfx1100 wave32
+-- CHECK: gfx90a wave64
+-- CHECK: gfx942 wave64

@@ -1,0 +1,7 @@
+-- --version and --help print and exit 0.
+-- RUN: %kgen --version | FileCheck %s --check-prefix=VERSION
+-- RUN: %kgen --help | FileCheck %s --check-prefix=HELP
+-- VERSION: kgen 0.1.0
+-- HELP: usage: kgen --arch
+-- HELP: --emit=KIND
+-- HELP: --compiler=NAME

@@ -1,0 +1,4 @@
+-- an unknown option names itself.
+-- RUN: rm -rf %t; %kgen --frobnicate --arch gfx1100 %s -o %t > %t.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t && FileCheck %s < %t.log
+-- CHECK: kgen: error: unknown option --frobnicate (see --help)

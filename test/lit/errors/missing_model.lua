@@ -1,0 +1,4 @@
+-- a missing model file.
+-- RUN: rm -rf %t; %kgen --arch gfx1100 %t.nosuch.lua -o %t > %t.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t && FileCheck %s < %t.log
+-- CHECK: nosuch.lua: error: cannot open

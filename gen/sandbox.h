@@ -16,8 +16,8 @@
  *                  __pairs is honoured. next() stays, and its order is
  *                  unspecified (it changes from run to run).
  *   tostring(v)    tables, functions, userdata without __tostring give their
- *                  type name ("table"), never an address; string.format's %s
- *                  does the same and %p is refused.
+ *                  __name or type name ("table"), never an address; %s in
+ *                  string.format does the same and %p is refused.
  *   print(...)     writes its arguments tab-separated to stderr (stdout may be
  *                  carrying generated output).
  *   math.random    seeded with a fixed seed; math.randomseed() without
@@ -65,8 +65,9 @@ void kg_sandbox_opts_default(kg_sandbox_opts_t *opts);
 typedef struct kg_sandbox kg_sandbox_t;
 
 /* Creates a sandbox for the model at `model_path` (as the user gave it; its
- * folder is where require looks after kgen's lua/). `opts` may be NULL for the
- * defaults. Sets *out (NULL on failure). */
+ * folder is where require looks after kgen's lua/; NULL: no model, require
+ * sees lua/ only). `opts` may be NULL for the defaults. Sets *out (NULL on
+ * failure). */
 int kg_sandbox_new(const kg_sandbox_opts_t *opts, const char *model_path,
                    kg_sandbox_t **out, kg_diag_t *d);
 

@@ -148,13 +148,14 @@ kgrt_status_t kgrt_device_open(const char *spec, const kgrt_allocator_t *alloc,
   const char *options = *rest == ',' ? rest + 1 : NULL;
 
   if (strcmp(kind, "sim") == 0)
-    return kgrt_device_sim_create(has_part ? part : NULL, options, alloc, out_device, err);
+    return kgrt_device_sim_create(has_part ? part : NULL, options, alloc, out_device,
+                                  err);
   if (strcmp(kind, "hip") == 0 || strcmp(kind, "cuda") == 0) {
     int ordinal = kgrt_spec_ordinal(part, has_part);
     if (ordinal < 0)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                            "device spec '%s': expected %s:N with N a device number", spec,
-                            kind);
+                            "device spec '%s': expected %s:N with N a device number",
+                            spec, kind);
     if (kind[0] == 'c')
       return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "cuda device not built yet");
     return kgrt_device_hip_create(ordinal, options, alloc, out_device, err);
@@ -198,8 +199,8 @@ kgrt_status_t kgrt_error_no_matching_arch(kgrt_error_t *err,
     len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
                             table->arches[i]->arch);
   return kgrt_error_set(err, KGRT_STATUS_NO_MATCHING_ARCH,
-                        "model %s: built for %s; device is %s", kgrt_table_name(table), list,
-                        device_arch);
+                        "model %s: built for %s; device is %s", kgrt_table_name(table),
+                        list, device_arch);
 }
 
 static size_t kgrt_dtype_size(kgrt_dtype_t dtype) {
@@ -228,7 +229,8 @@ static int kgrt_expr_eval(const kgrt_expr_t *e, const int64_t *dims, int64_t *ou
 }
 
 /* Byte size of a tensor with `dims`; -1 on overflow. */
-static int kgrt_tensor_size(const kgrt_tensor_info_t *t, const int64_t *dims, size_t *out) {
+static int kgrt_tensor_size(const kgrt_tensor_info_t *t, const int64_t *dims,
+                            size_t *out) {
   uint64_t bytes = kgrt_dtype_size(t->dtype);
   for (uint32_t i = 0; i < t->rank; ++i) {
     int64_t d = t->dims[i].sym >= 0 ? dims[t->dims[i].sym] : t->dims[i].value;
@@ -249,8 +251,8 @@ static kgrt_status_t kgrt_check_expr(const kgrt_model_table_t *table, const int6
   for (int i = 0; i < KGRT_EXPR_SYMS; ++i)
     if (e->sym[i] >= 0 && (uint32_t)e->sym[i] >= table->num_syms)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                            "model %s: %s uses dim %d of %u", kgrt_table_name(table), what,
-                            e->sym[i], table->num_syms);
+                            "model %s: %s uses dim %d of %u", kgrt_table_name(table),
+                            what, e->sym[i], table->num_syms);
   if (kgrt_expr_eval(e, max, out_max) != 0)
     return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
                           "model %s: %s overflows with every dim at its max",
@@ -261,26 +263,27 @@ static kgrt_status_t kgrt_check_expr(const kgrt_model_table_t *table, const int6
   return KGRT_STATUS_OK;
 }
 
-static kgrt_status_t kgrt_check_tensors(const kgrt_model_table_t *table, const int64_t *max,
-                                        const kgrt_tensor_info_t *t, uint32_t n,
-                                        const char *kind, kgrt_error_t *err) {
+static kgrt_status_t kgrt_check_tensors(const kgrt_model_table_t *table,
+                                        const int64_t *max, const kgrt_tensor_info_t *t,
+                                        uint32_t n, const char *kind, kgrt_error_t *err) {
   if (n > 0 && t == NULL)
-    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "model %s: %ss table is NULL",
-                          kgrt_table_name(table), kind);
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "model %s: %ss table is NULL", kgrt_table_name(table), kind);
   for (uint32_t i = 0; i < n; ++i, ++t) {
     if (t->name == NULL)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                            "model %s: %s %u has no name", kgrt_table_name(table), kind, i);
+                            "model %s: %s %u has no name", kgrt_table_name(table), kind,
+                            i);
     if (kgrt_dtype_size(t->dtype) == 0 || t->rank > KGRT_MAX_DIMS)
-      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                            "model %s: %s %s: bad dtype %d or rank %u",
-                            kgrt_table_name(table), kind, t->name, (int)t->dtype, t->rank);
+      return kgrt_error_set(
+          err, KGRT_STATUS_INVALID_ARGUMENT, "model %s: %s %s: bad dtype %d or rank %u",
+          kgrt_table_name(table), kind, t->name, (int)t->dtype, t->rank);
     for (uint32_t d = 0; d < t->rank; ++d) {
       const kgrt_dim_t *dim = &t->dims[d];
       if (dim->sym >= 0 ? (uint32_t)dim->sym >= table->num_syms : dim->value < 0)
         return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                              "model %s: %s %s: dim %u is bad", kgrt_table_name(table), kind,
-                              t->name, d);
+                              "model %s: %s %s: dim %u is bad", kgrt_table_name(table),
+                              kind, t->name, d);
     }
     size_t bytes;
     if (kgrt_tensor_size(t, max, &bytes) != 0)
@@ -291,14 +294,16 @@ static kgrt_status_t kgrt_check_tensors(const kgrt_model_table_t *table, const i
   return KGRT_STATUS_OK;
 }
 
-static int kgrt_is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+static int kgrt_is_pow2(uint64_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
 
 /* The dims, before anything reads their maxima. */
 static kgrt_status_t kgrt_check_syms(const kgrt_model_table_t *table, kgrt_error_t *err) {
   const char *name = kgrt_table_name(table);
   if (table->num_syms > 0 && table->syms == NULL)
-    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "model %s: syms table is NULL",
-                          name);
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "model %s: syms table is NULL", name);
   for (uint32_t i = 0; i < table->num_syms; ++i)
     if (table->syms[i].name == NULL || table->syms[i].max < 1)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
@@ -320,9 +325,10 @@ static kgrt_status_t kgrt_check_interface(const kgrt_model_table_t *table,
 
 /* The size at the dims' maxima of the buffer a step argument binds. */
 static kgrt_status_t kgrt_space_capacity(const kgrt_model_table_t *table,
-                                         const kgrt_arch_table_t *arch, const int64_t *max,
-                                         const kgrt_step_arg_t *a, uint64_t *out,
-                                         kgrt_error_t *err, const char *what) {
+                                         const kgrt_arch_table_t *arch,
+                                         const int64_t *max, const kgrt_step_arg_t *a,
+                                         uint64_t *out, kgrt_error_t *err,
+                                         const char *what) {
   const kgrt_tensor_info_t *t = NULL;
   uint32_t n = 0;
   switch (a->space) {
@@ -366,14 +372,17 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
   if ((arch->num_kernels > 0 && arch->kernels == NULL) ||
       (arch->num_steps > 0 && arch->steps == NULL))
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                          "model %s: %s: kernels or steps table is NULL", name, arch->arch);
+                          "model %s: %s: kernels or steps table is NULL", name,
+                          arch->arch);
   for (uint32_t k = 0; k < arch->num_kernels; ++k) {
     const kgrt_kernel_t *kern = &arch->kernels[k];
     if (kern->name == NULL || kern->block_size == 0 || kern->block_size > 1024 ||
-        kern->num_args > KGRT_CODEOBJ_MAX_ARGS || (kern->num_args > 0 && kern->args == NULL))
-      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                            "model %s: %s: kernel %u: no name, bad block size or bad args",
-                            name, arch->arch, k);
+        kern->num_args > KGRT_CODEOBJ_MAX_ARGS ||
+        (kern->num_args > 0 && kern->args == NULL))
+      return kgrt_error_set(
+          err, KGRT_STATUS_INVALID_ARGUMENT,
+          "model %s: %s: kernel %u: no name, bad block size or bad args", name,
+          arch->arch, k);
     for (uint32_t i = 0; i < kern->num_args; ++i) {
       const kgrt_kernel_arg_t *a = &kern->args[i];
       if ((a->kind != KGRT_ARG_BUFFER && a->kind != KGRT_ARG_I64) || a->size != 8 ||
@@ -409,21 +418,23 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
     for (uint32_t i = 0; i < kern->num_args; ++i) {
       const kgrt_step_arg_t *a = &step->args[i];
       int64_t v = 0;
-      snprintf(what, sizeof what, "%s: step %u (%s) argument %u", arch->arch, s, kern->name,
-               i);
+      snprintf(what, sizeof what, "%s: step %u (%s) argument %u", arch->arch, s,
+               kern->name, i);
       if (kern->args[i].kind == KGRT_ARG_I64) {
         KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &a->value, 0, &v, err, what));
         continue;
       }
       uint64_t capacity = 0;
       KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &a->bytes, 1, &v, err, what));
-      KGRT_RETURN_IF_ERROR(kgrt_space_capacity(table, arch, max, a, &capacity, err, what));
+      KGRT_RETURN_IF_ERROR(
+          kgrt_space_capacity(table, arch, max, a, &capacity, err, what));
       if (a->offset > capacity || (uint64_t)v > capacity - a->offset)
         return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
                               "model %s: %s: %llu bytes at offset %llu pass the end of a "
                               "%llu-byte buffer",
                               name, what, (unsigned long long)v,
-                              (unsigned long long)a->offset, (unsigned long long)capacity);
+                              (unsigned long long)a->offset,
+                              (unsigned long long)capacity);
     }
   }
   return KGRT_STATUS_OK;
@@ -432,7 +443,8 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
 /* The code object against the table: ELF, machine, arch, kernels, layouts. */
 static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
                                         const kgrt_arch_table_t *arch,
-                                        const kgrt_allocator_t *alloc, kgrt_error_t *err) {
+                                        const kgrt_allocator_t *alloc,
+                                        kgrt_error_t *err) {
   const char *name = kgrt_table_name(table);
   if (arch->image == NULL || arch->image_size == 0)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
@@ -449,8 +461,8 @@ static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
   kgrt_status_t st = KGRT_STATUS_OK;
   if (co.machine != 224)
     st = kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
-                        "model %s: %s code object: e_machine is %u, not AMDGPU (224)", name,
-                        arch->arch, co.machine);
+                        "model %s: %s code object: e_machine is %u, not AMDGPU (224)",
+                        name, arch->arch, co.machine);
   else if (strcmp(co.arch, arch->arch) != 0)
     st = kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
                         "model %s: %s code object is built for %s", name, arch->arch,
@@ -480,8 +492,9 @@ static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
                           ck->max_block_size);
       break;
     }
-    if (ck->wave_size != 0 && (ck->wave_size != arch->wave_size ||
-                               (kern->wave_size != 0 && kern->wave_size != ck->wave_size))) {
+    if (ck->wave_size != 0 &&
+        (ck->wave_size != arch->wave_size ||
+         (kern->wave_size != 0 && kern->wave_size != ck->wave_size))) {
       st = kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
                           "model %s: %s: kernel %s: wave size %u in the code object, %u "
                           "in the table",
@@ -504,18 +517,20 @@ static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
       const char *want = ta->kind == KGRT_ARG_BUFFER ? "global_buffer" : "by_value";
       if (ca->offset != ta->offset || ca->size != ta->size ||
           strcmp(ca->value_kind, want) != 0)
-        st = kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
-                            "model %s: %s: kernel %s: argument %u is %s at offset %u size "
-                            "%u in the table, %s at offset %u size %u in the code object",
-                            name, arch->arch, kern->name, n, want, ta->offset, ta->size,
-                            ca->value_kind, ca->offset, ca->size);
+        st =
+            kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
+                           "model %s: %s: kernel %s: argument %u is %s at offset %u size "
+                           "%u in the table, %s at offset %u size %u in the code object",
+                           name, arch->arch, kern->name, n, want, ta->offset, ta->size,
+                           ca->value_kind, ca->offset, ca->size);
       n++;
     }
     if (st == KGRT_STATUS_OK && n != kern->num_args)
-      st = kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
-                          "model %s: %s: kernel %s takes %u arguments in the table, %u in "
-                          "the code object",
-                          name, arch->arch, kern->name, kern->num_args, n);
+      st =
+          kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
+                         "model %s: %s: kernel %s takes %u arguments in the table, %u in "
+                         "the code object",
+                         name, arch->arch, kern->name, kern->num_args, n);
   }
   kgrt_codeobj_free(&co, alloc);
   return st;
@@ -620,15 +635,15 @@ static kgrt_status_t kgrt_model_init(kgrt_model_t *model, kgrt_error_t *err) {
                             (unsigned long long)arch->arena_bytes);
     KGRT_RETURN_IF_ERROR(dev->vtable->buffer_alloc(
         dev, (size_t)(arch->arena_bytes + align), &model->arena_raw, err));
-    model->arena_addr = align ? (model->arena_raw + align - 1) & ~(align - 1)
-                              : model->arena_raw;
+    model->arena_addr =
+        align ? (model->arena_raw + align - 1) & ~(align - 1) : model->arena_raw;
   }
   KGRT_RETURN_IF_ERROR(
       kgrt_buffers_alloc(model, table->inputs, table->num_inputs, &model->inputs, err));
-  KGRT_RETURN_IF_ERROR(
-      kgrt_buffers_alloc(model, table->weights, table->num_weights, &model->weights, err));
-  KGRT_RETURN_IF_ERROR(
-      kgrt_buffers_alloc(model, table->outputs, table->num_outputs, &model->outputs, err));
+  KGRT_RETURN_IF_ERROR(kgrt_buffers_alloc(model, table->weights, table->num_weights,
+                                          &model->weights, err));
+  KGRT_RETURN_IF_ERROR(kgrt_buffers_alloc(model, table->outputs, table->num_outputs,
+                                          &model->outputs, err));
   return KGRT_STATUS_OK;
 }
 
@@ -804,8 +819,8 @@ static kgrt_status_t kgrt_model_bind(kgrt_model_t *model, kgrt_tensor_kind_t kin
                           kgrt_table_name(model->table), kind_name, name, want, bytes);
   b->bound = 0;
   if (bytes > 0)
-    KGRT_RETURN_IF_ERROR(model->device->vtable->buffer_write(model->device, model->program,
-                                                             b->addr, host, bytes, err));
+    KGRT_RETURN_IF_ERROR(model->device->vtable->buffer_write(
+        model->device, model->program, b->addr, host, bytes, err));
   b->bound = 1;
   b->bound_bytes = bytes;
   return KGRT_STATUS_OK;
@@ -816,15 +831,16 @@ kgrt_status_t kgrt_model_set_weight(kgrt_model_t *model, const char *name,
   return kgrt_model_bind(model, KGRT_TENSOR_WEIGHT, name, host, bytes, err);
 }
 
-kgrt_status_t kgrt_model_set_input(kgrt_model_t *model, const char *name, const void *host,
-                                   size_t bytes, kgrt_error_t *err) {
+kgrt_status_t kgrt_model_set_input(kgrt_model_t *model, const char *name,
+                                   const void *host, size_t bytes, kgrt_error_t *err) {
   return kgrt_model_bind(model, KGRT_TENSOR_INPUT, name, host, bytes, err);
 }
 
 /* ---- the plan ------------------------------------------------------------- */
 
 /* Every dim set; every input and weight bound at the size the dims give now. */
-static kgrt_status_t kgrt_model_check_ready(const kgrt_model_t *model, kgrt_error_t *err) {
+static kgrt_status_t kgrt_model_check_ready(const kgrt_model_t *model,
+                                            kgrt_error_t *err) {
   const kgrt_model_table_t *table = model->table;
   const char *name = kgrt_table_name(table);
   for (uint32_t i = 0; i < table->num_syms; ++i)
@@ -832,8 +848,10 @@ static kgrt_status_t kgrt_model_check_ready(const kgrt_model_t *model, kgrt_erro
       return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
                             "model %s: dim %s is not set", name, table->syms[i].name);
   for (int kind = KGRT_TENSOR_INPUT; kind <= KGRT_TENSOR_WEIGHT; ++kind) {
-    const kgrt_tensor_info_t *t = kind == KGRT_TENSOR_INPUT ? table->inputs : table->weights;
-    const kgrt_tensor_buffer_t *b = kind == KGRT_TENSOR_INPUT ? model->inputs : model->weights;
+    const kgrt_tensor_info_t *t =
+        kind == KGRT_TENSOR_INPUT ? table->inputs : table->weights;
+    const kgrt_tensor_buffer_t *b =
+        kind == KGRT_TENSOR_INPUT ? model->inputs : model->weights;
     uint32_t n = kind == KGRT_TENSOR_INPUT ? table->num_inputs : table->num_weights;
     for (uint32_t i = 0; i < n; ++i) {
       size_t now = 0;
@@ -853,7 +871,8 @@ static kgrt_status_t kgrt_model_check_ready(const kgrt_model_t *model, kgrt_erro
   return KGRT_STATUS_OK;
 }
 
-static uint64_t kgrt_model_space_addr(const kgrt_model_t *model, const kgrt_step_arg_t *a) {
+static uint64_t kgrt_model_space_addr(const kgrt_model_t *model,
+                                      const kgrt_step_arg_t *a) {
   switch (a->space) {
   case KGRT_SPACE_INPUT:
     return model->inputs[a->index].addr + a->offset;
@@ -890,7 +909,8 @@ static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
       model->arg_bytes[i] = 0;
     } else {
       kgrt_expr_eval(&a->bytes, model->dims, &v);
-      kgrt_store_u64(model->kernarg + kern->args[i].offset, kgrt_model_space_addr(model, a));
+      kgrt_store_u64(model->kernarg + kern->args[i].offset,
+                     kgrt_model_space_addr(model, a));
       model->arg_bytes[i] = (unsigned long long)v;
     }
   }
@@ -910,7 +930,8 @@ static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
 kgrt_status_t kgrt_model_run(kgrt_model_t *model, kgrt_error_t *err) {
   kgrt_error_clear(err);
   if (model == NULL)
-    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "kgrt_model_run: model is NULL");
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_run: model is NULL");
   model->has_run = 0;
   KGRT_RETURN_IF_ERROR(kgrt_model_check_ready(model, err));
   for (uint32_t s = 0; s < model->arch->num_steps; ++s)
@@ -933,9 +954,10 @@ kgrt_status_t kgrt_model_get_output(kgrt_model_t *model, const char *name, void 
   size_t want;
   KGRT_RETURN_IF_ERROR(kgrt_tensor_bytes_now(model, KGRT_TENSOR_OUTPUT, t, &want, err));
   if (bytes != want)
-    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
-                          "model %s: output %s is %zu bytes with the dims set now, got %zu",
-                          kgrt_table_name(model->table), name, want, bytes);
+    return kgrt_error_set(
+        err, KGRT_STATUS_OUT_OF_RANGE,
+        "model %s: output %s is %zu bytes with the dims set now, got %zu",
+        kgrt_table_name(model->table), name, want, bytes);
   if (!model->has_run)
     return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
                           "model %s: output %s read before a run with the dims set now",

@@ -34,7 +34,7 @@ typedef enum kgrt_status {
   KGRT_STATUS_UNAVAILABLE,         /* driver library or device absent */
   KGRT_STATUS_NOT_FOUND,           /* no dim, input, weight or output of that name */
   KGRT_STATUS_NO_MATCHING_ARCH,    /* the model was not built for the device's arch */
-  KGRT_STATUS_INVALID_CODE_OBJECT, /* truncated, wrong ELF class/machine/arch, bad sim image */
+  KGRT_STATUS_INVALID_CODE_OBJECT, /* truncated, bad ELF class/machine/arch, sim image */
   KGRT_STATUS_MISSING_KERNEL,      /* a kernel of the table is not in the code object */
   KGRT_STATUS_ABI_MISMATCH,        /* table ABI, or table and code object disagree */
   KGRT_STATUS_OUT_OF_MEMORY,
@@ -98,8 +98,8 @@ kgrt_status_t kgrt_model_tensor_bytes(const kgrt_model_t *model, const char *nam
  * while a dim it depends on had another value must be bound again. */
 kgrt_status_t kgrt_model_set_weight(kgrt_model_t *model, const char *name,
                                     const void *host, size_t bytes, kgrt_error_t *err);
-kgrt_status_t kgrt_model_set_input(kgrt_model_t *model, const char *name, const void *host,
-                                   size_t bytes, kgrt_error_t *err);
+kgrt_status_t kgrt_model_set_input(kgrt_model_t *model, const char *name,
+                                   const void *host, size_t bytes, kgrt_error_t *err);
 
 /* Runs the launch plan. Every dim must be set and every input and weight
  * bound. Launches may complete asynchronously (hip); errors they raise are

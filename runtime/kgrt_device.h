@@ -92,8 +92,8 @@ KGRT_INTERNAL kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t stat
                                            const char *fmt, ...) KGRT_PRINTF(3, 4);
 
 /* The arch table called `arch` ("gfx1100"), or NULL. */
-KGRT_INTERNAL const kgrt_arch_table_t *kgrt_table_find_arch(const kgrt_model_table_t *table,
-                                                            const char *arch);
+KGRT_INTERNAL const kgrt_arch_table_t *
+kgrt_table_find_arch(const kgrt_model_table_t *table, const char *arch);
 
 /* KGRT_STATUS_NO_MATCHING_ARCH with "model NAME: built for A, B; device is ARCH". */
 KGRT_INTERNAL kgrt_status_t kgrt_error_no_matching_arch(kgrt_error_t *err,

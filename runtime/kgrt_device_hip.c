@@ -53,9 +53,10 @@ typedef struct kgrt_hip_api {
   kgrt_hip_error_t (*hipModuleLoadData)(kgrt_hip_module_t *module, const void *image);
   kgrt_hip_error_t (*hipModuleGetFunction)(kgrt_hip_function_t *function,
                                            kgrt_hip_module_t module, const char *name);
-  kgrt_hip_error_t (*hipModuleLaunchKernel)(kgrt_hip_function_t f, unsigned gx, unsigned gy,
-                                            unsigned gz, unsigned bx, unsigned by,
-                                            unsigned bz, unsigned shared_bytes,
+  kgrt_hip_error_t (*hipModuleLaunchKernel)(kgrt_hip_function_t f, unsigned gx,
+                                            unsigned gy, unsigned gz, unsigned bx,
+                                            unsigned by, unsigned bz,
+                                            unsigned shared_bytes,
                                             kgrt_hip_stream_t stream, void **params,
                                             void **extra);
   kgrt_hip_error_t (*hipModuleUnload)(kgrt_hip_module_t module);
@@ -78,7 +79,8 @@ typedef struct kgrt_hip_symbol {
   int optional;
 } kgrt_hip_symbol_t;
 
-#define KGRT_HIP_SYMBOL(name, optional) {#name, offsetof(kgrt_hip_api_t, name), optional}
+#define KGRT_HIP_SYMBOL(name, optional)                                                  \
+  { #name, offsetof(kgrt_hip_api_t, name), optional }
 
 static const kgrt_hip_symbol_t kgrt_hip_symbols[] = {
     KGRT_HIP_SYMBOL(hipInit, 0),
@@ -169,7 +171,8 @@ static kgrt_status_t kgrt_hip_arch_select(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
-static void kgrt_hip_program_unload(kgrt_device_t *device, kgrt_device_program_t *program) {
+static void kgrt_hip_program_unload(kgrt_device_t *device,
+                                    kgrt_device_program_t *program) {
   kgrt_hip_device_t *hip = kgrt_hip_cast(device);
   if (program == NULL)
     return;
@@ -202,7 +205,8 @@ static kgrt_status_t kgrt_hip_program_load(kgrt_device_t *device,
   kgrt_hip_error_t e = hip->api.hipSetDevice(hip->ordinal);
   if (e != 0)
     st = kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipSetDevice");
-  if (st == KGRT_STATUS_OK && (e = hip->api.hipModuleLoadData(&p->module, arch->image)) != 0) {
+  if (st == KGRT_STATUS_OK &&
+      (e = hip->api.hipModuleLoadData(&p->module, arch->image)) != 0) {
     p->module = NULL;
     st = kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipModuleLoadData");
   }
@@ -258,9 +262,8 @@ static kgrt_status_t kgrt_hip_buffer_write(kgrt_device_t *device,
                                            kgrt_error_t *err) {
   kgrt_hip_device_t *hip = kgrt_hip_cast(device);
   /* HIP's prototype takes a non-const source. */
-  kgrt_hip_error_t e = hip->api.hipMemcpyHtoDAsync((void *)(uintptr_t)dst,
-                                                   (void *)(uintptr_t)src, bytes,
-                                                   program->stream);
+  kgrt_hip_error_t e = hip->api.hipMemcpyHtoDAsync(
+      (void *)(uintptr_t)dst, (void *)(uintptr_t)src, bytes, program->stream);
   if (e != 0)
     return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipMemcpyHtoDAsync");
   e = hip->api.hipStreamSynchronize(program->stream); /* the caller may reuse src */
@@ -273,8 +276,8 @@ static kgrt_status_t kgrt_hip_buffer_read(kgrt_device_t *device,
                                           kgrt_device_program_t *program, void *dst,
                                           uint64_t src, size_t bytes, kgrt_error_t *err) {
   kgrt_hip_device_t *hip = kgrt_hip_cast(device);
-  kgrt_hip_error_t e = hip->api.hipMemcpyDtoHAsync(dst, (void *)(uintptr_t)src, bytes,
-                                                   program->stream);
+  kgrt_hip_error_t e =
+      hip->api.hipMemcpyDtoHAsync(dst, (void *)(uintptr_t)src, bytes, program->stream);
   if (e != 0)
     return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipMemcpyDtoHAsync");
   e = hip->api.hipStreamSynchronize(program->stream); /* also reports launch faults */
@@ -283,13 +286,17 @@ static kgrt_status_t kgrt_hip_buffer_read(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
-static kgrt_status_t kgrt_hip_launch(kgrt_device_t *device, kgrt_device_program_t *program,
-                                     const kgrt_device_launch_t *launch, kgrt_error_t *err) {
+static kgrt_status_t kgrt_hip_launch(kgrt_device_t *device,
+                                     kgrt_device_program_t *program,
+                                     const kgrt_device_launch_t *launch,
+                                     kgrt_error_t *err) {
   kgrt_hip_device_t *hip = kgrt_hip_cast(device);
   size_t size = launch->kernarg_size;
   void *extra[] = {
-      KGRT_HIP_LAUNCH_PARAM_BUFFER_POINTER, (void *)(uintptr_t)launch->kernarg,
-      KGRT_HIP_LAUNCH_PARAM_BUFFER_SIZE,    &size,
+      KGRT_HIP_LAUNCH_PARAM_BUFFER_POINTER,
+      (void *)(uintptr_t)launch->kernarg,
+      KGRT_HIP_LAUNCH_PARAM_BUFFER_SIZE,
+      &size,
       KGRT_HIP_LAUNCH_PARAM_END,
   };
   kgrt_hip_error_t e = hip->api.hipModuleLaunchKernel(
@@ -298,8 +305,9 @@ static kgrt_status_t kgrt_hip_launch(kgrt_device_t *device, kgrt_device_program_
   if (e != 0) {
     char why[160];
     return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR,
-                          "hip:%d: launching %s (%u x %u threads) failed: %s", hip->ordinal,
-                          launch->kernel_name, launch->grid_x, launch->block_x,
+                          "hip:%d: launching %s (%u x %u threads) failed: %s",
+                          hip->ordinal, launch->kernel_name, launch->grid_x,
+                          launch->block_x,
                           kgrt_hip_describe(&hip->api, e, why, sizeof why));
   }
   return KGRT_STATUS_OK;
@@ -321,13 +329,17 @@ static const kgrt_device_vtable_t kgrt_hip_vtable = {
 static kgrt_status_t kgrt_hip_library_open(kgrt_hip_device_t *hip, kgrt_error_t *err) {
   size_t n = sizeof kgrt_hip_libraries / sizeof kgrt_hip_libraries[0];
   for (size_t i = 0; i < n && hip->library == NULL; ++i) {
-    hip->library = dlopen(kgrt_hip_libraries[i], RTLD_NOW | RTLD_LOCAL);
+    /* NODELETE: closing the handle never unmaps the HIP runtime, whose
+     * threads and atexit handlers may outlive it, and whose constructors
+     * (ROCm 5.2) leak a little each time the library is mapped again. */
+    hip->library = dlopen(kgrt_hip_libraries[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     hip->library_name = kgrt_hip_libraries[i];
   }
   if (hip->library == NULL)
-    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
-                          "hip: libamdhip64 not found (tried libamdhip64.so.7, .so.6, .so.5, "
-                          ".so); is ROCm installed?");
+    return kgrt_error_set(
+        err, KGRT_STATUS_UNAVAILABLE,
+        "hip: libamdhip64 not found (tried libamdhip64.so.7, .so.6, .so.5, "
+        ".so); is ROCm installed?");
   for (size_t i = 0; i < sizeof kgrt_hip_symbols / sizeof kgrt_hip_symbols[0]; ++i) {
     const kgrt_hip_symbol_t *s = &kgrt_hip_symbols[i];
     void *sym = dlsym(hip->library, s->name);
@@ -337,7 +349,8 @@ static kgrt_status_t kgrt_hip_library_open(kgrt_hip_device_t *hip, kgrt_error_t 
     /* POSIX: a function's address round-trips through void *. */
     memcpy((char *)&hip->api + s->offset, &sym, sizeof sym);
   }
-  if (hip->api.hipGetDevicePropertiesR0600 == NULL && hip->api.hipGetDeviceProperties == NULL)
+  if (hip->api.hipGetDevicePropertiesR0600 == NULL &&
+      hip->api.hipGetDeviceProperties == NULL)
     return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
                           "hip: %s lacks hipGetDeviceProperties", hip->library_name);
   return KGRT_STATUS_OK;
@@ -350,10 +363,15 @@ static kgrt_status_t kgrt_hip_device_init(kgrt_hip_device_t *hip, kgrt_error_t *
   kgrt_hip_error_t init = api->hipInit(0);
   int count = 0;
   kgrt_hip_error_t e = api->hipGetDeviceCount(&count);
-  if (init != 0 || e != 0 || count <= 0)
+  if (init != 0 || e != 0 || count <= 0) {
+    char why_count[160];
     return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
-                          "hip: no AMD GPU found (%s loaded; hipInit: %s)", hip->library_name,
-                          kgrt_hip_describe(api, init != 0 ? init : e, why, sizeof why));
+                          "hip: no AMD GPU found (%s loaded; hipInit: %s; "
+                          "hipGetDeviceCount: %s, %d devices)",
+                          hip->library_name,
+                          kgrt_hip_describe(api, init, why, sizeof why),
+                          kgrt_hip_describe(api, e, why_count, sizeof why_count), count);
+  }
   if (hip->ordinal >= count)
     return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
                           "hip: device %d requested, %d found", hip->ordinal, count);

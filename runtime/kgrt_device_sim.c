@@ -18,9 +18,9 @@
 
 typedef struct kgrt_sim_device {
   kgrt_device_t base;
-  char arch[32];     /* "": the model's first arch with a sim image */
-  unsigned wave;     /* 0: the arch's wave size */
-  unsigned workers;  /* 0: one per CPU */
+  char arch[32];    /* "": the model's first arch with a sim image */
+  unsigned wave;    /* 0: the arch's wave size */
+  unsigned workers; /* 0: one per CPU */
 } kgrt_sim_device_t;
 
 struct kgrt_device_program {
@@ -50,7 +50,8 @@ static kgrt_status_t kgrt_sim_arch_select(kgrt_device_t *device,
       return kgrt_error_no_matching_arch(err, table, sim->arch);
     if (arch->sim_image == NULL || arch->sim_image_size == 0)
       return kgrt_error_set(err, KGRT_STATUS_NO_MATCHING_ARCH,
-                            "model %s: built for %s without a sim image", name, sim->arch);
+                            "model %s: built for %s without a sim image", name,
+                            sim->arch);
     *out_arch = arch;
     return KGRT_STATUS_OK;
   }
@@ -63,7 +64,8 @@ static kgrt_status_t kgrt_sim_arch_select(kgrt_device_t *device,
   return kgrt_error_no_matching_arch(err, table, "sim (no arch has a sim image)");
 }
 
-static void kgrt_sim_program_unload(kgrt_device_t *device, kgrt_device_program_t *program) {
+static void kgrt_sim_program_unload(kgrt_device_t *device,
+                                    kgrt_device_program_t *program) {
   if (program == NULL)
     return;
   if (program->image != NULL)
@@ -91,12 +93,12 @@ static kgrt_status_t kgrt_sim_program_load(kgrt_device_t *device,
 
   char reason[256];
   reason[0] = '\0';
-  if (kgrt_sim_image_load(arch->sim_image, arch->sim_image_size, &device->alloc, &p->image,
-                          reason, sizeof reason) != 0) {
+  if (kgrt_sim_image_load(arch->sim_image, arch->sim_image_size, &device->alloc,
+                          &p->image, reason, sizeof reason) != 0) {
     p->image = NULL;
     kgrt_sim_program_unload(device, p);
-    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT, "model %s: %s sim image: %s",
-                          name, arch->arch, reason);
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
+                          "model %s: %s sim image: %s", name, arch->arch, reason);
   }
   for (uint32_t k = 0; k < arch->num_kernels; ++k) {
     p->entries[k] = kgrt_sim_image_entry(p->image, arch->kernels[k].name);
@@ -119,13 +121,14 @@ static kgrt_status_t kgrt_sim_buffer_alloc(kgrt_device_t *device, size_t bytes,
   if (bytes > SIZE_MAX - KGRT_SIM_ALIGN - sizeof(void *))
     return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "sim: %zu bytes is too large",
                           bytes);
-  unsigned char *raw = kgrt_alloc(&device->alloc, bytes + KGRT_SIM_ALIGN + sizeof(void *));
+  unsigned char *raw =
+      kgrt_alloc(&device->alloc, bytes + KGRT_SIM_ALIGN + sizeof(void *));
   if (raw == NULL)
     return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
                           "sim: out of host memory for a %zu-byte buffer", bytes);
   uintptr_t start = (uintptr_t)(raw + sizeof(void *));
-  unsigned char *p = (unsigned char *)((start + KGRT_SIM_ALIGN - 1) &
-                                       ~(uintptr_t)(KGRT_SIM_ALIGN - 1));
+  unsigned char *p =
+      (unsigned char *)((start + KGRT_SIM_ALIGN - 1) & ~(uintptr_t)(KGRT_SIM_ALIGN - 1));
   memcpy(p - sizeof(void *), &raw, sizeof raw);
   memset(p, 0, bytes);
   *out_addr = (uint64_t)(uintptr_t)p;
@@ -158,8 +161,10 @@ static kgrt_status_t kgrt_sim_buffer_read(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
-static kgrt_status_t kgrt_sim_launch(kgrt_device_t *device, kgrt_device_program_t *program,
-                                     const kgrt_device_launch_t *launch, kgrt_error_t *err) {
+static kgrt_status_t kgrt_sim_launch(kgrt_device_t *device,
+                                     kgrt_device_program_t *program,
+                                     const kgrt_device_launch_t *launch,
+                                     kgrt_error_t *err) {
   kgrt_sim_device_t *sim = kgrt_sim_cast(device);
   kgrt_sim_launch_t l = {
       .kernel = launch->kernel_name,
@@ -248,9 +253,11 @@ kgrt_status_t kgrt_device_sim_create(const char *arch, const char *options,
   int n = snprintf(sim->base.name, sizeof sim->base.name, "sim%s%s", arch ? ":" : "",
                    arch ? arch : "");
   if (wave != 0)
-    n += snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",wave=%u", wave);
+    n +=
+        snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",wave=%u", wave);
   if (workers != 0)
-    snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",workers=%u", workers);
+    snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",workers=%u",
+             workers);
   *out_device = &sim->base;
   return KGRT_STATUS_OK;
 }

@@ -27,23 +27,8 @@ static const char *const clang_candidates[] = {
  * A clang named by --clang or $KGEN_CLANG is the only one tried: a wrong
  * explicit choice is an error, not a reason to pick another compiler. */
 static char *clang_find(const kg_compile_opts_t *opts, kg_buf_t *tried) {
-  if (opts->clang_path) {
-    kg_buf_puts(tried, opts->clang_path);
-    return kg_proc_find(opts->clang_path);
-  }
-  const char *env = getenv("KGEN_CLANG");
-  if (env && *env) {
-    kg_buf_printf(tried, "$KGEN_CLANG=%s", env);
-    return kg_proc_find(env);
-  }
-  kg_buf_puts(tried, "$KGEN_CLANG");
-  for (size_t i = 0; i < sizeof clang_candidates / sizeof clang_candidates[0]; i++) {
-    kg_buf_printf(tried, ", %s", clang_candidates[i]);
-    char *path = kg_proc_find(clang_candidates[i]);
-    if (path)
-      return path;
-  }
-  return NULL;
+  return kg_proc_pick(opts->clang_path, "KGEN_CLANG", clang_candidates,
+                      sizeof clang_candidates / sizeof clang_candidates[0], tried);
 }
 
 /* "19.1.7" from `clang --version` ("Debian clang version 19.1.7 (3~deb12u1)",

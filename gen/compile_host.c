@@ -23,19 +23,8 @@ static const char *const host_candidates[] = {
 /* The compiler to run, malloc'd, or NULL; `tried` gets the places looked at.
  * $KGEN_HOST_CXX, when set, is the only one tried. */
 static char *host_find(kg_buf_t *tried) {
-  const char *env = getenv("KGEN_HOST_CXX");
-  if (env && *env) {
-    kg_buf_printf(tried, "$KGEN_HOST_CXX=%s", env);
-    return kg_proc_find(env);
-  }
-  kg_buf_puts(tried, "$KGEN_HOST_CXX");
-  for (size_t i = 0; i < sizeof host_candidates / sizeof host_candidates[0]; i++) {
-    kg_buf_printf(tried, ", %s", host_candidates[i]);
-    char *path = kg_proc_find(host_candidates[i]);
-    if (path)
-      return path;
-  }
-  return NULL;
+  return kg_proc_pick(NULL, "KGEN_HOST_CXX", host_candidates,
+                      sizeof host_candidates / sizeof host_candidates[0], tried);
 }
 
 static int host_run(const char *cxx, const kg_tmpdir_t *dir, int verbose, kg_buf_t *out,

@@ -247,6 +247,27 @@ char *kg_proc_find(const char *name) {
   return NULL;
 }
 
+char *kg_proc_pick(const char *chosen, const char *env_var, const char *const *candidates,
+                   size_t num_candidates, kg_buf_t *tried) {
+  if (chosen) {
+    kg_buf_puts(tried, chosen);
+    return kg_proc_find(chosen);
+  }
+  const char *env = getenv(env_var);
+  if (env && *env) {
+    kg_buf_printf(tried, "$%s=%s", env_var, env);
+    return kg_proc_find(env);
+  }
+  kg_buf_printf(tried, "$%s", env_var);
+  for (size_t i = 0; i < num_candidates; i++) {
+    kg_buf_printf(tried, ", %s", candidates[i]);
+    char *path = kg_proc_find(candidates[i]);
+    if (path)
+      return path;
+  }
+  return NULL;
+}
+
 void kg_proc_first_error(const char *output, const char *tool, char *out, size_t cap) {
   const char *pick = NULL;
   for (const char *line = output; *line;) {

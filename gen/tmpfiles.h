@@ -39,6 +39,12 @@ int kg_proc_is_executable(const char *path);
 /* `name` with a '/' is checked as given; else each directory of $PATH is tried.
  * Returns a malloc'd path the caller frees, or NULL when none is executable. */
 char *kg_proc_find(const char *name);
+/* The tool to run, malloc'd, or NULL: `chosen` when not NULL (an explicit
+ * choice, the only one tried), else $`env_var` when set and not empty (also the
+ * only one tried), else the first of `candidates` found. `tried` gets the
+ * places looked at, for the error that names them. */
+char *kg_proc_pick(const char *chosen, const char *env_var, const char *const *candidates,
+                   size_t num_candidates, kg_buf_t *tried);
 
 /* Copies into `out` (cap bytes, NUL-terminated) the first line of a tool's
  * `output` that holds "error:", else its first non-blank line, else "". When

@@ -65,6 +65,23 @@ kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t status, const char
   return status;
 }
 
+void *kgrt_program_calloc(kgrt_device_t *device, size_t size, uint32_t count, size_t slot,
+                          void **out_slots, const char *device_kind, kgrt_error_t *err) {
+  const size_t head = (size + 15) / 16 * 16;
+  *out_slots = NULL;
+  if (count != 0 && slot > (SIZE_MAX - head) / count) {
+    kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "%s: out of host memory", device_kind);
+    return NULL;
+  }
+  unsigned char *p = kgrt_calloc(&device->alloc, 1, head + (size_t)count * slot);
+  if (p == NULL) {
+    kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "%s: out of host memory", device_kind);
+    return NULL;
+  }
+  *out_slots = p + head;
+  return p;
+}
+
 static void kgrt_error_clear(kgrt_error_t *err) {
   if (err != NULL) {
     err->status = KGRT_STATUS_OK;

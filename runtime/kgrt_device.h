@@ -91,6 +91,14 @@ KGRT_INTERNAL kgrt_status_t kgrt_device_hip_create(int ordinal, const char *opti
 KGRT_INTERNAL kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t status,
                                            const char *fmt, ...) KGRT_PRINTF(3, 4);
 
+/* One zeroed allocation from the device's allocator holding a program struct
+ * of `size` bytes and, after it, `count` per-kernel slots of `slot` bytes
+ * (*out_slots points at them). NULL with OUT_OF_MEMORY in *err (the message
+ * names `device_kind`) when it cannot be had. Freed with one kgrt_free. */
+KGRT_INTERNAL void *kgrt_program_calloc(kgrt_device_t *device, size_t size,
+                                        uint32_t count, size_t slot, void **out_slots,
+                                        const char *device_kind, kgrt_error_t *err);
+
 /* The arch table called `arch` ("gfx1100"), or NULL. */
 KGRT_INTERNAL const kgrt_arch_table_t *
 kgrt_table_find_arch(const kgrt_model_table_t *table, const char *arch);

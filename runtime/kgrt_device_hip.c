@@ -182,7 +182,6 @@ static void kgrt_hip_program_unload(kgrt_device_t *device,
   }
   if (program->module != NULL)
     hip->api.hipModuleUnload(program->module);
-  kgrt_free(&device->alloc, program->functions);
   kgrt_free(&device->alloc, program);
 }
 
@@ -194,13 +193,12 @@ static kgrt_status_t kgrt_hip_program_load(kgrt_device_t *device,
   kgrt_hip_device_t *hip = kgrt_hip_cast(device);
   const char *name = table->name != NULL ? table->name : "?";
   *out_program = NULL;
-  kgrt_device_program_t *p = kgrt_calloc(&device->alloc, 1, sizeof *p);
-  if (p != NULL)
-    p->functions = kgrt_calloc(&device->alloc, arch->num_kernels, sizeof *p->functions);
-  if (p == NULL || p->functions == NULL) {
-    kgrt_hip_program_unload(device, p);
-    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "hip: out of host memory");
-  }
+  void *slots;
+  kgrt_device_program_t *p = kgrt_program_calloc(
+      device, sizeof *p, arch->num_kernels, sizeof *p->functions, &slots, "hip", err);
+  if (p == NULL)
+    return KGRT_STATUS_OUT_OF_MEMORY;
+  p->functions = slots;
   kgrt_status_t st = KGRT_STATUS_OK;
   kgrt_hip_error_t e = hip->api.hipSetDevice(hip->ordinal);
   if (e != 0)

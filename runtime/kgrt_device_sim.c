@@ -70,7 +70,6 @@ static void kgrt_sim_program_unload(kgrt_device_t *device,
     return;
   if (program->image != NULL)
     kgrt_sim_image_unload(program->image);
-  kgrt_free(&device->alloc, program->entries);
   kgrt_free(&device->alloc, program);
 }
 
@@ -82,13 +81,12 @@ static kgrt_status_t kgrt_sim_program_load(kgrt_device_t *device,
   kgrt_sim_device_t *sim = kgrt_sim_cast(device);
   const char *name = table->name != NULL ? table->name : "?";
   *out_program = NULL;
-  kgrt_device_program_t *p = kgrt_calloc(&device->alloc, 1, sizeof *p);
-  if (p != NULL)
-    p->entries = kgrt_calloc(&device->alloc, arch->num_kernels, sizeof *p->entries);
-  if (p == NULL || p->entries == NULL) {
-    kgrt_sim_program_unload(device, p);
-    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "sim: out of host memory");
-  }
+  void *slots;
+  kgrt_device_program_t *p = kgrt_program_calloc(device, sizeof *p, arch->num_kernels,
+                                                 sizeof *p->entries, &slots, "sim", err);
+  if (p == NULL)
+    return KGRT_STATUS_OUT_OF_MEMORY;
+  p->entries = slots;
   p->wave_size = sim->wave != 0 ? sim->wave : arch->wave_size;
 
   char reason[256];

@@ -17,71 +17,15 @@
 
 #include "blocks.h"
 #include "kgrt.h"
+#include "kgrt_half.h"
 
 enum { D = 1024 };
 
-/* ---- host dtype conversions (round to nearest even) */
-static float f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 31, man = h & 1023;
-  uint32_t u;
-  if (exp == 31)
-    u = sign | 0x7f800000u | (man << 13);
-  else if (exp != 0)
-    u = sign | ((exp + 112) << 23) | (man << 13);
-  else if (man == 0)
-    u = sign;
-  else { /* subnormal: renormalise */
-    int e = -1;
-    do {
-      man <<= 1;
-      e++;
-    } while (!(man & 1024));
-    u = sign | ((uint32_t)(112 - e) << 23) | ((man & 1023) << 13);
-  }
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-static uint16_t f32_to_f16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  uint32_t sign = (u >> 16) & 0x8000u;
-  uint32_t a = u & 0x7fffffffu;
-  if (a > 0x7f800000u)
-    return (uint16_t)(sign | 0x7e00u);
-  if (a >= 0x477ff000u) /* rounds to >= 65520: inf */
-    return (uint16_t)(sign | 0x7c00u);
-  if (a < 0x38800000u) { /* subnormal or zero in f16 */
-    float af;
-    memcpy(&af, &a, 4);
-    return (uint16_t)(sign | (uint32_t)lrintf(af * 16777216.0f)); /* 2^24 */
-  }
-  uint32_t r = a + 0xfffu + ((a >> 13) & 1u); /* round to nearest even at bit 13 */
-  return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
-}
-
-static float bf16_to_f32(uint16_t b) {
-  uint32_t u = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-static uint16_t f32_to_bf16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return (uint16_t)((u >> 16) | 0x40u);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (uint16_t)(u >> 16);
-}
-
 static double round_f16(double v) {
-  return f16_to_f32(f32_to_f16((float)v));
+  return kgrt_f16_to_f32(kgrt_f32_to_f16((float)v));
 }
 static double round_bf16(double v) {
-  return bf16_to_f32(f32_to_bf16((float)v));
+  return kgrt_bf16_to_f32(kgrt_f32_to_bf16((float)v));
 }
 
 /* ---- random inputs: xorshift64*, uniform in [-2, 2) */
@@ -96,8 +40,8 @@ static float uniform(void) {
 
 static void fill_f16(uint16_t *h, double *ref, size_t n) {
   for (size_t i = 0; i < n; i++) {
-    h[i] = f32_to_f16(uniform());
-    ref[i] = f16_to_f32(h[i]);
+    h[i] = kgrt_f32_to_f16(uniform());
+    ref[i] = kgrt_f16_to_f32(h[i]);
   }
 }
 
@@ -215,13 +159,13 @@ int main(int argc, char **argv) {
   }
   ok = 1;
   for (size_t i = 0; i < n; i++)
-    got[i] = f16_to_f32(y[i]);
+    got[i] = kgrt_f16_to_f32(y[i]);
   ok &= check("y", got, ry, n, 1e-6);
   for (size_t i = 0; i < n; i++)
     got[i] = probs[i];
   ok &= check("probs", got, rp, n, 1e-9);
   for (size_t i = 0; i < n; i++)
-    got[i] = bf16_to_f32(gn[i]);
+    got[i] = kgrt_bf16_to_f32(gn[i]);
   ok &= check("gelu_norm", got, rgn, n, 1e-4);
   printf("blocks_demo: %s\n",
          ok ? "all outputs match the float64 reference" : "MISMATCH");

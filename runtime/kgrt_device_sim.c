@@ -128,7 +128,7 @@ static kgrt_status_t kgrt_sim_buffer_alloc(kgrt_device_t *device, size_t bytes,
   unsigned char *p =
       (unsigned char *)((start + KGRT_SIM_ALIGN - 1) & ~(uintptr_t)(KGRT_SIM_ALIGN - 1));
   memcpy(p - sizeof(void *), &raw, sizeof raw);
-  memset(p, 0, bytes);
+  memset(p, 0xff, bytes); /* poison: NaN in every float dtype, -1 in i32 */
   *out_addr = (uint64_t)(uintptr_t)p;
   return KGRT_STATUS_OK;
 }

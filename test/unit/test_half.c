@@ -28,7 +28,7 @@ static uint16_t ref_bf16(float f) {
   uint16_t lo = (uint16_t)(u >> 16), hi = (uint16_t)(lo + 1);
   double dl = fabs((double)f - kgrt_bf16_to_f32(lo));
   double vh = (hi & 0x7fffu) == 0x7f80u ? ldexp(f < 0 ? -1.0 : 1.0, 128) /* inf's place */
-                                       : kgrt_bf16_to_f32(hi);
+                                        : kgrt_bf16_to_f32(hi);
   double dh = fabs(vh - f);
   if ((u & 0xffffu) == 0)
     return lo;
@@ -50,7 +50,8 @@ int main(void) {
       bad++;
     /* the midpoint to the next value up (same sign): ties to even */
     if ((hb & 0x7fffu) < 0x7bffu) {
-      double mid = ((double)kgrt_f16_to_f32(hb) + kgrt_f16_to_f32((uint16_t)(hb + 1))) / 2;
+      double mid =
+          ((double)kgrt_f16_to_f32(hb) + kgrt_f16_to_f32((uint16_t)(hb + 1))) / 2;
       float fm = (float)mid;
       if ((double)fm == mid && !same_f16(kgrt_f32_to_f16(fm), ref_f16(fm)))
         bad++;

@@ -1,0 +1,65 @@
+/* kn_cases.c - the families of the numerics harness and the helpers kn_emit
+ * and kn_run share. */
+#include <stdio.h>
+#include <string.h>
+
+#include "kn.h"
+
+extern const kn_family_t kn_family_elementwise, kn_family_norm, kn_family_softmax;
+
+const kn_family_t *const kn_families[] = {
+    &kn_family_elementwise,
+    &kn_family_norm,
+    &kn_family_softmax,
+};
+const int kn_num_families = (int)(sizeof kn_families / sizeof kn_families[0]);
+
+const int64_t kn_default_sizes[KN_SIZES] = {1, 7, 64, 4097, 1000};
+
+static const char *const kn_dtype_names[] = {"f32", "f16", "bf16", "i32"};
+
+const char *kn_dtype_name(int dtype) {
+  return dtype >= 0 && dtype < 4 ? kn_dtype_names[dtype] : "?";
+}
+
+int kn_dtype_parse(const char *name) {
+  for (int i = 0; i < 4; i++)
+    if (strcmp(name, kn_dtype_names[i]) == 0)
+      return i;
+  return -1;
+}
+
+int64_t kn_case_size(const kn_case_t *c, int s) {
+  return c->layout == KN_ROWS && c->sizes[s] != 0 ? c->sizes[s] : kn_default_sizes[s];
+}
+
+int64_t kn_shape_numel(const char *shape, const kn_dims_t *d) {
+  int64_t n = 1;
+  const char *p = shape;
+  while (*p) {
+    if (*p == 'N' || *p == 'R' || *p == 'C') {
+      n *= *p == 'N' ? d->n : *p == 'R' ? d->r : d->c;
+      p++;
+    } else if (*p >= '0' && *p <= '9') {
+      int64_t v = 0;
+      while (*p >= '0' && *p <= '9')
+        v = v * 10 + (*p++ - '0');
+      n *= v;
+    } else {
+      return -1;
+    }
+    if (*p == ',')
+      p++;
+    else if (*p)
+      return -1;
+  }
+  return n;
+}
+
+void kn_instance_name(char *buf, size_t cap, int family, int index, const kn_case_t *c,
+                      int s) {
+  if (c->layout == KN_ROWS)
+    snprintf(buf, cap, "c%d_%d_s%d", family, index, s);
+  else
+    snprintf(buf, cap, "c%d_%d", family, index);
+}

@@ -75,7 +75,7 @@ static kg_list_t *find_list(const kg_holes_t *h, const char *name, size_t len) {
   return NULL;
 }
 
-kg_holes_t *kg_holes_add_item(kg_holes_t *h, const char *list) {
+static kg_list_t *list_get(kg_holes_t *h, const char *list) {
   kg_list_t *l = NULL;
   for (int i = 0; i < h->num_lists; i++)
     if (strcmp(h->lists[i].name, list) == 0)
@@ -87,6 +87,15 @@ kg_holes_t *kg_holes_add_item(kg_holes_t *h, const char *list) {
     l->count = 0;
     l->items = NULL;
   }
+  return l;
+}
+
+void kg_holes_set_list(kg_holes_t *h, const char *list) {
+  list_get(h, list);
+}
+
+kg_holes_t *kg_holes_add_item(kg_holes_t *h, const char *list) {
+  kg_list_t *l = list_get(h, list);
   l->items = kg_xrealloc(l->items, (size_t)(l->count + 1) * sizeof *l->items);
   return l->items[l->count++] = kg_holes_new();
 }

@@ -17,6 +17,8 @@ void kg_holes_free(kg_holes_t *h);
 /* Sets NAME (replacing an earlier value). */
 void kg_holes_set(kg_holes_t *h, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Declares LIST (with no items yet: {{#each LIST}} then expands to nothing). */
+void kg_holes_set_list(kg_holes_t *h, const char *list);
 /* Appends an item to LIST and returns it, for the caller to fill. */
 kg_holes_t *kg_holes_add_item(kg_holes_t *h, const char *list);
 

@@ -73,6 +73,7 @@ static int read_tensor(lua_State *L, kg_tensor_t *t, kg_diag_t *d) {
   t->io_index = -1;
   t->output_index = -1;
   t->producer = -1;
+  t->alias = -1;
   lua_getfield(L, top, "dtype");
   char *dt = lua_istable(L, -1) ? get_string(L, lua_gettop(L), "name") : NULL;
   lua_pop(L, 1);
@@ -131,6 +132,27 @@ static void read_holes(lua_State *L, int idx, kg_node_t *n) {
   lua_pop(L, 1);
 }
 
+/* A size at the top of the stack, a list of integers and syms (kgen.lua
+ * normalises node.dim_args so), as their product. */
+static int read_size(lua_State *L, kgrt_expr_t *e, const char *op, kg_diag_t *d) {
+  int idx = lua_gettop(L);
+  int n = (int)luaL_len(L, idx), ns = 0;
+  *e = kg_expr_const(1);
+  for (int i = 0; i < n; i++) {
+    lua_geti(L, idx, i + 1);
+    if (lua_isinteger(L, -1)) {
+      e->scale *= lua_tointeger(L, -1);
+    } else {
+      int64_t sym = lua_istable(L, -1) ? get_int(L, lua_gettop(L), "index", -1) : -1;
+      if (sym < 0 || ns == KGRT_EXPR_SYMS)
+        return kg_error(d, "internal: %s: a size argument is not a product of dims", op);
+      e->sym[ns++] = (int16_t)sym;
+    }
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
 static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t *d) {
   int top = lua_gettop(L);
   n->op = get_string(L, top, "op");
@@ -155,8 +177,37 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
       return kg_error(d, "internal: %s operand %d is not a tensor", n->op, i);
   }
   lua_pop(L, 1);
-  lua_getfield(L, top, "output");
-  n->output = table_id(L, lua_gettop(L));
+  lua_getfield(L, top, "outputs");
+  n->num_outputs = (int)luaL_len(L, -1);
+  if (n->num_outputs < 1 || n->num_outputs > KG_MAX_OUTPUTS)
+    return kg_error(d, "internal: %s has %d results", n->op, n->num_outputs);
+  for (int i = 0; i < n->num_outputs; i++) {
+    lua_geti(L, -1, i + 1);
+    n->outputs[i] = table_id(L, lua_gettop(L));
+    lua_pop(L, 1);
+    if (n->outputs[i] < 0 || n->outputs[i] >= g->num_tensors)
+      return kg_error(d, "internal: %s result %d is not a tensor", n->op, i);
+  }
+  lua_pop(L, 1);
+  n->output = n->outputs[0];
+  n->inplace = (int)get_int(L, top, "inplace", 0) - 1;
+  if (n->inplace >= n->num_inputs || (n->inplace >= 0 && n->num_outputs != 1))
+    return kg_error(d, "internal: %s: bad in-place operand", n->op);
+  lua_getfield(L, top, "grid_of");
+  n->grid_of = lua_istable(L, -1) ? table_id(L, lua_gettop(L)) : n->output;
+  lua_pop(L, 1);
+  lua_getfield(L, top, "dim_args");
+  if (lua_istable(L, -1)) {
+    n->num_dim_args = (int)luaL_len(L, -1);
+    if (n->num_dim_args > KG_MAX_DIM_ARGS)
+      return kg_error(d, "internal: %s: more than %d size arguments", n->op,
+                      KG_MAX_DIM_ARGS);
+    for (int i = 0; i < n->num_dim_args; i++) {
+      lua_geti(L, -1, i + 1);
+      KG_TRY(read_size(L, &n->dim_args[i], n->op, d));
+      lua_pop(L, 1);
+    }
+  }
   lua_pop(L, 1);
   read_holes(L, top, n);
   lua_getfield(L, top, "params_info");
@@ -212,7 +263,10 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     KG_TRY(read_node(L, g, &g->nodes[i], d));
     lua_pop(L, 1);
     kg_node_t *n = &g->nodes[i];
-    g->tensors[n->output].producer = i;
+    for (int k = 0; k < n->num_outputs; k++)
+      g->tensors[n->outputs[k]].producer = i;
+    if (n->inplace >= 0)
+      g->tensors[n->output].alias = n->inputs[n->inplace];
     for (int k = 0; k < n->num_inputs; k++)
       g->tensors[n->inputs[k]].uses++;
   }
@@ -239,6 +293,14 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     if (t->output_index >= 0)
       return kg_error_at(d, path, 0, "output %s: the tensor is already output %s",
                          g->outputs[i].name, g->outputs[t->output_index].name);
+    if (t->alias >= 0)
+      return kg_error_at(
+          d, path, 0,
+          "output %s: is an in-place update of %s; outputs must be new values",
+          g->outputs[i].name,
+          g->tensors[kg_tensor_storage(g, t->alias)].name
+              ? g->tensors[kg_tensor_storage(g, t->alias)].name
+              : "a value");
     if (t->kind != KG_TENSOR_VALUE)
       return kg_error_at(
           d, path, 0, "output %s: is an %s itself; outputs must be computed",

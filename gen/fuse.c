@@ -92,7 +92,11 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       continue;
     kg_kernel_t *k = &p->kernels[p->num_kernels];
     k->node = n;
-    k->output = g->nodes[n].output;
+    const kg_node_t *node = &g->nodes[n];
+    k->output = node->output;
+    if (node->inplace < 0)
+      for (int i = 0; i < node->num_outputs; i++)
+        k->outs[k->num_outs++] = node->outputs[i];
     k->tmpl = g->nodes[n].tmpl;
     kg_buf_t names;
     kg_buf_init(&names);

@@ -38,6 +38,12 @@ void kg_program_free(kg_program_t *p) {
   p->num_kernels = 0;
 }
 
+int kg_tensor_storage(const kg_graph_t *g, int t) {
+  while (t >= 0 && g->tensors[t].alias >= 0)
+    t = g->tensors[t].alias;
+  return t;
+}
+
 kgrt_expr_t kg_expr_const(int64_t v) {
   kgrt_expr_t e;
   e.scale = v;

@@ -14,6 +14,8 @@
 #include "kgrt_table.h"
 
 #define KG_MAX_INPUTS 16
+#define KG_MAX_OUTPUTS 4
+#define KG_MAX_DIM_ARGS 4
 
 typedef struct kg_dim {
   int64_t value; /* constant, when sym < 0 */
@@ -42,6 +44,7 @@ typedef struct kg_tensor {
   int rank;
   kg_dim_t dims[KGRT_MAX_DIMS];
   int producer; /* node index, or -1 */
+  int alias;    /* an in-place op's result: the operand tensor it updates, else -1 */
   int uses;     /* operand uses by nodes */
   /* set by plan.c for values that live in the arena */
   int in_arena;
@@ -58,11 +61,17 @@ typedef struct kg_node {
   char *tmpl; /* template: "map", "rmsnorm", ... */
   int num_inputs;
   int inputs[KG_MAX_INPUTS]; /* tensor ids */
-  int output;                /* tensor id */
-  char *expr;                /* map: expression over $0, $1, ... */
-  int rows_grid;             /* one workgroup per row of the last dim */
-  int64_t cols;              /* row kernels: the last dim */
-  int num_holes;             /* template holes from the op, sorted by name */
+  int output;                /* tensor id: outputs[0] */
+  int num_outputs;           /* results, in the order the op returns them */
+  int outputs[KG_MAX_OUTPUTS];
+  int inplace;      /* operand index the kernel updates in place, or -1 */
+  char *expr;       /* map: expression over $0, $1, ... */
+  int rows_grid;    /* one workgroup per row of the last dim */
+  int64_t cols;     /* row kernels: the row length */
+  int grid_of;      /* row kernels: rows = numel(this tensor) / cols */
+  int num_dim_args; /* run-time sizes passed as i64 kernel args */
+  kgrt_expr_t dim_args[KG_MAX_DIM_ARGS];
+  int num_holes; /* template holes from the op, sorted by name */
   kg_hole_t *holes;
   int params_ref; /* Lua registry ref of the op's params_info table, or -1 */
 } kg_node_t;
@@ -97,8 +106,10 @@ typedef struct kg_graph {
 typedef struct kg_kernel {
   char name[128];
   const char *tmpl;
-  int node; /* the root node (its output is the kernel's) */
-  int output;
+  int node;     /* the root node (its outputs are the kernel's) */
+  int output;   /* outs[0] */
+  int num_outs; /* tensors written: the root node's outputs (none when in place) */
+  int outs[KG_MAX_OUTPUTS];
   int num_ins; /* operands read from memory, in first-use order */
   int ins[KG_MAX_INPUTS];
   char *expr; /* map kernels: the fused expression over a0, a1, ... */
@@ -113,6 +124,9 @@ typedef struct kg_program {
 
 void kg_graph_free(kg_graph_t *g);
 void kg_program_free(kg_program_t *p);
+
+/* The tensor whose memory `t` is: t itself, or what an in-place result aliases. */
+int kg_tensor_storage(const kg_graph_t *g, int t);
 
 /* Size expressions (kgrt_expr_t): numel of a tensor, and evaluation with
  * every symbol at its max. */

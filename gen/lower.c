@@ -4,7 +4,8 @@
  * Gives: for each kernel its BLOCK/VEC, argument list and grid rule, and two
  * sources: the device one (what goes to comgr/clang) and the sim one (the
  * same kernels over the host prelude, plus thunks). Kernel argument order:
- * the operands read, then the output; map kernels add the element count. */
+ * the operands read (an in-place operand is writable), then the results; map
+ * kernels add the element count, other kernels the op's size arguments. */
 #include "lower.h"
 
 #include <lauxlib.h>
@@ -63,10 +64,38 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
   return 0;
 }
 
-static int add_buffer(kg_lowered_t *lw, int tensor, int is_const) {
+static int expr_is_const(const kgrt_expr_t *e) {
+  for (int i = 0; i < KGRT_EXPR_SYMS; i++)
+    if (e->sym[i] >= 0)
+      return 0;
+  return 1;
+}
+
+/* Same product: same scale and the same syms in any order. */
+static int expr_equal(const kgrt_expr_t *a, const kgrt_expr_t *b) {
+  if (a->scale != b->scale)
+    return 0;
+  int used[KGRT_EXPR_SYMS] = {0};
+  for (int i = 0; i < KGRT_EXPR_SYMS; i++) {
+    if (a->sym[i] < 0)
+      continue;
+    int found = 0;
+    for (int j = 0; j < KGRT_EXPR_SYMS && !found; j++)
+      if (!used[j] && b->sym[j] == a->sym[i])
+        used[j] = found = 1;
+    if (!found)
+      return 0;
+  }
+  for (int j = 0; j < KGRT_EXPR_SYMS; j++)
+    if (b->sym[j] >= 0 && !used[j])
+      return 0;
+  return 1;
+}
+
+static int add_buffer(const kg_graph_t *g, kg_lowered_t *lw, int tensor, int is_const) {
   kg_larg_t *a = &lw->args[lw->num_args++];
   a->kind = KGRT_ARG_BUFFER;
-  a->tensor = tensor;
+  a->tensor = kg_tensor_storage(g, tensor);
   a->is_const = is_const;
   a->value = kg_expr_const(0);
   return 0;
@@ -91,13 +120,34 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   for (int i = 0; i < n->num_holes; i++)
     kg_holes_set(h, n->holes[i].name, "%s", n->holes[i].value);
   for (int i = 0; i < k->num_ins; i++)
-    add_buffer(lw, k->ins[i], 1);
-  add_buffer(lw, k->output, 0);
+    add_buffer(g, lw, k->ins[i], k->expr || i != n->inplace);
+  for (int i = 0; i < k->num_outs; i++)
+    add_buffer(g, lw, k->outs[i], 0);
   if (k->expr) { /* map */
+    kg_holes_set_list(h, "IN");
     for (int i = 0; i < k->num_ins; i++) {
       kg_holes_t *item = kg_holes_add_item(h, "IN");
       kg_holes_set(item, "I", "%d", i);
       kg_holes_set(item, "T", "%s", g->tensors[k->ins[i]].dtype.ctype);
+      /* an operand broadcast over leading dims: element j is its j % numel */
+      kgrt_expr_t m;
+      if (kg_tensor_numel(g, &g->tensors[k->ins[i]], &m) || !expr_equal(&m, &numel)) {
+        if (!expr_is_const(&m)) {
+          kg_holes_free(h);
+          return kg_error(d, "internal: %s: operand %d is broadcast with a run-time size",
+                          k->name, i);
+        }
+        kg_holes_set(item, "MOD", "%lldL", (long long)m.scale);
+        kg_holes_set(item, "VIDX", "i %% %lldL", (long long)m.scale);
+        kg_holes_set(item, "TIDX", "j %% %lldL", (long long)m.scale);
+        kg_holes_set(item, "BVEC", "%s", m.scale % lw->vec == 0 ? "1" : "");
+        kg_holes_set(item, "BSCALAR", "%s", m.scale % lw->vec == 0 ? "" : "1");
+      } else {
+        kg_holes_set(item, "VIDX", "i");
+        kg_holes_set(item, "TIDX", "j");
+        kg_holes_set(item, "BVEC", "1");
+        kg_holes_set(item, "BSCALAR", "%s", "");
+      }
     }
     kg_holes_set(h, "OUT_T", "%s", out->dtype.ctype);
     kg_holes_set(h, "EXPR", "%s", k->expr);
@@ -108,11 +158,21 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     lw->units = numel;
     lw->per_block = (uint32_t)(lw->block * lw->vec);
   } else if (n->rows_grid) {
-    if (n->cols <= 0 || numel.scale % n->cols)
+    kgrt_expr_t all;
+    if (kg_tensor_numel(g, &g->tensors[n->grid_of], &all) || n->cols <= 0 ||
+        all.scale % n->cols) {
+      kg_holes_free(h);
       return kg_error(d, "internal: %s: rows of %lld", k->name, (long long)n->cols);
-    lw->units = numel;
+    }
+    lw->units = all;
     lw->units.scale /= n->cols;
     lw->per_block = 1;
+    for (int i = 0; i < n->num_dim_args; i++) {
+      kg_larg_t *a = &lw->args[lw->num_args++];
+      a->kind = KGRT_ARG_I64;
+      a->tensor = -1;
+      a->value = n->dim_args[i];
+    }
   } else {
     kg_holes_free(h);
     return kg_error(d, "internal: %s: template %s has no grid rule", k->name, k->tmpl);

@@ -9,7 +9,7 @@
 #include "sandbox.h"
 #include "target.h"
 
-#define KG_MAX_ARGS (KG_MAX_INPUTS + 2)
+#define KG_MAX_ARGS (KG_MAX_INPUTS + KG_MAX_OUTPUTS + KG_MAX_DIM_ARGS + 1)
 
 typedef struct kg_larg {
   kgrt_arg_kind_t kind;

@@ -20,6 +20,48 @@ static uint64_t align_up(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
 }
 
+/* Gives value `tv` (written by kernel k) the lowest free range that fits
+ * among the live ones, and adds it to them. Model outputs have buffers. */
+static int place(kg_graph_t *g, const kg_kernel_t *k, int tv, range_t *live, int *live_t,
+                 int *num_live, uint64_t *top, kg_diag_t *d) {
+  kg_tensor_t *t = &g->tensors[tv];
+  int nlive = *num_live;
+  if (t->output_index >= 0)
+    return 0;
+  kgrt_expr_t numel;
+  if (kg_tensor_numel(g, t, &numel))
+    return kg_error(d, "kernel %s: a value has more than %d symbolic dims", k->name,
+                    KGRT_EXPR_SYMS);
+  uint64_t size = align_up((uint64_t)kg_expr_at_max(g, &numel) * (uint64_t)t->dtype.size,
+                           KG_ARENA_ALIGN);
+  /* first fit among the gaps between live ranges (sorted by offset) */
+  for (int i = 1; i < nlive; i++)
+    for (int j = i; j > 0 && live[j - 1].off > live[j].off; j--) {
+      range_t r = live[j];
+      live[j] = live[j - 1];
+      live[j - 1] = r;
+      int x = live_t[j];
+      live_t[j] = live_t[j - 1];
+      live_t[j - 1] = x;
+    }
+  uint64_t off = 0;
+  for (int i = 0; i < nlive; i++) {
+    if (off + size <= live[i].off)
+      break;
+    if (live[i].off + live[i].size > off)
+      off = live[i].off + live[i].size;
+  }
+  t->in_arena = 1;
+  t->arena_offset = off;
+  if (off + size > *top)
+    *top = off + size;
+  live[nlive].off = off;
+  live[nlive].size = size;
+  live_t[nlive++] = tv;
+  *num_live = nlive;
+  return 0;
+}
+
 int kg_plan(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   int nk = p->num_kernels;
   int *last_use = kg_xmalloc((size_t)g->num_tensors * sizeof *last_use);
@@ -27,14 +69,15 @@ int kg_plan(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
     last_use[t] = -1;
   for (int k = 0; k < nk; k++)
     for (int i = 0; i < p->kernels[k].num_ins; i++)
-      last_use[p->kernels[k].ins[i]] = k;
+      last_use[kg_tensor_storage(g, p->kernels[k].ins[i])] = k;
 
-  range_t *live = kg_xcalloc((size_t)nk + 1, sizeof *live); /* by tensor order */
-  int *live_t = kg_xcalloc((size_t)nk + 1, sizeof *live_t);
+  size_t cap = (size_t)nk * KG_MAX_OUTPUTS + 1;
+  range_t *live = kg_xcalloc(cap, sizeof *live); /* by tensor order */
+  int *live_t = kg_xcalloc(cap, sizeof *live_t);
   int nlive = 0;
   uint64_t top = 0;
   int rc = 0;
-  for (int k = 0; k < nk; k++) {
+  for (int k = 0; k < nk && rc == 0; k++) {
     /* values whose last reader ran before this kernel are dead */
     int w = 0;
     for (int i = 0; i < nlive; i++)
@@ -43,41 +86,8 @@ int kg_plan(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
         live_t[w++] = live_t[i];
       }
     nlive = w;
-    kg_tensor_t *t = &g->tensors[p->kernels[k].output];
-    if (t->output_index >= 0)
-      continue;
-    kgrt_expr_t numel;
-    if (kg_tensor_numel(g, t, &numel)) {
-      rc = kg_error(d, "kernel %s: a value has more than %d symbolic dims",
-                    p->kernels[k].name, KGRT_EXPR_SYMS);
-      break;
-    }
-    uint64_t size = align_up(
-        (uint64_t)kg_expr_at_max(g, &numel) * (uint64_t)t->dtype.size, KG_ARENA_ALIGN);
-    /* first fit among the gaps between live ranges (sorted by offset) */
-    for (int i = 1; i < nlive; i++)
-      for (int j = i; j > 0 && live[j - 1].off > live[j].off; j--) {
-        range_t r = live[j];
-        live[j] = live[j - 1];
-        live[j - 1] = r;
-        int x = live_t[j];
-        live_t[j] = live_t[j - 1];
-        live_t[j - 1] = x;
-      }
-    uint64_t off = 0;
-    for (int i = 0; i < nlive; i++) {
-      if (off + size <= live[i].off)
-        break;
-      if (live[i].off + live[i].size > off)
-        off = live[i].off + live[i].size;
-    }
-    t->in_arena = 1;
-    t->arena_offset = off;
-    if (off + size > top)
-      top = off + size;
-    live[nlive].off = off;
-    live[nlive].size = size;
-    live_t[nlive++] = p->kernels[k].output;
+    for (int o = 0; o < p->kernels[k].num_outs && rc == 0; o++)
+      rc = place(g, &p->kernels[k], p->kernels[k].outs[o], live, live_t, &nlive, &top, d);
   }
   free(last_use);
   free(live);

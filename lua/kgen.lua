@@ -118,6 +118,8 @@ local function check_shape(what, shape)
   return out
 end
 
+kg.check_shape = check_shape
+
 local function check_dtype(what, dt)
   if not kg.is_dtype(dt) then
     fail("%s: dtype must be one of f32, f16, bf16, i32", what)
@@ -181,7 +183,15 @@ end
 --- kg.op{ name, doc, inputs = {"x", "weight?"}, attrs = {k = {default, type, check}},
 ---        positional = "attr" (a non-table trailing argument sets this attr),
 ---        build = function(node, ins, attrs) ... end }
---- build fills node.out_dtype, node.out_shape and the template facts.
+--- build fills node.out_dtype, node.out_shape and the template facts; also,
+--- where the op needs them:
+---   node.extra_outputs = { {dtype =, shape =}, ... }  more results (returned after
+---                        the first; the kernel writes them in this order)
+---   node.inplace = k     the kernel updates operand k (1-based) in place; the result
+---                        is that operand's memory (a KV cache, say), no new buffer
+---   node.grid_of = t     row kernels: rows = numel(t) / node.cols (default: result)
+---   node.dim_args = {..} sizes passed as i64 kernel arguments after the buffers
+---                        (each an integer, a sym, a tensor (its numel) or a list)
 function kg.op(desc)
   assert(type(desc.name) == "string" and type(desc.doc) == "string" and desc.build)
   assert(not kg.ops[desc.name], "op registered twice: " .. desc.name)
@@ -246,9 +256,24 @@ function kg.op(desc)
     assert(node.template and node.out_dtype and node.out_shape, desc.name)
     node.output = kg.tensor("value", node.out_dtype, node.out_shape)
     node.output.producer = node
+    node.outputs = { node.output }
+    for _, extra in ipairs(node.extra_outputs or {}) do
+      local t = kg.tensor("value", extra.dtype, extra.shape)
+      t.producer = node
+      node.outputs[#node.outputs + 1] = t
+    end
+    if node.dim_args then
+      for i, s in ipairs(node.dim_args) do
+        if kg.is_tensor(s) then
+          node.dim_args[i] = s.shape
+        elseif math.type(s) == "integer" or kg.is_sym(s) then
+          node.dim_args[i] = { s }
+        end
+      end
+    end
     node.index = #graph.nodes
     graph.nodes[#graph.nodes + 1] = node
-    return node.output
+    return table.unpack(node.outputs)
   end
   return desc.call
 end
@@ -338,8 +363,12 @@ function kg.env()
   return env
 end
 
--- a + b, a * b, -a and a * 2.0 on tensors read like the ops they are.
+-- a + b, a - b, a * b, a / b, -a and a * 2.0 on tensors read like the ops
+-- they are.
 Tensor.__add = function(a, b) return kg.ops.add.call(a, b) end
+Tensor.__sub = function(a, b) return kg.ops.sub.call(a, b) end
+Tensor.__div = function(a, b) return kg.ops.div.call(a, b) end
+Tensor.__unm = function(a) return kg.ops.neg.call(a) end
 Tensor.__mul = function(a, b)
   if type(b) == "number" then return kg.ops.scale.call(a, b) end
   if type(a) == "number" then return kg.ops.scale.call(b, a) end

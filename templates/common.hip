@@ -2,7 +2,7 @@
  * conversion through float, elementwise math, and wave/workgroup reductions
  * specialised to a wave size. Needs a prelude (prelude_<platform>.hip) for
  * kg_lane_id, kg_shfl_u32, __syncthreads, the f16 bit conversions, kg_exp,
- * kg_sqrt and kg_fabs.
+ * kg_sqrt, kg_fabs, kg_log, kg_sin and kg_cos.
  * Templates reach global memory only through kg_ld, kg_st, kg_ldv and kg_stv:
  * on the sim device KG_GLOBAL(T) is a bounds-checked handle, not a pointer. */
 
@@ -23,7 +23,10 @@ KG_INLINE unsigned short kg_f32_to_bf16_bits(float f) {
 
 template <typename T> KG_INLINE T kg_from_f32(float x);
 template <> KG_INLINE_SPEC float kg_from_f32<float>(float x) { return x; }
-template <> KG_INLINE_SPEC int kg_from_f32<int>(float x) { return (int)x; }
+/* float -> i32: toward zero, saturating; NaN gives 0. */
+template <> KG_INLINE_SPEC int kg_from_f32<int>(float x) {
+  return !(x == x) ? 0 : x >= 2147483648.0f ? 2147483647 : x <= -2147483648.0f ? (-2147483647 - 1) : (int)x;
+}
 template <> KG_INLINE_SPEC kg_f16 kg_from_f32<kg_f16>(float x) {
   kg_f16 h;
   h.bits = kg_f32_to_f16_bits(x);
@@ -50,6 +53,28 @@ KG_INLINE float kg_tanh(float x) {
   float t = (1.0f - e) / (1.0f + e);
   return x < 0.0f ? -t : t;
 }
+KG_INLINE float kg_relu(float x) { return x > 0.0f ? x : 0.0f; }
+KG_INLINE float kg_min(float a, float b) { return b < a ? b : a; }
+KG_INLINE float kg_max(float a, float b) { return b > a ? b : a; }
+/* erf(x), |error| < 1.2e-7: erfc by the Chebyshev-fitted form of Numerical
+ * Recipes (erfcc), in float, so no device library is needed. */
+KG_INLINE float kg_erf(float x) {
+  const float z = kg_fabs(x);
+  const float t = 1.0f / (1.0f + 0.5f * z);
+  const float p =
+      -z * z - 1.26551223f +
+      t * (1.00002368f +
+           t * (0.37409196f +
+                t * (0.09678418f +
+                     t * (-0.18628806f +
+                          t * (0.27886807f +
+                               t * (-1.13520398f +
+                                    t * (1.48851587f + t * (-0.82215223f + t * 0.17087277f))))))));
+  const float r = 1.0f - t * kg_exp(p);
+  return x < 0.0f ? -r : r;
+}
+/* GELU, exact form: 0.5 x (1 + erf(x / sqrt 2)). */
+KG_INLINE float kg_gelu_erf(float x) { return 0.5f * x * (1.0f + kg_erf(x * 0.70710678118654752f)); }
 /* GELU, tanh approximation (as GPT-2 and Llama-family code use it). */
 KG_INLINE float kg_gelu(float x) {
   const float k = 0.7978845608028654f; /* sqrt(2 / pi) */

@@ -61,6 +61,9 @@ KG_INLINE float kg_bits_f32(unsigned u) { return __builtin_bit_cast(float, u); }
 KG_INLINE float kg_exp(float x) { return __builtin_expf(x); }
 KG_INLINE float kg_sqrt(float x) { return __builtin_sqrtf(x); }
 KG_INLINE float kg_fabs(float x) { return __builtin_fabsf(x); }
+KG_INLINE float kg_log(float x) { return __builtin_logf(x); }
+KG_INLINE float kg_sin(float x) { return __builtin_sinf(x); }
+KG_INLINE float kg_cos(float x) { return __builtin_cosf(x); }
 
 /* Global memory: element and vector accesses (a vector of 16 bytes is one
  * 128-bit load or store). */

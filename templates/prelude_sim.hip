@@ -6,7 +6,7 @@
  * Needs runtime/kgrt_sim_abi.h pasted in front of it. Gives what common.hip
  * and the templates use (threadIdx, blockIdx, __syncthreads, kg_lane_id,
  * kg_shfl_u32, kg_f16, kg_bf16, the f16 bit conversions, kg_exp, kg_sqrt,
- * kg_fabs, kg_ld, kg_st, kg_vec, kg_ldv, kg_stv), plus what kgen's thunks use:
+ * kg_fabs, kg_log, kg_sin, kg_cos, kg_ld, kg_st, kg_vec, kg_ldv, kg_stv), plus what kgen's thunks use:
  * KG_SIM_EXPORT, kg_sim_arg, kg_sim_i64 and the exported kg_sim_bind.
  *
  * Host mapping: every thread is a fiber of the engine; threadIdx, barriers and
@@ -144,6 +144,9 @@ KG_INLINE unsigned short kg_f32_to_f16_bits(float f) {
 KG_INLINE float kg_exp(float x) { return expf(x); }
 KG_INLINE float kg_sqrt(float x) { return sqrtf(x); }
 KG_INLINE float kg_fabs(float x) { return fabsf(x); }
+KG_INLINE float kg_log(float x) { return logf(x); }
+KG_INLINE float kg_sin(float x) { return sinf(x); }
+KG_INLINE float kg_cos(float x) { return cosf(x); }
 
 /* A kernel parameter pointing at global memory: the pointer and the bytes of
  * its buffer, which every access is checked against. */

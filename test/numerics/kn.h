@@ -1,6 +1,7 @@
 /* kn.h - the op numerics harness: cases, shapes, references.
  *
- * A case is one op call, written as Lua ("rmsnorm($0, $1, {eps = 1e-5})"),
+ * A case is one op call, written as Lua ("rmsnorm($0, $1, {eps = 1e-5})"; $T
+ * is the dtype the model is built for),
  * with the shapes and value ranges of its operands and results and a float64
  * reference in C. kn_emit writes, per dtype, a model that instantiates every
  * case at every size; kgen builds it for gfx1100 and gfx942; kn_run runs it on

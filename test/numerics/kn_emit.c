@@ -48,6 +48,8 @@ static void put_instance(FILE *f, int fam, int idx, const kn_case_t *c, int s,
   for (const char *p = c->call; *p; p++) {
     if (*p == '$' && p[1] >= '0' && p[1] <= '9')
       fprintf(f, "a%c", *++p);
+    else if (*p == '$' && p[1] == 'T')
+      fputs(kn_dtype_name(dtype), f), p++;
     else
       fputc(*p, f);
   }

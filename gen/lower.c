@@ -218,6 +218,16 @@ static int emit_file(kg_buf_t *out, const char *path, kg_diag_t *d) {
   return 0;
 }
 
+/* common.hip, then every templates/lib_*.hip (the device helpers an op family
+ * shares among its templates), in path order. */
+static int emit_common(kg_buf_t *out, kg_diag_t *d) {
+  KG_TRY(emit_file(out, "templates/common.hip", d));
+  for (size_t i = 0; i < kg_res_count; i++)
+    if (strncmp(kg_res_table[i].path, "templates/lib_", 14) == 0)
+      KG_TRY(emit_file(out, kg_res_table[i].path, d));
+  return 0;
+}
+
 int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
              const kg_target_t *t, kg_lowered_t *lowered, kg_buf_t *dev, kg_buf_t *sim,
              kg_diag_t *d) {
@@ -235,7 +245,7 @@ int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
                   KGEN_VERSION, g->model, t->name, t->platform, t->wave);
     rc = emit_file(dev, prelude, d);
     if (rc == 0)
-      rc = emit_file(dev, "templates/common.hip", d);
+      rc = emit_common(dev, d);
     kg_buf_puts(dev, "/* ---- kernels ---- */\n");
     kg_buf_put(dev, kernels.data, kernels.len);
   }
@@ -248,7 +258,7 @@ int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
     if (rc == 0)
       rc = emit_file(sim, "templates/prelude_sim.hip", d);
     if (rc == 0)
-      rc = emit_file(sim, "templates/common.hip", d);
+      rc = emit_common(sim, d);
     kg_buf_puts(sim, "/* ---- kernels ---- */\n");
     kg_buf_put(sim, kernels.data, kernels.len);
     kg_buf_puts(sim, "/* ---- sim thunks ---- */\n");

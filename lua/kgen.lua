@@ -350,8 +350,16 @@ end
 --- Loads the op families and returns the names a model sees as globals.
 function kg.env()
   require "ops.elementwise"
+  require "ops.reduce"
   require "ops.norm"
   require "ops.softmax"
+  require "ops.rope"
+  require "ops.kv"
+  require "ops.index"
+  require "ops.sort"
+  require "ops.sample"
+  require "ops.sketch"
+  require "ops.resample"
   local env = {
     sym = kg.sym, input = kg.input, weight = kg.weight, output = kg.output,
   }

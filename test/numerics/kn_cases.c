@@ -5,12 +5,14 @@
 
 #include "kn.h"
 
-extern const kn_family_t kn_family_elementwise, kn_family_norm, kn_family_softmax;
+extern const kn_family_t kn_family_elementwise, kn_family_reduce, kn_family_norm,
+    kn_family_softmax, kn_family_rope, kn_family_kv, kn_family_index, kn_family_sort,
+    kn_family_sample, kn_family_sketch, kn_family_resample;
 
 const kn_family_t *const kn_families[] = {
-    &kn_family_elementwise,
-    &kn_family_norm,
-    &kn_family_softmax,
+    &kn_family_elementwise, &kn_family_reduce, &kn_family_norm,   &kn_family_softmax,
+    &kn_family_rope,        &kn_family_kv,     &kn_family_index,  &kn_family_sort,
+    &kn_family_sample,      &kn_family_sketch, &kn_family_resample,
 };
 const int kn_num_families = (int)(sizeof kn_families / sizeof kn_families[0]);
 

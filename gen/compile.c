@@ -1,12 +1,30 @@
 /* compile.c - picks the device compile backend and says which one ran.
- * Needs: compile_comgr.c and compile_clang.c. Gives kg_compile_device:
- * --compiler=auto takes comgr when its ISA list holds the target (in process,
- * no temp files) and clang otherwise, and LLVM IR text always from clang,
- * since comgr only gives bitcode. */
+ * Needs: compile_comgr.c, compile_clang.c and compile_nvrtc.c. Gives
+ * kg_compile_device. The target's platform decides first: cuda targets have
+ * one backend, nvrtc. For amdgcn, --compiler=auto takes comgr when its ISA
+ * list holds the target (in process, no temp files) and clang otherwise, and
+ * LLVM IR text always from clang, since comgr only gives bitcode. */
 #include "compile.h"
 
 #include <stdio.h>
 #include <string.h>
+
+static const char *const compiler_names[] = {"auto", "comgr", "clang", "nvrtc"};
+
+/* A cuda target: NVRTC or nothing. */
+static int compile_cuda(const kg_compile_opts_t *opts, const char *source, size_t len,
+                        kg_artifact_t what, kg_buf_t *out, char *used, size_t used_size,
+                        kg_diag_t *diag) {
+  if (opts->compiler != KG_COMPILER_AUTO && opts->compiler != KG_COMPILER_NVRTC)
+    return kg_error(diag, "--compiler=%s: %s is a cuda target, which only nvrtc compiles",
+                    compiler_names[opts->compiler], opts->arch);
+  snprintf(used, used_size, "%s", kg_nvrtc_describe());
+  if (opts->verbose)
+    fprintf(stderr, "kgen: %s: compiler %s (%s)\n", opts->arch, used,
+            opts->compiler == KG_COMPILER_NVRTC ? "--compiler=nvrtc"
+                                                : "auto: a cuda target");
+  return kg_nvrtc_compile(opts, source, len, what, out, diag);
+}
 
 int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t len,
                       kg_artifact_t what, kg_buf_t *out, const char **out_used,
@@ -15,6 +33,25 @@ int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t 
   *out_used = NULL;
   if (!opts->arch || !*opts->arch)
     return kg_error(diag, "no target processor given to compile for");
+  const char *platform = opts->platform ? opts->platform : "amdgcn";
+  if (strcmp(platform, "cuda") == 0) {
+    kg_buf_t result;
+    kg_buf_init(&result);
+    int rc = compile_cuda(opts, source, len, what, &result, used, sizeof used, diag);
+    if (rc == 0) {
+      out->len = 0;
+      kg_buf_put(out, result.data, result.len);
+      *out_used = used;
+    }
+    kg_buf_free(&result);
+    return rc;
+  }
+  if (strcmp(platform, "amdgcn") != 0)
+    return kg_error(diag, "%s: platform %s has no compile backend (amdgcn, cuda)",
+                    opts->arch, platform);
+  if (opts->compiler == KG_COMPILER_NVRTC)
+    return kg_error(diag, "--compiler=nvrtc: %s is an amdgcn target (use comgr or clang)",
+                    opts->arch);
 
   /* Probe comgr once: auto needs its ISA list, and "comgr 2.4" its version. */
   char comgr_version[32] = "not found";

@@ -1,10 +1,12 @@
 /* compile.h - compile backends: expanded HIP source in, code object (or its
  * LLVM IR / assembly) out.
- *   comgr       compile_comgr.c  libamd_comgr via dlopen, in process
- *   clang+lld   compile_clang.c  clang -x hip --offload-device-only, ld.lld
+ *   comgr       compile_comgr.c  libamd_comgr via dlopen, in process (amdgcn)
+ *   clang+lld   compile_clang.c  clang -x hip --offload-device-only, ld.lld (amdgcn)
+ *   nvrtc       compile_nvrtc.c  libnvrtc via dlopen, in process (cuda: cubin, PTX)
  *   host cc     compile_host.c   the sim image: a host shared object
- * kg_compile_device picks comgr or clang for --compiler=auto (comgr when its
- * ISA list holds the target) and reports which one it used. */
+ * kg_compile_device dispatches on the target's platform: cuda targets go to
+ * nvrtc; for amdgcn --compiler=auto picks comgr or clang (comgr when its ISA
+ * list holds the target). It reports which one it used. */
 #ifndef KG_COMPILE_H
 #define KG_COMPILE_H
 
@@ -17,17 +19,19 @@ typedef enum kg_compiler {
   KG_COMPILER_AUTO = 0,
   KG_COMPILER_COMGR,
   KG_COMPILER_CLANG,
+  KG_COMPILER_NVRTC,
 } kg_compiler_t;
 
 typedef enum kg_artifact {
-  KG_ARTIFACT_CODE_OBJECT = 0, /* linked executable ELF (hsaco) */
-  KG_ARTIFACT_LLVM,            /* textual LLVM IR of the device code (.ll) */
-  KG_ARTIFACT_ASM,             /* AMDGPU assembly text */
+  KG_ARTIFACT_CODE_OBJECT = 0, /* linked executable ELF (hsaco, cubin) */
+  KG_ARTIFACT_LLVM,            /* textual LLVM IR of the device code (.ll); amdgcn */
+  KG_ARTIFACT_ASM,             /* AMDGPU assembly text, or PTX for cuda */
 } kg_artifact_t;
 
 typedef struct kg_compile_opts {
-  const char *arch;         /* processor: "gfx1100" */
-  const char *triple;       /* "amdgcn-amd-amdhsa" */
+  const char *arch;         /* processor: "gfx1100", "sm_90" */
+  const char *triple;       /* "amdgcn-amd-amdhsa", "nvptx64-nvidia-cuda" */
+  const char *platform;     /* "amdgcn" (NULL means it too) or "cuda" */
   const char *const *flags; /* extra compiler flags from the target file */
   int num_flags;
   int code_object_version; /* 4, 5 (default) or 6 */
@@ -38,7 +42,8 @@ typedef struct kg_compile_opts {
 
 /* Compiles `source` for a device target. On success fills `out` with the
  * artifact and *out_used with a description of the compiler that ran
- * ("comgr 2.4" or "clang 19.1.7 (/usr/lib/llvm-19/bin/clang)"), valid until
+ * ("comgr 2.4", "clang 19.1.7 (/usr/lib/llvm-19/bin/clang)" or
+ * "nvrtc 13.0 (/usr/local/cuda/lib64/libnvrtc.so)"), valid until
  * the next call in the same thread; returns 0. On error *out_used is NULL and
  * `out` is left as it was. */
 int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t len,
@@ -58,6 +63,16 @@ int kg_clang_compile(const kg_compile_opts_t *opts, const char *source, size_t l
  * or "clang (not found)"; runs clang --version. Valid until the next call in
  * the same thread. */
 const char *kg_clang_describe(const kg_compile_opts_t *opts);
+
+/* Compiles CUDA C++ for opts->arch ("sm_90") with NVRTC: the cubin, or PTX
+ * for KG_ARTIFACT_ASM; KG_ARTIFACT_LLVM is an error. libnvrtc is $KGEN_NVRTC
+ * when set, else the first of /usr/local/cuda/lib64/libnvrtc.so,
+ * libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so that loads. */
+int kg_nvrtc_compile(const kg_compile_opts_t *opts, const char *source, size_t len,
+                     kg_artifact_t what, kg_buf_t *out, kg_diag_t *diag);
+/* "nvrtc 13.0 (/usr/local/cuda/lib64/libnvrtc.so)" or "nvrtc (not found)".
+ * Valid until the next call in the same thread. */
+const char *kg_nvrtc_describe(void);
 
 /* Compiles `source` (C++ with the sim prelude) into a host shared object. */
 int kg_compile_host(const char *source, size_t len, int verbose, kg_buf_t *out,

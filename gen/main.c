@@ -1,7 +1,8 @@
 /* main.c - the kgen command line, and the whole pipeline in one function
  * (kg_build): model -> graph -> kernels -> arena plan -> per-target source ->
  * code objects -> kernel table. Nothing is written until every step has
- * succeeded; errors are one line and exit code 1. */
+ * succeeded; errors are one line and exit code 1. A target's platform names
+ * its files: amdgcn writes <model>_<arch>.hip and .hsaco, cuda .cu and .cubin. */
 #include <getopt.h>
 #include <lauxlib.h>
 #include <lua.h>
@@ -57,15 +58,17 @@ static void usage(FILE *f) {
       "Expands the model's ops into HIP specialised per target, compiles them to code\n"
       "objects and writes a C kernel table with the launch plan:\n"
       "  DIR/<model>.h, <model>.c, kgrt_table.h, and per arch <model>_<arch>.c,\n"
-      "  <model>_<arch>.hip, <model>_<arch>.hsaco\n"
+      "  <model>_<arch>.hip, <model>_<arch>.hsaco (cuda targets: .cu, .cubin)\n"
       "Without -o, everything is built and checked but nothing is written.\n"
       "\n"
       "options:\n"
       "  --arch LIST          targets, comma-separated (see --list-targets)\n"
       "  -o PATH              output folder; with --emit, a file or - for stdout\n"
       "  --emit=KIND          hip | llvm | asm | meta | table: one artifact of one arch\n"
-      "  --compiler=NAME      auto (default: comgr when it supports the arch) | comgr | "
-      "clang\n"
+      "                       (cuda targets: hip is the CUDA source, asm is PTX;\n"
+      "                       llvm is not available)\n"
+      "  --compiler=NAME      auto (default: comgr when it supports the arch, nvrtc for\n"
+      "                       cuda targets) | comgr | clang | nvrtc\n"
       "  --clang=PATH         the clang to use (default: $KGEN_CLANG, ROCm's, clang-19)\n"
       "  --code-object=N      code object version 4, 5 (default) or 6\n"
       "  --no-sim             do not build the host images for the sim device\n"
@@ -171,8 +174,10 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
         o->compiler = KG_COMPILER_COMGR;
       else if (strcmp(optarg, "clang") == 0)
         o->compiler = KG_COMPILER_CLANG;
+      else if (strcmp(optarg, "nvrtc") == 0)
+        o->compiler = KG_COMPILER_NVRTC;
       else
-        return kg_error(d, "--compiler=%s: expected auto, comgr or clang", optarg);
+        return kg_error(d, "--compiler=%s: expected auto, comgr, clang or nvrtc", optarg);
       break;
     case OPT_CLANG:
       o->clang = optarg;
@@ -260,6 +265,7 @@ static int compile_arch(const options_t *o, kg_arch_build_t *a, kg_artifact_t wh
   kg_compile_opts_t co = {0};
   co.arch = a->target.name;
   co.triple = a->target.triple;
+  co.platform = a->target.platform;
   co.flags = (const char *const *)a->target.flags;
   co.num_flags = a->target.num_flags;
   co.code_object_version = o->code_object_version;
@@ -280,6 +286,13 @@ static int compile_arch(const options_t *o, kg_arch_build_t *a, kg_artifact_t wh
   return 0;
 }
 
+static int is_cuda(const kg_target_t *t) {
+  return strcmp(t->platform, "cuda") == 0;
+}
+
+/* Per kernel and arch. For cuda targets (see kgrt_codeobj.h) vgpr is the
+ * registers per thread, sgpr does not apply, lds is the static shared memory
+ * and scratch the local memory (stack) per thread. */
 static void print_summary(const kg_program_t *p, const kg_arch_build_t *arches, int n) {
   printf("%-32s %-8s %4s %5s %5s %6s %7s %6s\n", "kernel", "arch", "wave", "vgpr", "sgpr",
          "lds", "scratch", "code");
@@ -290,9 +303,12 @@ static void print_summary(const kg_program_t *p, const kg_arch_build_t *arches, 
                               : NULL;
       if (!m)
         continue;
-      printf("%-32s %-8s %4u %5u %5u %6u %7u %6llu\n", p->kernels[k].name,
-             arches[a].target.name, m->wave_size, m->vgprs, m->sgprs, m->lds_bytes,
-             m->scratch_bytes, (unsigned long long)m->code_bytes);
+      char sgprs[16];
+      snprintf(sgprs, sizeof sgprs, "%u", m->sgprs);
+      printf("%-32s %-8s %4u %5u %5s %6u %7u %6llu\n", p->kernels[k].name,
+             arches[a].target.name, m->wave_size, m->vgprs,
+             is_cuda(&arches[a].target) ? "-" : sgprs, m->lds_bytes, m->scratch_bytes,
+             (unsigned long long)m->code_bytes);
     }
 }
 
@@ -381,9 +397,10 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
       kg_table_arch(&g, &p, a, &tables[i]);
       kg_buf_printf(&name, "%s_%s.c", g.model, a->target.name);
       add_file(files, &n, kg_buf_take(&name, NULL), &tables[i]);
-      kg_buf_printf(&name, "%s_%s.hip", g.model, a->target.name);
+      int cuda = is_cuda(&a->target);
+      kg_buf_printf(&name, "%s_%s.%s", g.model, a->target.name, cuda ? "cu" : "hip");
       add_file(files, &n, kg_buf_take(&name, NULL), &a->source);
-      kg_buf_printf(&name, "%s_%s.hsaco", g.model, a->target.name);
+      kg_buf_printf(&name, "%s_%s.%s", g.model, a->target.name, cuda ? "cubin" : "hsaco");
       add_file(files, &n, kg_buf_take(&name, NULL), &a->image);
     }
     if (o->out)

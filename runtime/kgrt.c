@@ -1,14 +1,16 @@
 /* kgrt.c - the device-independent half of the runtime: device specs, model
  * loading and validation, dims, bindings and the launch plan.
  *
- * Needs a device (kgrt_device.h: sim, hip) and, for validation, the code
- * object reader (kgrt_codeobj.h). Gives the public API of kgrt.h.
+ * Needs a device (kgrt_device.h: sim, hip, cuda) and, for validation, the code
+ * object reader (kgrt_codeobj.h: hsaco and cubin). Gives the public API of
+ * kgrt.h.
  *
  * Order of model loading, each step before anything that depends on it:
  *   table ABI -> arch names -> device picks an arch -> table structure (every
  *   index, pointer and size of the picked arch, every expression evaluated at
  *   the dims' maxima) -> code object (ELF, machine, arch, kernels, kernarg
- *   layouts, block sizes) -> device loads the code -> buffers.
+ *   layouts, block sizes; hsaco for amdgcn triples, cubin for nvptx ones) ->
+ *   device loads the code -> buffers.
  * A failure at any step frees what the earlier steps made. */
 #include "kgrt.h"
 
@@ -174,7 +176,7 @@ kgrt_status_t kgrt_device_open(const char *spec, const kgrt_allocator_t *alloc,
                             "device spec '%s': expected %s:N with N a device number",
                             spec, kind);
     if (kind[0] == 'c')
-      return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "cuda device not built yet");
+      return kgrt_device_cuda_create(ordinal, options, alloc, out_device, err);
     return kgrt_device_hip_create(ordinal, options, alloc, out_device, err);
   }
   return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
@@ -457,12 +459,16 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
   return KGRT_STATUS_OK;
 }
 
-/* The code object against the table: ELF, machine, arch, kernels, layouts. */
+/* The code object against the table: ELF, machine, arch, kernels, layouts.
+ * `cuda`: a cubin (EM_CUDA), whose parameters carry no kind, only offsets and
+ * sizes; else an hsaco (EM_AMDGPU). */
 static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
-                                        const kgrt_arch_table_t *arch,
+                                        const kgrt_arch_table_t *arch, int cuda,
                                         const kgrt_allocator_t *alloc,
                                         kgrt_error_t *err) {
   const char *name = kgrt_table_name(table);
+  const uint32_t machine = cuda ? 190 : 224;
+  const char *const machine_name = cuda ? "CUDA" : "AMDGPU";
   if (arch->image == NULL || arch->image_size == 0)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
                           "model %s: %s: no code object", name, arch->arch);
@@ -476,10 +482,10 @@ static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
                           "model %s: %s code object: %s", name, arch->arch, reason);
 
   kgrt_status_t st = KGRT_STATUS_OK;
-  if (co.machine != 224)
+  if (co.machine != machine)
     st = kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
-                        "model %s: %s code object: e_machine is %u, not AMDGPU (224)",
-                        name, arch->arch, co.machine);
+                        "model %s: %s code object: e_machine is %u, not %s (%u)", name,
+                        arch->arch, co.machine, machine_name, machine);
   else if (strcmp(co.arch, arch->arch) != 0)
     st = kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
                         "model %s: %s code object is built for %s", name, arch->arch,
@@ -490,7 +496,10 @@ static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
     if (ck == NULL || !ck->has_symbol) {
       st = kgrt_error_set(err, KGRT_STATUS_MISSING_KERNEL,
                           "model %s: %s: kernel %s is not in the code object%s", name,
-                          arch->arch, kern->name, ck == NULL ? "" : " (no .kd symbol)");
+                          arch->arch, kern->name,
+                          ck == NULL ? ""
+                          : cuda     ? " (no function symbol)"
+                                     : " (no .kd symbol)");
       break;
     }
     if (ck->kernarg_size != kern->kernarg_size) {
@@ -531,15 +540,17 @@ static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
         continue;
       }
       const kgrt_kernel_arg_t *ta = &kern->args[n];
-      const char *want = ta->kind == KGRT_ARG_BUFFER ? "global_buffer" : "by_value";
+      const char *want = cuda                          ? "param"
+                         : ta->kind == KGRT_ARG_BUFFER ? "global_buffer"
+                                                       : "by_value";
       if (ca->offset != ta->offset || ca->size != ta->size ||
-          strcmp(ca->value_kind, want) != 0)
+          (!cuda && strcmp(ca->value_kind, want) != 0))
         st =
             kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
                            "model %s: %s: kernel %s: argument %u is %s at offset %u size "
                            "%u in the table, %s at offset %u size %u in the code object",
                            name, arch->arch, kern->name, n, want, ta->offset, ta->size,
-                           ca->value_kind, ca->offset, ca->size);
+                           cuda ? want : ca->value_kind, ca->offset, ca->size);
       n++;
     }
     if (st == KGRT_STATUS_OK && n != kern->num_args)
@@ -713,7 +724,9 @@ kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *t
   if (st == KGRT_STATUS_OK)
     st = kgrt_check_arch(table, arch, model->max_dims, err);
   if (st == KGRT_STATUS_OK && strncmp(arch->triple, "amdgcn", 6) == 0)
-    st = kgrt_check_codeobj(table, arch, &device->alloc, err);
+    st = kgrt_check_codeobj(table, arch, 0, &device->alloc, err);
+  else if (st == KGRT_STATUS_OK && strncmp(arch->triple, "nvptx", 5) == 0)
+    st = kgrt_check_codeobj(table, arch, 1, &device->alloc, err);
   if (st == KGRT_STATUS_OK)
     st = kgrt_model_init(model, err);
   if (st != KGRT_STATUS_OK) {

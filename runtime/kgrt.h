@@ -64,13 +64,13 @@ typedef struct kgrt_model kgrt_model_t;
  *                      force the wave size (a power of two up to 64) and the
  *                      number of host threads (0: one per CPU)
  *   "hip", "hip:N"     AMD GPU N (default 0) through libamdhip64
- *   "cuda", "cuda:N"   not built yet: KGRT_STATUS_UNAVAILABLE
+ *   "cuda", "cuda:N"   NVIDIA GPU N (default 0) through libcuda.so.1
  * The allocator is copied; it serves the device and every model on it. */
 kgrt_status_t kgrt_device_open(const char *spec, const kgrt_allocator_t *alloc,
                                kgrt_device_t **out_device, kgrt_error_t *err);
 /* Closes a device; NULL is ignored. Its models must be unloaded first. */
 void kgrt_device_close(kgrt_device_t *device);
-/* "sim", "sim:gfx1100,wave=64", "hip:0 (gfx1100)". */
+/* "sim", "sim:gfx1100,wave=64", "hip:0 (gfx1100)", "cuda:0 (sm_90, NVIDIA ...)". */
 const char *kgrt_device_name(const kgrt_device_t *device);
 
 /* Loads `table` onto the device. The table is not copied: it must outlive the

@@ -1,10 +1,13 @@
-/* kgrt_codeobj.c - reads an AMDGPU code object (hsaco).
+/* kgrt_codeobj.c - reads an AMDGPU code object (hsaco) or an NVIDIA cubin.
  *
  * Needs: the image in memory and the caller's allocator. Checks the ELF64
  * header, the program and section header tables, every section, the symbol
- * table and every note record against the image's size, then decodes the
- * NT_AMDGPU_METADATA note (msgpack, code object v3+) with a bounded decoder.
- * Gives: kgrt_codeobj_t (kernels sorted by name) or the note as YAML text.
+ * table and every note record against the image's size. Then, by e_machine:
+ *   EM_AMDGPU: decodes the NT_AMDGPU_METADATA note (msgpack, code object v3+)
+ *     with a bounded decoder;
+ *   EM_CUDA: reads the .nv.info attribute sections ptxas writes (see "cubin"
+ *     below): per kernel its parameters, registers, stack and shared memory.
+ * Gives: kgrt_codeobj_t (kernels sorted by name) or the metadata as YAML text.
  * Malformed input returns -1 and a one-line reason; nothing here aborts. */
 #include "kgrt_codeobj.h"
 
@@ -21,6 +24,7 @@ enum {
   CO_SHDR_SIZE = 64,
   CO_SYM_SIZE = 24,
   CO_EM_AMDGPU = 224,
+  CO_EM_CUDA = 190,
   CO_SHT_NULL = 0,
   CO_SHT_SYMTAB = 2,
   CO_SHT_STRTAB = 3,
@@ -79,6 +83,7 @@ typedef struct co_section {
 typedef struct co_elf {
   const uint8_t *p;
   size_t size;
+  uint16_t machine; /* CO_EM_AMDGPU or CO_EM_CUDA */
   uint32_t flags;
   uint8_t abi_version;
   uint64_t shoff;
@@ -135,8 +140,9 @@ static int elf_check_header(co_elf_t *e, char *err, size_t err_size) {
   if (p[6] != 1)
     return fail(err, err_size, "ELF version is %u, not 1", p[6]);
   uint16_t machine = le16(p + 18);
-  if (machine != CO_EM_AMDGPU)
+  if (machine != CO_EM_AMDGPU && machine != CO_EM_CUDA)
     return fail(err, err_size, "e_machine is %u, not AMDGPU (%d)", machine, CO_EM_AMDGPU);
+  e->machine = machine;
   e->abi_version = p[8];
   e->flags = le32(p + 48);
 
@@ -270,7 +276,9 @@ static int elf_open(co_elf_t *e, const void *image, size_t size, char *err,
   e->p = image;
   e->size = size;
   if (elf_check_header(e, err, err_size) || elf_check_sections(e, err, err_size) ||
-      elf_check_symtab(e, err, err_size) || elf_find_metadata(e, err, err_size))
+      elf_check_symtab(e, err, err_size))
+    return -1;
+  if (e->machine == CO_EM_AMDGPU && elf_find_metadata(e, err, err_size))
     return -1;
   return 0;
 }
@@ -767,6 +775,233 @@ static int finish(const co_elf_t *e, kgrt_codeobj_t *co, char *err, size_t err_s
   return 0;
 }
 
+/* ---- cubin ---------------------------------------------------------------- */
+
+/* An NVIDIA cubin (EM_CUDA) as NVRTC's ptxas writes it. NVIDIA documents none
+ * of this; the layout is what cuobjdump -elf prints, e_flags as LLVM's
+ * BinaryFormat/ELF.h decodes them, and the figures were checked against
+ * ptxas -v of CUDA 13.0 (test/lit/codegen/sm90_meta.lua) and against the
+ * driver's cuFuncGetAttribute on an H100 (registers, shared and local bytes
+ * equal for every kernel tried, stack frames and 4000-byte arrays included):
+ *   e_flags: the SM number in bits 0-7 under CUDA ELF ABI version 7, in bits
+ *     8-15 under version 8; "a" targets (sm_90a) set EF_CUDA_ACCELERATORS
+ *     (0x800 under version 7, 0x8 under version 8).
+ *   .nv.info.<kernel>: one per kernel, a run of attributes, each {u8 format,
+ *     u8 attribute, u16 value}, where format 4 (EIFMT_SVAL) makes the u16 the
+ *     size of the bytes that follow. Per kernel we read
+ *       0x05 EIATTR_MAX_THREADS       {u32 x, y, z} (from __launch_bounds__)
+ *       0x17 EIATTR_KPARAM_INFO       {u32 index, u16 ordinal, u16 offset,
+ *                                      u32 flags: size in bytes in bits 18-31}
+ *       0x19 EIATTR_CBANK_PARAM_SIZE  bytes of parameters (the u16 value)
+ *   .nv.info: records for every function, keyed by symbol index:
+ *       0x2f EIATTR_REGCOUNT          {u32 symbol, u32 registers per thread}
+ *       0x11 EIATTR_FRAME_SIZE        {u32 symbol, u32 stack frame bytes}
+ *       0x12 EIATTR_MIN_STACK_SIZE    {u32 symbol, u32 stack bytes with callees}
+ *   .nv.shared.<kernel>: NOBITS, its size the kernel's static shared memory.
+ *     For sm_90 ptxas starts it with the 1 KiB the driver reserves per block
+ *     (CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024 on an H100)
+ *     and marks such cubins with the undefined symbol .nv.reservedSmem.offset0;
+ *     ptxas -v and cuFuncGetAttribute leave that 1 KiB out, and so do we
+ *     (for sm_80 the section holds the kernel's own bytes alone).
+ *   <kernel>: a FUNC symbol, its size the code bytes. */
+enum {
+  CU_EIFMT_SVAL = 4,
+  CU_EIATTR_MAX_THREADS = 0x05,
+  CU_EIATTR_FRAME_SIZE = 0x11,
+  CU_EIATTR_MIN_STACK_SIZE = 0x12,
+  CU_EIATTR_KPARAM_INFO = 0x17,
+  CU_EIATTR_CBANK_PARAM_SIZE = 0x19,
+  CU_EIATTR_REGCOUNT = 0x2f,
+  CU_WARP = 32,
+  CU_RESERVED_SHARED = 1024,
+};
+
+typedef struct cu_attr {
+  uint8_t attr;
+  uint16_t value;      /* the u16: a value, or an SVAL's size */
+  const uint8_t *data; /* EIFMT_SVAL: `value` bytes */
+  uint32_t size;       /* 0 for the other formats */
+} cu_attr_t;
+
+/* Reads the attribute at *pos of section `s` (inside the image); returns 1
+ * with *a filled, 0 at the section's end, -1 when a record runs past it. */
+static int cu_attr_next(const co_elf_t *e, const co_section_t *s, uint64_t *pos,
+                        cu_attr_t *a, char *err, size_t err_size) {
+  if (*pos >= s->size)
+    return 0;
+  const uint8_t *p = e->p + s->offset + *pos;
+  uint64_t left = s->size - *pos;
+  if (left < 4)
+    return fail(err, err_size, "%s: attribute at offset %llu runs past its section",
+                elf_section_name(e, s), (unsigned long long)*pos);
+  a->attr = p[1];
+  a->value = le16(p + 2);
+  a->data = p + 4;
+  a->size = p[0] == CU_EIFMT_SVAL ? a->value : 0;
+  if (a->size > left - 4)
+    return fail(err, err_size,
+                "%s: attribute 0x%02x at offset %llu runs past its section",
+                elf_section_name(e, s), a->attr, (unsigned long long)*pos);
+  *pos += 4 + (uint64_t)a->size;
+  return 1;
+}
+
+/* "sm_90" (or "sm_90a") from e_flags and the CUDA ELF ABI version. */
+static int cu_arch(const co_elf_t *e, kgrt_codeobj_t *co, char *err, size_t err_size) {
+  uint32_t sm, accel;
+  if (e->abi_version == 7) {
+    sm = e->flags & 0xff;
+    accel = e->flags & 0x800;
+  } else if (e->abi_version == 8) {
+    sm = (e->flags >> 8) & 0xff;
+    accel = e->flags & 0x8;
+  } else {
+    return fail(err, err_size, "CUDA ELF ABI version %u is not 7 or 8", e->abi_version);
+  }
+  if (sm == 0)
+    return fail(err, err_size, "e_flags 0x%08x name no SM architecture",
+                (unsigned)e->flags);
+  snprintf(co->arch, sizeof co->arch, "sm_%u%s", (unsigned)sm, accel ? "a" : "");
+  return 0;
+}
+
+/* Section `s`'s name after `prefix`, or NULL when it does not start so. */
+static const char *cu_suffix(const co_elf_t *e, const co_section_t *s,
+                             const char *prefix) {
+  const char *name = elf_section_name(e, s);
+  size_t n = strlen(prefix);
+  return strncmp(name, prefix, n) == 0 && name[n] != '\0' ? name + n : NULL;
+}
+
+/* One kernel's .nv.info.<kernel>: its parameters and thread limit. */
+static int cu_kernel_info(const co_elf_t *e, const co_section_t *s,
+                          kgrt_codeobj_kernel_t *k, char *err, size_t err_size) {
+  uint8_t seen[KGRT_CODEOBJ_MAX_ARGS] = {0};
+  uint64_t pos = 0;
+  cu_attr_t a;
+  int rc;
+  while ((rc = cu_attr_next(e, s, &pos, &a, err, err_size)) == 1) {
+    if (a.attr == CU_EIATTR_CBANK_PARAM_SIZE) {
+      k->kernarg_size = a.value;
+    } else if (a.attr == CU_EIATTR_MAX_THREADS && a.size >= 12) {
+      uint64_t n = (uint64_t)le32(a.data) * le32(a.data + 4) * le32(a.data + 8);
+      k->max_block_size = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+    } else if (a.attr == CU_EIATTR_KPARAM_INFO) {
+      if (a.size < 12)
+        return fail(err, err_size, "kernel %s: EIATTR_KPARAM_INFO of %u bytes", k->name,
+                    a.size);
+      uint32_t ordinal = le16(a.data + 4);
+      if (ordinal >= KGRT_CODEOBJ_MAX_ARGS || seen[ordinal])
+        return fail(err, err_size, "kernel %s: parameter %u is out of range or repeated",
+                    k->name, ordinal);
+      seen[ordinal] = 1;
+      k->args[ordinal].offset = le16(a.data + 6);
+      k->args[ordinal].size = (le32(a.data + 8) >> 18) & 0x3fff;
+      if (ordinal + 1 > k->num_args)
+        k->num_args = ordinal + 1;
+    }
+  }
+  if (rc < 0)
+    return -1;
+  for (uint32_t i = 0; i < k->num_args; i++)
+    if (!seen[i])
+      return fail(err, err_size, "kernel %s: parameter %u has no EIATTR_KPARAM_INFO",
+                  k->name, i);
+  return 0;
+}
+
+/* The kernel that symbol `index` names, or NULL (another function, or no
+ * such symbol). requires the kernels sorted */
+static kgrt_codeobj_kernel_t *cu_kernel_of_symbol(const co_elf_t *e, kgrt_codeobj_t *co,
+                                                  uint32_t index) {
+  if (!e->has_symtab || index >= e->symtab.size / CO_SYM_SIZE)
+    return NULL;
+  const uint8_t *sym = e->p + e->symtab.offset + (uint64_t)index * CO_SYM_SIZE;
+  const char *name = elf_string(e, &e->symstr, le32(sym));
+  if (name == NULL || (sym[4] & 0xf) != CO_STT_FUNC)
+    return NULL;
+  return (kgrt_codeobj_kernel_t *)kgrt_codeobj_find(co, name);
+}
+
+/* .nv.info: registers and stack, per function symbol. */
+static int cu_function_info(const co_elf_t *e, const co_section_t *s, kgrt_codeobj_t *co,
+                            char *err, size_t err_size) {
+  uint64_t pos = 0;
+  cu_attr_t a;
+  int rc;
+  while ((rc = cu_attr_next(e, s, &pos, &a, err, err_size)) == 1) {
+    if (a.size < 8 || (a.attr != CU_EIATTR_REGCOUNT && a.attr != CU_EIATTR_FRAME_SIZE &&
+                       a.attr != CU_EIATTR_MIN_STACK_SIZE))
+      continue;
+    kgrt_codeobj_kernel_t *k = cu_kernel_of_symbol(e, co, le32(a.data));
+    uint32_t v = le32(a.data + 4);
+    if (k == NULL)
+      continue;
+    if (a.attr == CU_EIATTR_REGCOUNT)
+      k->vgprs = v;
+    else if (v > k->scratch_bytes) /* the frame, or the stack with callees */
+      k->scratch_bytes = v;
+  }
+  return rc < 0 ? -1 : 0;
+}
+
+static int cu_parse(const co_elf_t *e, kgrt_codeobj_t *co, const kgrt_allocator_t *alloc,
+                    char *err, size_t err_size) {
+  if (cu_arch(e, co, err, err_size))
+    return -1;
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < e->shnum; i++) {
+    co_section_t s = elf_section(e, i);
+    if (cu_suffix(e, &s, ".nv.info.") != NULL)
+      count++;
+  }
+  if (count == 0)
+    return 0;
+  co->kernels = kgrt_calloc(alloc, count, sizeof *co->kernels);
+  if (co->kernels == NULL)
+    return fail(err, err_size, "out of memory for %u kernels", count);
+  co->num_kernels = count;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < e->shnum; i++) {
+    co_section_t s = elf_section(e, i);
+    const char *name = cu_suffix(e, &s, ".nv.info.");
+    if (name == NULL)
+      continue;
+    kgrt_codeobj_kernel_t *k = &co->kernels[n++];
+    if (strlen(name) >= sizeof k->name)
+      return fail(err, err_size, "section %u: kernel name longer than %zu bytes", i,
+                  sizeof k->name - 1);
+    if (s.type == CO_SHT_NULL || s.type == CO_SHT_NOBITS)
+      return fail(err, err_size, "section %u (.nv.info.%s) holds no data", i, name);
+    snprintf(k->name, sizeof k->name, "%s", name);
+    snprintf(k->symbol, sizeof k->symbol, "%s", name);
+    k->wave_size = CU_WARP;
+    k->has_symbol = elf_find_symbol(e, name, CO_STT_FUNC, &k->code_bytes);
+    if (cu_kernel_info(e, &s, k, err, err_size))
+      return -1;
+  }
+  if (co->num_kernels > 1)
+    qsort(co->kernels, co->num_kernels, sizeof *co->kernels, kernel_cmp);
+  for (uint32_t i = 1; i < co->num_kernels; i++)
+    if (strcmp(co->kernels[i - 1].name, co->kernels[i].name) == 0)
+      return fail(err, err_size, "two kernels are named %s", co->kernels[i].name);
+  uint64_t reserved =
+      elf_find_symbol(e, ".nv.reservedSmem.offset0", -1, NULL) ? CU_RESERVED_SHARED : 0;
+  for (uint32_t i = 0; i < e->shnum; i++) {
+    co_section_t s = elf_section(e, i);
+    const char *shared = cu_suffix(e, &s, ".nv.shared.");
+    kgrt_codeobj_kernel_t *k =
+        shared ? (kgrt_codeobj_kernel_t *)kgrt_codeobj_find(co, shared) : NULL;
+    uint64_t bytes = s.size >= reserved ? s.size - reserved : s.size;
+    if (k != NULL)
+      k->lds_bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+    if (strcmp(elf_section_name(e, &s), ".nv.info") == 0 &&
+        cu_function_info(e, &s, co, err, err_size))
+      return -1;
+  }
+  return 0;
+}
+
 int kgrt_codeobj_parse(const void *image, size_t size, const kgrt_allocator_t *alloc,
                        kgrt_codeobj_t *out, char *err, size_t err_size) {
   if (err != NULL && err_size > 0)
@@ -780,8 +1015,16 @@ int kgrt_codeobj_parse(const void *image, size_t size, const kgrt_allocator_t *a
 
   kgrt_codeobj_t co;
   memset(&co, 0, sizeof co);
-  co.machine = CO_EM_AMDGPU;
+  co.machine = e.machine;
   co.abi_version = e.abi_version;
+  if (e.machine == CO_EM_CUDA) {
+    if (cu_parse(&e, &co, alloc, err, err_size)) {
+      kgrt_codeobj_free(&co, alloc);
+      return -1;
+    }
+    *out = co;
+    return 0;
+  }
   /* ELFABIVERSION_AMDGPU_HSA_V3..V6 are 1..4 */
   co.code_object_version =
       e.abi_version >= 1 && e.abi_version <= 4 ? e.abi_version + 2u : 0;
@@ -1027,6 +1270,38 @@ static void y_discard(void *user, const char *text, size_t len) {
   (void)len;
 }
 
+/* A cubin's figures in the same YAML-like shape: what cu_parse read. */
+static int cu_dump(const void *image, size_t size, kgrt_codeobj_write_fn write,
+                   void *user, char *err, size_t err_size) {
+  kgrt_codeobj_t co;
+  if (kgrt_codeobj_parse(image, size, NULL, &co, err, err_size))
+    return -1;
+  char line[512];
+  int n = snprintf(line, sizeof line, "---\ncuda.arch: %s\ncuda.elf_abi_version: %u\n",
+                   co.arch, co.abi_version);
+  write(user, line, (size_t)n);
+  write(user, "cuda.kernels:\n", 14);
+  for (uint32_t i = 0; i < co.num_kernels; i++) {
+    const kgrt_codeobj_kernel_t *k = &co.kernels[i];
+    n = snprintf(line, sizeof line,
+                 "  - .name: %s\n    .code_bytes: %llu\n    .registers: %u\n"
+                 "    .shared_bytes: %u\n    .stack_bytes: %u\n    .max_threads: %u\n"
+                 "    .param_bytes: %u\n    .params:%s\n",
+                 k->name, (unsigned long long)k->code_bytes, k->vgprs, k->lds_bytes,
+                 k->scratch_bytes, k->max_block_size, k->kernarg_size,
+                 k->num_args ? "" : " []");
+    write(user, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    for (uint32_t j = 0; j < k->num_args; j++) {
+      n = snprintf(line, sizeof line, "      - .offset: %u\n        .size: %u\n",
+                   k->args[j].offset, k->args[j].size);
+      write(user, line, (size_t)n);
+    }
+  }
+  write(user, "...\n", 4);
+  kgrt_codeobj_free(&co, NULL);
+  return 0;
+}
+
 int kgrt_codeobj_dump_metadata(const void *image, size_t size,
                                kgrt_codeobj_write_fn write, void *user, char *err,
                                size_t err_size) {
@@ -1037,6 +1312,8 @@ int kgrt_codeobj_dump_metadata(const void *image, size_t size,
   co_elf_t e;
   if (elf_open(&e, image, size, err, err_size))
     return -1;
+  if (e.machine == CO_EM_CUDA)
+    return cu_dump(image, size, write, user, err, err_size);
   mp_reader_t r = {e.meta, e.meta_size, 0, err, err_size};
   yaml_t dry_run = {y_discard, NULL, &r};
   if (y_document(&dry_run))

@@ -1,8 +1,20 @@
 /* kgrt_codeobj.h - reader for AMDGPU code objects (hsaco): the ELF header and
- * the AMDGPU metadata note (msgpack, code object v4+). Shared by kgen (summary
- * table, --emit=meta, the kernel table's figures) and kgrt (validation before a
- * code object reaches a driver). No global state; memory from the caller's
- * allocator; never aborts. */
+ * the AMDGPU metadata note (msgpack, code object v4+); and for NVIDIA cubins:
+ * the ELF header, symbols and the .nv.info attributes ptxas writes. Shared by
+ * kgen (summary table, --emit=meta, the kernel table's figures) and kgrt
+ * (validation before a code object reaches a driver). No global state; memory
+ * from the caller's allocator; never aborts.
+ *
+ * For a cubin (machine 190) the fields mean: has_symbol, a FUNC symbol of the
+ * kernel's name; kernarg_size, the parameter bytes; args, each parameter's
+ * offset and size (value_kind and name empty: a cubin does not say whether a
+ * parameter is a pointer); vgprs, registers per thread; sgprs, agprs, spills
+ * 0 (none on NVIDIA); lds_bytes, the kernel's static shared memory (as ptxas -v
+ * and cuFuncGetAttribute count it: without the 1 KiB sm_90 reserves);
+ * scratch_bytes, the local memory (stack) per thread: the larger of ptxas's
+ * frame and its stack size with callees; wave_size 32; max_block_size from
+ * __launch_bounds__ (0 when absent); symbol = name; target, meta_version and
+ * code_object_version empty or 0. */
 #ifndef KGRT_CODEOBJ_H
 #define KGRT_CODEOBJ_H
 
@@ -15,8 +27,8 @@
 #define KGRT_CODEOBJ_MAX_ARGS 64
 
 typedef struct kgrt_codeobj_arg {
-  char name[64];        /* .name, may be empty */
-  char value_kind[32];  /* .value_kind: "global_buffer", "by_value", "hidden_..." */
+  char name[64];       /* .name, may be empty */
+  char value_kind[32]; /* .value_kind: "global_buffer", "by_value", "hidden_..." */
   uint32_t offset;
   uint32_t size;
 } kgrt_codeobj_arg_t;
@@ -42,12 +54,12 @@ typedef struct kgrt_codeobj_kernel {
 } kgrt_codeobj_kernel_t;
 
 typedef struct kgrt_codeobj {
-  uint32_t machine;     /* e_machine (224 = EM_AMDGPU) */
-  uint32_t abi_version; /* EI_ABIVERSION: 2 = v4, 3 = v5, 4 = v6 */
+  uint32_t machine;             /* e_machine (224 = EM_AMDGPU, 190 = EM_CUDA) */
+  uint32_t abi_version;         /* EI_ABIVERSION: 2 = v4, 3 = v5, 4 = v6 */
   uint32_t code_object_version; /* 4, 5, 6 */
-  char arch[32];        /* "gfx1100", from e_flags (and amdhsa.target) */
-  char target[96];      /* amdhsa.target: "amdgcn-amd-amdhsa--gfx1100" */
-  uint32_t meta_version[2]; /* amdhsa.version: {1, 2} for code object v5 */
+  char arch[32];                /* "gfx1100", from e_flags (and amdhsa.target); "sm_90" */
+  char target[96];              /* amdhsa.target: "amdgcn-amd-amdhsa--gfx1100" */
+  uint32_t meta_version[2];     /* amdhsa.version: {1, 2} for code object v5 */
   uint32_t num_kernels;
   kgrt_codeobj_kernel_t *kernels; /* sorted by name */
 } kgrt_codeobj_t;
@@ -62,14 +74,16 @@ int kgrt_codeobj_parse(const void *image, size_t size, const kgrt_allocator_t *a
 void kgrt_codeobj_free(kgrt_codeobj_t *co, const kgrt_allocator_t *alloc);
 
 /* Finds a kernel by name; NULL if absent. */
-const kgrt_codeobj_kernel_t *kgrt_codeobj_find(const kgrt_codeobj_t *co, const char *name);
+const kgrt_codeobj_kernel_t *kgrt_codeobj_find(const kgrt_codeobj_t *co,
+                                               const char *name);
 
 /* Writes the whole metadata note as YAML-like text ("amdhsa.kernels:" ... with
  * ".wavefront_size: 32" lines, as llvm-readelf --notes prints it) through
  * `write`. Returns 0, or -1 with err filled. */
 typedef void (*kgrt_codeobj_write_fn)(void *user, const char *text, size_t len);
-int kgrt_codeobj_dump_metadata(const void *image, size_t size, kgrt_codeobj_write_fn write,
-                               void *user, char *err, size_t err_size);
+int kgrt_codeobj_dump_metadata(const void *image, size_t size,
+                               kgrt_codeobj_write_fn write, void *user, char *err,
+                               size_t err_size);
 
 /* The gfx name for an AMDGPU e_flags mach value ("gfx942"), or NULL. */
 const char *kgrt_codeobj_mach_name(uint32_t e_flags);

@@ -3,8 +3,9 @@
  * kgrt.c owns everything that is the same on every device: spec parsing,
  * table and code-object validation, dims, bindings and the plan. A device only
  * picks its arch, loads code, allocates and copies memory, and launches. Each
- * device file (kgrt_device_sim.c, kgrt_device_hip.c) gives one create function
- * and a static vtable; its device struct starts with kgrt_device_t.
+ * device file (kgrt_device_sim.c, kgrt_device_hip.c, kgrt_device_cuda.c) gives
+ * one create function and a static vtable; its device struct starts with
+ * kgrt_device_t.
  *
  * Needs kgrt.h. Gives the vtable, the common device header and the error and
  * arch-matching helpers the device files share with kgrt.c. */
@@ -26,8 +27,8 @@
 
 typedef struct kgrt_device_vtable kgrt_device_vtable_t;
 
-/* Code loaded for one model: module and function handles, a stream (hip), or
- * a sim image and its thunks. Opaque to kgrt.c. */
+/* Code loaded for one model: module and function handles, a stream (hip,
+ * cuda), or a sim image and its thunks. Opaque to kgrt.c. */
 typedef struct kgrt_device_program kgrt_device_program_t;
 
 struct kgrt_device {
@@ -70,7 +71,7 @@ struct kgrt_device_vtable {
   /* Device -> host after all work queued on the program; complete when it returns. */
   kgrt_status_t (*buffer_read)(kgrt_device_t *device, kgrt_device_program_t *program,
                                void *dst, uint64_t src, size_t bytes, kgrt_error_t *err);
-  /* Queues (hip) or runs (sim) one launch. The kernarg bytes may be reused as
+  /* Queues (hip, cuda) or runs (sim) one launch. The kernarg bytes may be reused as
    * soon as it returns. */
   kgrt_status_t (*launch)(kgrt_device_t *device, kgrt_device_program_t *program,
                           const kgrt_device_launch_t *launch, kgrt_error_t *err);
@@ -86,6 +87,10 @@ KGRT_INTERNAL kgrt_status_t kgrt_device_hip_create(int ordinal, const char *opti
                                                    const kgrt_allocator_t *alloc,
                                                    kgrt_device_t **out_device,
                                                    kgrt_error_t *err);
+KGRT_INTERNAL kgrt_status_t kgrt_device_cuda_create(int ordinal, const char *options,
+                                                    const kgrt_allocator_t *alloc,
+                                                    kgrt_device_t **out_device,
+                                                    kgrt_error_t *err);
 
 /* Fills *err (when not NULL) and returns `status`. */
 KGRT_INTERNAL kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t status,

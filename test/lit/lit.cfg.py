@@ -22,3 +22,29 @@ config.substitutions.append(("%examples", os.path.join(config.source_root, "exam
 llvm_bin = os.path.dirname(os.path.realpath(config.filecheck))
 config.environment["PATH"] = llvm_bin + os.pathsep + os.environ.get("PATH", "")
 config.environment["LC_ALL"] = "C"
+
+# nvrtc: kgen can load libnvrtc, as it searches for it ($KGEN_NVRTC, else
+# CUDA's /usr/local/cuda/lib64, then the loader's path), so the sm_* targets
+# compile; their tests say "REQUIRES: nvrtc" and are UNSUPPORTED elsewhere.
+# ptxas: CUDA's assembler, to check kgen's cubin figures against ptxas -v.
+def _loads(names):
+    import ctypes
+    for name in names:
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            pass
+    return False
+
+_nvrtc = os.environ.get("KGEN_NVRTC")
+if _loads([_nvrtc] if _nvrtc else ["/usr/local/cuda/lib64/libnvrtc.so", "libnvrtc.so.13",
+                                   "libnvrtc.so.12", "libnvrtc.so"]):
+    config.available_features.add("nvrtc")
+if "KGEN_NVRTC" in os.environ:
+    config.environment["KGEN_NVRTC"] = os.environ["KGEN_NVRTC"]
+import shutil
+_ptxas = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bin")
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))

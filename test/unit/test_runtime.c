@@ -287,15 +287,6 @@ static void test_hip_unavailable(void) {
   }
 }
 
-static void test_cuda_unavailable(void) {
-  kgrt_error_t err;
-  kgrt_device_t *dev = (kgrt_device_t *)&err;
-  CHECK_EQ(kgrt_device_open("cuda:0", NULL, &dev, &err), KGRT_STATUS_UNAVAILABLE);
-  CHECK_STR(err.message, "cuda device not built yet");
-  CHECK(dev == NULL);
-  CHECK_EQ(kgrt_device_open("cuda", NULL, &dev, &err), KGRT_STATUS_UNAVAILABLE);
-}
-
 static void test_bad_specs(void) {
   const char *bad[] = {"",         "gpu",           "sim:",         "sim,",
                        "sim,wave", "sim,wave=",     "sim,wave=48",  "sim,wave=128",
@@ -689,7 +680,6 @@ static unsigned char *read_file(const char *path, size_t *out_size) {
 int main(int argc, char **argv) {
   test_status_names();
   test_hip_unavailable();
-  test_cuda_unavailable();
   test_bad_specs();
   test_sim_names();
 

@@ -1,0 +1,449 @@
+/* kgrt_device_cuda.c - the cuda device: NVIDIA GPUs through the driver API.
+ *
+ * Needs libcuda.so.1 (the driver's library) at run time only: it is opened
+ * with dlopen and every entry point is resolved once into one table of
+ * function pointers, so kgrt links with -ldl alone and a machine without the
+ * NVIDIA driver or without a GPU gets KGRT_STATUS_UNAVAILABLE and a one-line
+ * message. No CUDA header is included: the few types and constants used are
+ * declared here, matching cuda.h of CUDA 11 and later (the _v2 entry points
+ * are the ones cuda.h maps the plain names to). Gives kgrt_device_cuda_create.
+ *
+ * The device holds the GPU's primary context, made current on the calling
+ * thread by every call that reaches the driver (so a device may move between
+ * threads, one at a time). Its arch is "sm_" and the compute capability
+ * ("sm_90" for 9.0); a table arch must equal it: a cubin's machine code runs
+ * only on the architecture it was built for.
+ *
+ * Per model: one module (cuModuleLoadData of the cubin kgrt already checked),
+ * its functions resolved at load, and one stream that every copy and launch
+ * of the model goes through. Launches pass the kernarg bytes whole through
+ * cuLaunchKernel's `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE / _END):
+ * the table's layout is the cubin's parameter layout (checked at load). */
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kgrt_device.h"
+
+typedef int kgrt_cu_result_t; /* CUresult: an int-sized enum, 0 = CUDA_SUCCESS */
+typedef int kgrt_cu_device_t;
+typedef unsigned long long kgrt_cu_deviceptr_t; /* CUdeviceptr on 64-bit hosts */
+typedef void *kgrt_cu_context_t;
+typedef void *kgrt_cu_module_t;
+typedef void *kgrt_cu_function_t;
+typedef void *kgrt_cu_stream_t;
+
+#define KGRT_CU_LAUNCH_PARAM_END ((void *)0x00)
+#define KGRT_CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
+#define KGRT_CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
+#define KGRT_CU_ATTRIBUTE_CC_MAJOR 75 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
+#define KGRT_CU_ATTRIBUTE_CC_MINOR 76 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR */
+#define KGRT_CU_LIBRARY "libcuda.so.1"
+
+/* Every libcuda entry point kgrt uses. */
+typedef struct kgrt_cu_api {
+  kgrt_cu_result_t (*cuInit)(unsigned flags);
+  kgrt_cu_result_t (*cuDeviceGetCount)(int *count);
+  kgrt_cu_result_t (*cuDeviceGet)(kgrt_cu_device_t *device, int ordinal);
+  kgrt_cu_result_t (*cuDeviceGetAttribute)(int *value, int attribute,
+                                           kgrt_cu_device_t device);
+  kgrt_cu_result_t (*cuDeviceGetName)(char *name, int size, kgrt_cu_device_t device);
+  kgrt_cu_result_t (*cuDevicePrimaryCtxRetain)(kgrt_cu_context_t *context,
+                                               kgrt_cu_device_t device);
+  kgrt_cu_result_t (*cuDevicePrimaryCtxRelease_v2)(kgrt_cu_device_t device);
+  kgrt_cu_result_t (*cuCtxSetCurrent)(kgrt_cu_context_t context);
+  kgrt_cu_result_t (*cuModuleLoadData)(kgrt_cu_module_t *module, const void *image);
+  kgrt_cu_result_t (*cuModuleUnload)(kgrt_cu_module_t module);
+  kgrt_cu_result_t (*cuModuleGetFunction)(kgrt_cu_function_t *function,
+                                          kgrt_cu_module_t module, const char *name);
+  kgrt_cu_result_t (*cuLaunchKernel)(kgrt_cu_function_t f, unsigned gx, unsigned gy,
+                                     unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                                     unsigned shared_bytes, kgrt_cu_stream_t stream,
+                                     void **params, void **extra);
+  kgrt_cu_result_t (*cuMemAlloc_v2)(kgrt_cu_deviceptr_t *ptr, size_t bytes);
+  kgrt_cu_result_t (*cuMemFree_v2)(kgrt_cu_deviceptr_t ptr);
+  kgrt_cu_result_t (*cuMemcpyHtoDAsync_v2)(kgrt_cu_deviceptr_t dst, const void *src,
+                                           size_t bytes, kgrt_cu_stream_t stream);
+  kgrt_cu_result_t (*cuMemcpyDtoHAsync_v2)(void *dst, kgrt_cu_deviceptr_t src,
+                                           size_t bytes, kgrt_cu_stream_t stream);
+  kgrt_cu_result_t (*cuStreamCreate)(kgrt_cu_stream_t *stream, unsigned flags);
+  kgrt_cu_result_t (*cuStreamSynchronize)(kgrt_cu_stream_t stream);
+  kgrt_cu_result_t (*cuStreamDestroy_v2)(kgrt_cu_stream_t stream);
+  kgrt_cu_result_t (*cuGetErrorName)(kgrt_cu_result_t error, const char **name);
+  kgrt_cu_result_t (*cuGetErrorString)(kgrt_cu_result_t error, const char **text);
+} kgrt_cu_api_t;
+
+typedef struct kgrt_cu_symbol {
+  const char *name;
+  size_t offset; /* of the pointer in kgrt_cu_api_t */
+} kgrt_cu_symbol_t;
+
+#define KGRT_CU_SYMBOL(name) {#name, offsetof(kgrt_cu_api_t, name)}
+
+static const kgrt_cu_symbol_t kgrt_cu_symbols[] = {
+    KGRT_CU_SYMBOL(cuInit),
+    KGRT_CU_SYMBOL(cuDeviceGetCount),
+    KGRT_CU_SYMBOL(cuDeviceGet),
+    KGRT_CU_SYMBOL(cuDeviceGetAttribute),
+    KGRT_CU_SYMBOL(cuDeviceGetName),
+    KGRT_CU_SYMBOL(cuDevicePrimaryCtxRetain),
+    KGRT_CU_SYMBOL(cuDevicePrimaryCtxRelease_v2),
+    KGRT_CU_SYMBOL(cuCtxSetCurrent),
+    KGRT_CU_SYMBOL(cuModuleLoadData),
+    KGRT_CU_SYMBOL(cuModuleUnload),
+    KGRT_CU_SYMBOL(cuModuleGetFunction),
+    KGRT_CU_SYMBOL(cuLaunchKernel),
+    KGRT_CU_SYMBOL(cuMemAlloc_v2),
+    KGRT_CU_SYMBOL(cuMemFree_v2),
+    KGRT_CU_SYMBOL(cuMemcpyHtoDAsync_v2),
+    KGRT_CU_SYMBOL(cuMemcpyDtoHAsync_v2),
+    KGRT_CU_SYMBOL(cuStreamCreate),
+    KGRT_CU_SYMBOL(cuStreamSynchronize),
+    KGRT_CU_SYMBOL(cuStreamDestroy_v2),
+    KGRT_CU_SYMBOL(cuGetErrorName),
+    KGRT_CU_SYMBOL(cuGetErrorString),
+};
+
+typedef struct kgrt_cuda_device {
+  kgrt_device_t base;
+  void *library;
+  kgrt_cu_api_t api;
+  int ordinal;
+  kgrt_cu_device_t device;
+  kgrt_cu_context_t context; /* the primary context, retained; NULL before */
+  char arch[16];             /* "sm_90" */
+} kgrt_cuda_device_t;
+
+struct kgrt_device_program {
+  kgrt_cu_module_t module;
+  kgrt_cu_stream_t stream;
+  kgrt_cu_function_t *functions; /* per kernel of the arch table */
+};
+
+static kgrt_cuda_device_t *kgrt_cuda_cast(kgrt_device_t *device) {
+  return (kgrt_cuda_device_t *)device;
+}
+
+/* "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected", as the driver
+ * words it. */
+static const char *kgrt_cuda_describe(const kgrt_cu_api_t *api, kgrt_cu_result_t e,
+                                      char *buf, size_t size) {
+  const char *name = NULL, *text = NULL;
+  if (api->cuGetErrorName(e, &name) != 0)
+    name = NULL;
+  if (api->cuGetErrorString(e, &text) != 0)
+    text = NULL;
+  if (name != NULL && text != NULL)
+    snprintf(buf, size, "%s: %s", name, text);
+  else
+    snprintf(buf, size, "CUresult %d", e);
+  return buf;
+}
+
+static kgrt_status_t kgrt_cuda_fail(kgrt_cuda_device_t *cuda, kgrt_error_t *err,
+                                    kgrt_status_t status, kgrt_cu_result_t e,
+                                    const char *call) {
+  char why[192];
+  return kgrt_error_set(err, status, "cuda:%d: %s failed: %s", cuda->ordinal, call,
+                        kgrt_cuda_describe(&cuda->api, e, why, sizeof why));
+}
+
+/* Makes the device's context current on this thread. */
+static kgrt_status_t kgrt_cuda_bind(kgrt_cuda_device_t *cuda, kgrt_error_t *err) {
+  kgrt_cu_result_t e = cuda->api.cuCtxSetCurrent(cuda->context);
+  return e == 0
+             ? KGRT_STATUS_OK
+             : kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuCtxSetCurrent");
+}
+
+static void kgrt_cuda_destroy(kgrt_device_t *device) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  kgrt_allocator_t alloc = device->alloc;
+  if (cuda->context != NULL)
+    cuda->api.cuDevicePrimaryCtxRelease_v2(cuda->device);
+  if (cuda->library != NULL)
+    dlclose(cuda->library);
+  kgrt_free(&alloc, cuda);
+}
+
+static kgrt_status_t kgrt_cuda_arch_select(kgrt_device_t *device,
+                                           const kgrt_model_table_t *table,
+                                           const kgrt_arch_table_t **out_arch,
+                                           kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  const kgrt_arch_table_t *arch = kgrt_table_find_arch(table, cuda->arch);
+  if (arch == NULL)
+    return kgrt_error_no_matching_arch(err, table, cuda->arch);
+  /* Only an nvptx arch has its cubin checked before the driver sees it. */
+  if (arch->triple == NULL || strncmp(arch->triple, "nvptx", 5) != 0)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "model %s: %s: triple %s is not nvptx64-nvidia-cuda",
+                          table->name != NULL ? table->name : "?", arch->arch,
+                          arch->triple != NULL ? arch->triple : "(none)");
+  *out_arch = arch;
+  return KGRT_STATUS_OK;
+}
+
+static void kgrt_cuda_program_unload(kgrt_device_t *device,
+                                     kgrt_device_program_t *program) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  if (program == NULL)
+    return;
+  if (cuda->api.cuCtxSetCurrent(cuda->context) == 0) {
+    if (program->stream != NULL) {
+      cuda->api.cuStreamSynchronize(program->stream);
+      cuda->api.cuStreamDestroy_v2(program->stream);
+    }
+    if (program->module != NULL)
+      cuda->api.cuModuleUnload(program->module);
+  }
+  kgrt_free(&device->alloc, program);
+}
+
+static kgrt_status_t kgrt_cuda_program_load(kgrt_device_t *device,
+                                            const kgrt_model_table_t *table,
+                                            const kgrt_arch_table_t *arch,
+                                            kgrt_device_program_t **out_program,
+                                            kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  const char *name = table->name != NULL ? table->name : "?";
+  *out_program = NULL;
+  void *slots;
+  kgrt_device_program_t *p = kgrt_program_calloc(
+      device, sizeof *p, arch->num_kernels, sizeof *p->functions, &slots, "cuda", err);
+  if (p == NULL)
+    return KGRT_STATUS_OUT_OF_MEMORY;
+  p->functions = slots;
+  kgrt_status_t st = kgrt_cuda_bind(cuda, err);
+  kgrt_cu_result_t e = 0;
+  if (st == KGRT_STATUS_OK &&
+      (e = cuda->api.cuModuleLoadData(&p->module, arch->image)) != 0) {
+    p->module = NULL;
+    st = kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuModuleLoadData");
+  }
+  for (uint32_t k = 0; st == KGRT_STATUS_OK && k < arch->num_kernels; ++k) {
+    e = cuda->api.cuModuleGetFunction(&p->functions[k], p->module, arch->kernels[k].name);
+    if (e != 0) {
+      char why[192];
+      st = kgrt_error_set(err, KGRT_STATUS_MISSING_KERNEL,
+                          "model %s: cuda:%d: cuModuleGetFunction(%s) failed: %s", name,
+                          cuda->ordinal, arch->kernels[k].name,
+                          kgrt_cuda_describe(&cuda->api, e, why, sizeof why));
+    }
+  }
+  if (st == KGRT_STATUS_OK && (e = cuda->api.cuStreamCreate(&p->stream, 0)) != 0) {
+    p->stream = NULL;
+    st = kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuStreamCreate");
+  }
+  if (st != KGRT_STATUS_OK) {
+    kgrt_cuda_program_unload(device, p);
+    return st;
+  }
+  *out_program = p;
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_cuda_buffer_alloc(kgrt_device_t *device, size_t bytes,
+                                            uint64_t *out_addr, kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  kgrt_cu_deviceptr_t ptr = 0;
+  *out_addr = 0;
+  kgrt_status_t st = kgrt_cuda_bind(cuda, err);
+  if (st != KGRT_STATUS_OK)
+    return st;
+  /* cuMemAlloc aligns to at least 256 bytes, as the vtable asks. */
+  kgrt_cu_result_t e = cuda->api.cuMemAlloc_v2(&ptr, bytes);
+  if (e != 0 || ptr == 0) {
+    char why[192];
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
+                          "cuda:%d: cuMemAlloc(%zu) failed: %s", cuda->ordinal, bytes,
+                          kgrt_cuda_describe(&cuda->api, e, why, sizeof why));
+  }
+  *out_addr = (uint64_t)ptr;
+  return KGRT_STATUS_OK;
+}
+
+static void kgrt_cuda_buffer_free(kgrt_device_t *device, uint64_t addr) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  if (addr != 0 && cuda->api.cuCtxSetCurrent(cuda->context) == 0)
+    cuda->api.cuMemFree_v2((kgrt_cu_deviceptr_t)addr);
+}
+
+static kgrt_status_t kgrt_cuda_buffer_write(kgrt_device_t *device,
+                                            kgrt_device_program_t *program, uint64_t dst,
+                                            const void *src, size_t bytes,
+                                            kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  kgrt_status_t st = kgrt_cuda_bind(cuda, err);
+  if (st != KGRT_STATUS_OK)
+    return st;
+  kgrt_cu_result_t e = cuda->api.cuMemcpyHtoDAsync_v2((kgrt_cu_deviceptr_t)dst, src,
+                                                      bytes, program->stream);
+  if (e != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuMemcpyHtoDAsync");
+  e = cuda->api.cuStreamSynchronize(program->stream); /* the caller may reuse src */
+  if (e != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuStreamSynchronize");
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_cuda_buffer_read(kgrt_device_t *device,
+                                           kgrt_device_program_t *program, void *dst,
+                                           uint64_t src, size_t bytes,
+                                           kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  kgrt_status_t st = kgrt_cuda_bind(cuda, err);
+  if (st != KGRT_STATUS_OK)
+    return st;
+  kgrt_cu_result_t e = cuda->api.cuMemcpyDtoHAsync_v2(dst, (kgrt_cu_deviceptr_t)src,
+                                                      bytes, program->stream);
+  if (e != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuMemcpyDtoHAsync");
+  e = cuda->api.cuStreamSynchronize(program->stream); /* also reports launch faults */
+  if (e != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuStreamSynchronize");
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_cuda_launch(kgrt_device_t *device,
+                                      kgrt_device_program_t *program,
+                                      const kgrt_device_launch_t *launch,
+                                      kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  kgrt_status_t st = kgrt_cuda_bind(cuda, err);
+  if (st != KGRT_STATUS_OK)
+    return st;
+  size_t size = launch->kernarg_size;
+  void *extra[] = {
+      KGRT_CU_LAUNCH_PARAM_BUFFER_POINTER,
+      (void *)(uintptr_t)launch->kernarg,
+      KGRT_CU_LAUNCH_PARAM_BUFFER_SIZE,
+      &size,
+      KGRT_CU_LAUNCH_PARAM_END,
+  };
+  /* The driver copies the parameter bytes before cuLaunchKernel returns. */
+  kgrt_cu_result_t e = cuda->api.cuLaunchKernel(
+      program->functions[launch->kernel], launch->grid_x, 1, 1, launch->block_x, 1, 1, 0,
+      program->stream, NULL, size > 0 ? extra : NULL);
+  if (e != 0) {
+    char why[192];
+    return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR,
+                          "cuda:%d: launching %s (%u x %u threads) failed: %s",
+                          cuda->ordinal, launch->kernel_name, launch->grid_x,
+                          launch->block_x,
+                          kgrt_cuda_describe(&cuda->api, e, why, sizeof why));
+  }
+  return KGRT_STATUS_OK;
+}
+
+static const kgrt_device_vtable_t kgrt_cuda_vtable = {
+    .destroy = kgrt_cuda_destroy,
+    .arch_select = kgrt_cuda_arch_select,
+    .program_load = kgrt_cuda_program_load,
+    .program_unload = kgrt_cuda_program_unload,
+    .buffer_alloc = kgrt_cuda_buffer_alloc,
+    .buffer_free = kgrt_cuda_buffer_free,
+    .buffer_write = kgrt_cuda_buffer_write,
+    .buffer_read = kgrt_cuda_buffer_read,
+    .launch = kgrt_cuda_launch,
+};
+
+/* dlopen and dlsym: the driver library and every entry point. */
+static kgrt_status_t kgrt_cuda_library_open(kgrt_cuda_device_t *cuda, kgrt_error_t *err) {
+  /* NODELETE: closing the handle never unmaps the driver, whose threads and
+   * exit handlers outlive it once cuInit has run. */
+  cuda->library = dlopen(KGRT_CU_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (cuda->library == NULL) {
+    const char *why = dlerror();
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "cuda: %s not found (dlopen: %s); is the NVIDIA driver "
+                          "installed?",
+                          KGRT_CU_LIBRARY, why != NULL ? why : "unknown reason");
+  }
+  for (size_t i = 0; i < sizeof kgrt_cu_symbols / sizeof kgrt_cu_symbols[0]; ++i) {
+    const kgrt_cu_symbol_t *s = &kgrt_cu_symbols[i];
+    void *sym = dlsym(cuda->library, s->name);
+    if (sym == NULL)
+      return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                            "cuda: %s lacks %s (driver older than CUDA 11?)",
+                            KGRT_CU_LIBRARY, s->name);
+    /* POSIX: a function's address round-trips through void *. */
+    memcpy((char *)&cuda->api + s->offset, &sym, sizeof sym);
+  }
+  return KGRT_STATUS_OK;
+}
+
+/* cuInit, the device count, the device's arch and its primary context. */
+static kgrt_status_t kgrt_cuda_device_init(kgrt_cuda_device_t *cuda, kgrt_error_t *err) {
+  const kgrt_cu_api_t *api = &cuda->api;
+  char why[192];
+  kgrt_cu_result_t e = api->cuInit(0);
+  if (e != 0)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "cuda: no NVIDIA GPU found (%s loaded; cuInit: %s)",
+                          KGRT_CU_LIBRARY, kgrt_cuda_describe(api, e, why, sizeof why));
+  int count = 0;
+  e = api->cuDeviceGetCount(&count);
+  if (e != 0 || count <= 0)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "cuda: no NVIDIA GPU found (%s loaded; cuDeviceGetCount: %s, "
+                          "%d devices)",
+                          KGRT_CU_LIBRARY, kgrt_cuda_describe(api, e, why, sizeof why),
+                          count);
+  if (cuda->ordinal >= count)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "cuda: device %d requested, %d found", cuda->ordinal, count);
+  if ((e = api->cuDeviceGet(&cuda->device, cuda->ordinal)) != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_UNAVAILABLE, e, "cuDeviceGet");
+  int major = 0, minor = 0;
+  if ((e = api->cuDeviceGetAttribute(&major, KGRT_CU_ATTRIBUTE_CC_MAJOR, cuda->device)) !=
+          0 ||
+      (e = api->cuDeviceGetAttribute(&minor, KGRT_CU_ATTRIBUTE_CC_MINOR, cuda->device)) !=
+          0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_UNAVAILABLE, e, "cuDeviceGetAttribute");
+  if (major < 1 || major > 99 || minor < 0 || minor > 9)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "cuda:%d: compute capability %d.%d is not one kgrt can name",
+                          cuda->ordinal, major, minor);
+  snprintf(cuda->arch, sizeof cuda->arch, "sm_%d%d", major, minor);
+  char gpu[64];
+  if (api->cuDeviceGetName(gpu, (int)sizeof gpu, cuda->device) != 0)
+    gpu[0] = '\0';
+  gpu[sizeof gpu - 1] = '\0';
+  if ((e = api->cuDevicePrimaryCtxRetain(&cuda->context, cuda->device)) != 0) {
+    cuda->context = NULL;
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_UNAVAILABLE, e,
+                          "cuDevicePrimaryCtxRetain");
+  }
+  if ((e = api->cuCtxSetCurrent(cuda->context)) != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_UNAVAILABLE, e, "cuCtxSetCurrent");
+  snprintf(cuda->base.name, sizeof cuda->base.name, "cuda:%d (%s%s%s)", cuda->ordinal,
+           cuda->arch, gpu[0] ? ", " : "", gpu);
+  return KGRT_STATUS_OK;
+}
+
+kgrt_status_t kgrt_device_cuda_create(int ordinal, const char *options,
+                                      const kgrt_allocator_t *alloc,
+                                      kgrt_device_t **out_device, kgrt_error_t *err) {
+  *out_device = NULL;
+  if (options != NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "cuda: unknown option '%s' (cuda takes none)", options);
+  kgrt_cuda_device_t *cuda = kgrt_calloc(alloc, 1, sizeof *cuda);
+  if (cuda == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "cuda: out of host memory");
+  cuda->base.vtable = &kgrt_cuda_vtable;
+  if (alloc != NULL)
+    cuda->base.alloc = *alloc;
+  cuda->ordinal = ordinal;
+  kgrt_status_t st = kgrt_cuda_library_open(cuda, err);
+  if (st == KGRT_STATUS_OK)
+    st = kgrt_cuda_device_init(cuda, err);
+  if (st != KGRT_STATUS_OK) {
+    kgrt_cuda_destroy(&cuda->base);
+    return st;
+  }
+  *out_device = &cuda->base;
+  return KGRT_STATUS_OK;
+}

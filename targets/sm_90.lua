@@ -1,0 +1,18 @@
+-- sm_90: NVIDIA Hopper (H100 SXM5). Data only.
+return {
+  name = "sm_90",
+  description = "Hopper, H100 (warp 32, mma.sync; NVRTC, cubin)",
+  platform = "cuda", -- prelude_cuda.hip, NVRTC in process, cuda device in kgrt
+  triple = "nvptx64-nvidia-cuda",
+  wave = 32, -- a warp
+  max_block = 1024,
+  lds_bytes = 49152, -- static __shared__ per block; 227 KiB with the dynamic opt-in
+  shared_optin_bytes = 232448,
+  registers_per_thread = 255,
+  mma = { -- warp-level tensor core shapes (mma.sync); wgmma needs sm_90a
+    { op = "mma", m = 16, n = 8, k = 16, a = "f16", acc = "f32" },
+    { op = "mma", m = 16, n = 8, k = 16, a = "bf16", acc = "f32" },
+  },
+  peak = { bandwidth_gbps = 3350, bf16_tflops = 989, f16_tflops = 989, f32_tflops = 67 },
+  flags = {},
+}

@@ -1,0 +1,40 @@
+-- sm_90 (NVRTC): -o DIR writes a cubin (ELF for EM_CUDA with a FUNC symbol
+-- per kernel), the CUDA source and the table; the table names sm_90, its
+-- triple and warp 32; the summary reads each kernel's figures from the cubin
+-- (no SGPRs on NVIDIA); the .c files compile as strict C11; the output is
+-- byte-identical from run to run, and also next to an amdgcn arch.
+-- REQUIRES: nvrtc
+-- RUN: rm -rf %t && mkdir -p %t
+-- RUN: %kgen --arch sm_90 %examples/blocks.lua -o %t/a | FileCheck %s --check-prefix=SUMMARY
+-- RUN: ls %t/a | FileCheck %s --check-prefix=FILES
+-- RUN: %readelf -h -s %t/a/blocks_sm_90.cubin | FileCheck %s --check-prefix=ELF
+-- RUN: FileCheck %s --check-prefix=TABLE < %t/a/blocks_sm_90.c
+-- RUN: FileCheck %s --check-prefix=SOURCE < %t/a/blocks_sm_90.cu
+-- RUN: cc -std=c11 -Wall -Wextra -Werror -c %t/a/blocks_sm_90.c -o %t/sm90.o
+-- RUN: %kgen --arch sm_90 %examples/blocks.lua -o %t/b > /dev/null
+-- RUN: diff -r %t/a %t/b
+-- RUN: %kgen --arch gfx1100,sm_90 --no-sim %examples/blocks.lua -o %t/c | FileCheck %s --check-prefix=BOTH
+-- RUN: cmp %t/a/blocks_sm_90.cubin %t/c/blocks_sm_90.cubin
+-- SUMMARY: kernel {{.*}}arch {{.*}}wave {{.*}}vgpr {{.*}}sgpr {{.*}}lds {{.*}}scratch {{.*}}code
+-- SUMMARY: blocks_0_rmsnorm sm_90 32 {{[1-9][0-9]*}} - {{[1-9][0-9]*}} 0 {{[1-9][0-9]*}}
+-- SUMMARY: blocks_1_silu_mul_mul sm_90 32 {{[1-9][0-9]*}} - 0 0 {{[1-9][0-9]*}}
+-- FILES: blocks.c
+-- FILES-NEXT: blocks.h
+-- FILES-NEXT: blocks_sm_90.c
+-- FILES-NEXT: blocks_sm_90.cu
+-- FILES-NEXT: blocks_sm_90.cubin
+-- FILES-NEXT: kgrt_table.h
+-- ELF: Class: ELF64
+-- ELF: Machine: NVIDIA CUDA architecture
+-- ELF-DAG: FUNC GLOBAL DEFAULT {{.*}} blocks_0_rmsnorm
+-- ELF-DAG: FUNC GLOBAL DEFAULT {{.*}} blocks_5_rmsnorm
+-- TABLE: static _Alignas(64) const unsigned char image[
+-- TABLE: static _Alignas(64) const unsigned char sim_image[
+-- TABLE: {"blocks_0_rmsnorm", 128, 24, 3, k0_args, 32,
+-- TABLE: const kgrt_arch_table_t kgen_blocks_sm_90 = {
+-- TABLE-NEXT: "sm_90", "nvptx64-nvidia-cuda", 32,
+-- SOURCE: model blocks, target sm_90 (cuda, wave 32)
+-- SOURCE: ---- templates/prelude_cuda.hip ----
+-- SOURCE: extern "C" __global__ void __launch_bounds__(128)
+-- BOTH: blocks_0_rmsnorm gfx1100 32
+-- BOTH: blocks_0_rmsnorm sm_90 32

@@ -1,0 +1,19 @@
+-- sm_90: one-line errors, exit code 1, nothing written. Without libnvrtc the
+-- error names where kgen looked; --emit=llvm and the AMD compilers are
+-- refused for a cuda target (neither needs NVRTC installed).
+-- RUN: rm -rf %t && mkdir -p %t
+-- RUN: env KGEN_NVRTC=/nonexistent/libnvrtc.so %kgen --arch sm_90 %s -o %t/a > %t/1.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t/a && test $(wc -l < %t/1.log) -eq 1
+-- RUN: FileCheck %s --check-prefix=MISSING < %t/1.log
+-- RUN: not %kgen --arch sm_90 --emit=llvm %s -o %t/b.ll 2> %t/2.log
+-- RUN: test ! -e %t/b.ll && test $(wc -l < %t/2.log) -eq 1
+-- RUN: FileCheck %s --check-prefix=LLVM < %t/2.log
+-- RUN: not %kgen --arch sm_90 --compiler=clang %s -o %t/c 2> %t/3.log
+-- RUN: test ! -e %t/c && FileCheck %s --check-prefix=CLANG < %t/3.log
+-- RUN: not %kgen --arch gfx1100 --compiler=nvrtc --emit=asm %s -o - 2> %t/4.log
+-- RUN: FileCheck %s --check-prefix=AMD < %t/4.log
+-- MISSING: kgen: error: nvrtc: libnvrtc not found for sm_90 (tried $KGEN_NVRTC=/nonexistent/libnvrtc.so; last dlopen: {{.*}}); install CUDA's NVRTC or set KGEN_NVRTC to the library
+-- LLVM: kgen: error: --emit=llvm is not available for cuda targets (sm_90): NVRTC gives no LLVM IR text; --emit=asm gives PTX
+-- CLANG: kgen: error: --compiler=clang: sm_90 is a cuda target, which only nvrtc compiles
+-- AMD: kgen: error: --compiler=nvrtc: gfx1100 is an amdgcn target (use comgr or clang)
+output("y", silu(input("x", f32, { 4 })))

@@ -1,0 +1,30 @@
+-- sm_90 (NVRTC): --emit=meta lists what kgen reads from the cubin, and the
+-- figures are ptxas's own: the PTX of the same compile, assembled by ptxas -v,
+-- reports the same registers and static shared memory (kgen leaves out the
+-- 1 KiB sm_90 reserves at the start of the shared section, as ptxas does).
+-- REQUIRES: nvrtc, ptxas
+-- RUN: %kgen --arch sm_90 --emit=asm %s -o %t.ptx
+-- RUN: %ptxas -arch=sm_90 -v %t.ptx -o %t.cubin > %t.log 2>&1
+-- RUN: %kgen --arch sm_90 --emit=meta %s -o - >> %t.log
+-- RUN: FileCheck %s < %t.log
+-- CHECK: Compiling entry function 'sm90_meta_0_softmax' for 'sm_90'
+-- CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+-- CHECK: Used [[REGS:[0-9]+]] registers, used 1 barriers, [[SMEM:[0-9]+]] bytes smem
+-- CHECK: cuda.arch: sm_90
+-- CHECK-NEXT: cuda.elf_abi_version: {{[78]}}
+-- CHECK-NEXT: cuda.kernels:
+-- CHECK-NEXT: - .name: sm90_meta_0_softmax
+-- CHECK-NEXT: .code_bytes: {{[1-9][0-9]*}}
+-- CHECK-NEXT: .registers: [[REGS]]
+-- CHECK-NEXT: .shared_bytes: [[SMEM]]
+-- CHECK-NEXT: .stack_bytes: 0
+-- CHECK-NEXT: .max_threads: 256
+-- CHECK-NEXT: .param_bytes: 16
+-- CHECK-NEXT: .params:
+-- CHECK-NEXT: - .offset: 0
+-- CHECK-NEXT: .size: 8
+-- CHECK-NEXT: - .offset: 8
+-- CHECK-NEXT: .size: 8
+-- CHECK-NEXT: ...
+local x = input("x", f32, { 4, 1024 })
+output("p", softmax(x))

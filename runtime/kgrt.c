@@ -16,6 +16,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kgrt_codeobj.h"
@@ -968,6 +969,45 @@ kgrt_status_t kgrt_model_run(kgrt_model_t *model, kgrt_error_t *err) {
     KGRT_RETURN_IF_ERROR(kgrt_model_run_step(model, s, err));
   model->has_run = 1;
   return KGRT_STATUS_OK;
+}
+
+static int kgrt_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+kgrt_status_t kgrt_model_time(kgrt_model_t *model, uint32_t warmup, uint32_t reps,
+                              double *out_median_us, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL || out_median_us == NULL || reps == 0)
+    return kgrt_error_set(
+        err, KGRT_STATUS_INVALID_ARGUMENT,
+        "kgrt_model_time: model or out_median_us is NULL, or reps is 0");
+  *out_median_us = 0;
+  kgrt_device_t *dev = model->device;
+  if (dev->vtable->timer == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "%s: cannot time launches",
+                          dev->name);
+  double *us = kgrt_calloc(&dev->alloc, reps, sizeof *us);
+  if (us == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
+                          "kgrt_model_time: out of memory");
+  kgrt_status_t st = KGRT_STATUS_OK;
+  for (uint32_t r = 0; r < warmup && st == KGRT_STATUS_OK; r++)
+    st = kgrt_model_run(model, err);
+  for (uint32_t r = 0; r < reps && st == KGRT_STATUS_OK; r++) {
+    st = dev->vtable->timer(dev, model->program, 0, NULL, err);
+    if (st == KGRT_STATUS_OK)
+      st = kgrt_model_run(model, err);
+    if (st == KGRT_STATUS_OK)
+      st = dev->vtable->timer(dev, model->program, 1, &us[r], err);
+  }
+  if (st == KGRT_STATUS_OK) {
+    qsort(us, reps, sizeof *us, kgrt_cmp_double);
+    *out_median_us = reps % 2 ? us[reps / 2] : (us[reps / 2 - 1] + us[reps / 2]) / 2;
+  }
+  kgrt_free(&dev->alloc, us);
+  return st;
 }
 
 kgrt_status_t kgrt_model_get_output(kgrt_model_t *model, const char *name, void *host,

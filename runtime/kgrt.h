@@ -106,6 +106,14 @@ kgrt_status_t kgrt_model_set_input(kgrt_model_t *model, const char *name,
  * reported by the next kgrt_model_get_output. */
 kgrt_status_t kgrt_model_run(kgrt_model_t *model, kgrt_error_t *err);
 
+/* Runs the plan `warmup` times, then `reps` times each between two marks on
+ * the device's own clock (cuda: events on the model's stream; sim: the host
+ * clock), and gives the median time of one run in microseconds. Needs what
+ * kgrt_model_run needs; the outputs are those of the last run. UNAVAILABLE on
+ * a device that cannot time (hip for now). */
+kgrt_status_t kgrt_model_time(kgrt_model_t *model, uint32_t warmup, uint32_t reps,
+                              double *out_median_us, kgrt_error_t *err);
+
 /* Waits for the plan and copies an output to the host; `bytes` must equal its
  * current size. Needs a successful run since the dims last changed. */
 kgrt_status_t kgrt_model_get_output(kgrt_model_t *model, const char *name, void *host,

@@ -75,6 +75,11 @@ struct kgrt_device_vtable {
    * soon as it returns. */
   kgrt_status_t (*launch)(kgrt_device_t *device, kgrt_device_program_t *program,
                           const kgrt_device_launch_t *launch, kgrt_error_t *err);
+  /* Timing on the device's clock: stop == 0 marks the start in the program's
+   * queue; stop == 1 marks the end, waits for it and gives the microseconds
+   * between the two in *out_us. NULL when the device cannot time. */
+  kgrt_status_t (*timer)(kgrt_device_t *device, kgrt_device_program_t *program, int stop,
+                         double *out_us, kgrt_error_t *err);
 };
 
 /* Device constructors. `arch` is the part after "sim:" (NULL when absent),

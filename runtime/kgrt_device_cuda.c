@@ -33,6 +33,7 @@ typedef void *kgrt_cu_context_t;
 typedef void *kgrt_cu_module_t;
 typedef void *kgrt_cu_function_t;
 typedef void *kgrt_cu_stream_t;
+typedef void *kgrt_cu_event_t;
 
 #define KGRT_CU_LAUNCH_PARAM_END ((void *)0x00)
 #define KGRT_CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
@@ -70,6 +71,14 @@ typedef struct kgrt_cu_api {
   kgrt_cu_result_t (*cuStreamCreate)(kgrt_cu_stream_t *stream, unsigned flags);
   kgrt_cu_result_t (*cuStreamSynchronize)(kgrt_cu_stream_t stream);
   kgrt_cu_result_t (*cuStreamDestroy_v2)(kgrt_cu_stream_t stream);
+  kgrt_cu_result_t (*cuMemsetD8_v2)(kgrt_cu_deviceptr_t dst, unsigned char value,
+                                    size_t bytes);
+  kgrt_cu_result_t (*cuEventCreate)(kgrt_cu_event_t *event, unsigned flags);
+  kgrt_cu_result_t (*cuEventRecord)(kgrt_cu_event_t event, kgrt_cu_stream_t stream);
+  kgrt_cu_result_t (*cuEventSynchronize)(kgrt_cu_event_t event);
+  kgrt_cu_result_t (*cuEventElapsedTime)(float *ms, kgrt_cu_event_t start,
+                                         kgrt_cu_event_t end);
+  kgrt_cu_result_t (*cuEventDestroy_v2)(kgrt_cu_event_t event);
   kgrt_cu_result_t (*cuGetErrorName)(kgrt_cu_result_t error, const char **name);
   kgrt_cu_result_t (*cuGetErrorString)(kgrt_cu_result_t error, const char **text);
 } kgrt_cu_api_t;
@@ -79,7 +88,8 @@ typedef struct kgrt_cu_symbol {
   size_t offset; /* of the pointer in kgrt_cu_api_t */
 } kgrt_cu_symbol_t;
 
-#define KGRT_CU_SYMBOL(name) {#name, offsetof(kgrt_cu_api_t, name)}
+#define KGRT_CU_SYMBOL(name)                                                             \
+  { #name, offsetof(kgrt_cu_api_t, name) }
 
 static const kgrt_cu_symbol_t kgrt_cu_symbols[] = {
     KGRT_CU_SYMBOL(cuInit),
@@ -101,6 +111,12 @@ static const kgrt_cu_symbol_t kgrt_cu_symbols[] = {
     KGRT_CU_SYMBOL(cuStreamCreate),
     KGRT_CU_SYMBOL(cuStreamSynchronize),
     KGRT_CU_SYMBOL(cuStreamDestroy_v2),
+    KGRT_CU_SYMBOL(cuMemsetD8_v2),
+    KGRT_CU_SYMBOL(cuEventCreate),
+    KGRT_CU_SYMBOL(cuEventRecord),
+    KGRT_CU_SYMBOL(cuEventSynchronize),
+    KGRT_CU_SYMBOL(cuEventElapsedTime),
+    KGRT_CU_SYMBOL(cuEventDestroy_v2),
     KGRT_CU_SYMBOL(cuGetErrorName),
     KGRT_CU_SYMBOL(cuGetErrorString),
 };
@@ -119,6 +135,7 @@ struct kgrt_device_program {
   kgrt_cu_module_t module;
   kgrt_cu_stream_t stream;
   kgrt_cu_function_t *functions; /* per kernel of the arch table */
+  kgrt_cu_event_t events[2];     /* timer start and end; created on first use */
 };
 
 static kgrt_cuda_device_t *kgrt_cuda_cast(kgrt_device_t *device) {
@@ -191,6 +208,9 @@ static void kgrt_cuda_program_unload(kgrt_device_t *device,
   if (program == NULL)
     return;
   if (cuda->api.cuCtxSetCurrent(cuda->context) == 0) {
+    for (int i = 0; i < 2; i++)
+      if (program->events[i] != NULL)
+        cuda->api.cuEventDestroy_v2(program->events[i]);
     if (program->stream != NULL) {
       cuda->api.cuStreamSynchronize(program->stream);
       cuda->api.cuStreamDestroy_v2(program->stream);
@@ -259,6 +279,13 @@ static kgrt_status_t kgrt_cuda_buffer_alloc(kgrt_device_t *device, size_t bytes,
     return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
                           "cuda:%d: cuMemAlloc(%zu) failed: %s", cuda->ordinal, bytes,
                           kgrt_cuda_describe(&cuda->api, e, why, sizeof why));
+  }
+  /* poison: NaN in every float dtype, -1 in i32, so an element no kernel
+   * writes reads back as NaN (as on the sim device) */
+  e = cuda->api.cuMemsetD8_v2(ptr, 0xff, bytes);
+  if (e != 0) {
+    cuda->api.cuMemFree_v2(ptr);
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuMemsetD8");
   }
   *out_addr = (uint64_t)ptr;
   return KGRT_STATUS_OK;
@@ -337,6 +364,39 @@ static kgrt_status_t kgrt_cuda_launch(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
+#define KGRT_CUDA_TRY(x)                                                                 \
+  do {                                                                                   \
+    kgrt_status_t st_ = (x);                                                             \
+    if (st_ != KGRT_STATUS_OK)                                                           \
+      return st_;                                                                        \
+  } while (0)
+
+static kgrt_status_t kgrt_cuda_timer(kgrt_device_t *device,
+                                     kgrt_device_program_t *program, int stop,
+                                     double *out_us, kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  KGRT_CUDA_TRY(kgrt_cuda_bind(cuda, err));
+  kgrt_cu_result_t e = 0;
+  for (int i = 0; i < 2 && e == 0; i++)
+    if (program->events[i] == NULL &&
+        (e = cuda->api.cuEventCreate(&program->events[i], 0)))
+      program->events[i] = NULL;
+  if (e != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuEventCreate");
+  if ((e = cuda->api.cuEventRecord(program->events[stop != 0], program->stream)) != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuEventRecord");
+  if (!stop)
+    return KGRT_STATUS_OK;
+  float ms = 0;
+  if ((e = cuda->api.cuEventSynchronize(program->events[1])) != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuEventSynchronize");
+  if ((e = cuda->api.cuEventElapsedTime(&ms, program->events[0], program->events[1])) !=
+      0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuEventElapsedTime");
+  *out_us = (double)ms * 1e3;
+  return KGRT_STATUS_OK;
+}
+
 static const kgrt_device_vtable_t kgrt_cuda_vtable = {
     .destroy = kgrt_cuda_destroy,
     .arch_select = kgrt_cuda_arch_select,
@@ -347,6 +407,7 @@ static const kgrt_device_vtable_t kgrt_cuda_vtable = {
     .buffer_write = kgrt_cuda_buffer_write,
     .buffer_read = kgrt_cuda_buffer_read,
     .launch = kgrt_cuda_launch,
+    .timer = kgrt_cuda_timer,
 };
 
 /* dlopen and dlsym: the driver library and every entry point. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kgrt_device.h"
 #include "kgrt_sim.h"
@@ -27,6 +28,7 @@ struct kgrt_device_program {
   kgrt_sim_image_t *image;
   kgrt_sim_entry_t *entries; /* per kernel of the arch table */
   unsigned wave_size;
+  double timer_start_us; /* kgrt_sim_timer */
 };
 
 static kgrt_sim_device_t *kgrt_sim_cast(kgrt_device_t *device) {
@@ -181,6 +183,24 @@ static kgrt_status_t kgrt_sim_launch(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
+static double kgrt_sim_now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Launches run to completion on the host, so the host clock times them. */
+static kgrt_status_t kgrt_sim_timer(kgrt_device_t *device, kgrt_device_program_t *program,
+                                    int stop, double *out_us, kgrt_error_t *err) {
+  (void)device;
+  (void)err;
+  if (!stop)
+    program->timer_start_us = kgrt_sim_now_us();
+  else
+    *out_us = kgrt_sim_now_us() - program->timer_start_us;
+  return KGRT_STATUS_OK;
+}
+
 static const kgrt_device_vtable_t kgrt_sim_vtable = {
     .destroy = kgrt_sim_destroy,
     .arch_select = kgrt_sim_arch_select,
@@ -191,6 +211,7 @@ static const kgrt_device_vtable_t kgrt_sim_vtable = {
     .buffer_write = kgrt_sim_buffer_write,
     .buffer_read = kgrt_sim_buffer_read,
     .launch = kgrt_sim_launch,
+    .timer = kgrt_sim_timer,
 };
 
 /* "key=N" at *s (up to ',' or the end) -> value; advances *s; -1 on error. */

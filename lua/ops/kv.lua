@@ -1,3 +1,79 @@
--- ops/kv.lua - (family being written; no ops yet)
+-- ops/kv.lua - the KV cache: kv_append writes this step's keys (or values)
+-- into a persistent cache, in place. Call it once for K and once for V, each
+-- with its own cache weight:
+--   k_cache = kv_append(k_cache, k_new, positions, { layer = l })
+--   v_cache = kv_append(v_cache, v_new, positions, { layer = l })
+-- cache [L, KVH, S, D] (constant dims; usually a weight), new [T, KVH, D],
+-- positions i32 [T]: cache[layer, h, positions[t], :] = new[t, h, :]. The
+-- result is the cache itself (node.inplace: same memory, no copy), for the
+-- attention that follows to read.
+--   Positions outside [0, S) are skipped: that token's rows are not written.
+--   Repeated positions: the last token wins (as if the tokens were written in
+--   order), so the result never depends on workgroup order. Each workgroup
+--   scans the positions after its own token for that, O(T) i32 loads per
+--   workgroup (negligible when decoding; O(T^2 / BLOCK) per thread in a long
+--   prefill).
+-- new may have another float dtype than the cache; values are rounded to the
+-- cache's dtype.
+-- One workgroup per (token, head) row of D elements, VEC at a time.
 local kg = require "kgen"
-local _ = kg
+local fail = kg.fail
+
+kg.template {
+  name = "kv_append",
+  params = function(target, info)
+    local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
+    if info.new_dtype ~= info.dtype then vec = math.min(vec, kg.vector_width(kg.dtypes[info.new_dtype], { info.cols })) end
+    return { BLOCK = kg.row_block(target, info.cols, vec), VEC = vec }
+  end,
+}
+
+kg.op {
+  name = "kv_append",
+  doc = "cache[layer, h, positions[t], :] = new[t, h, :] in place; cache [L, KVH, S, D], new [T, KVH, D] (out-of-range positions skipped)",
+  inputs = { "cache", "new", "positions" },
+  attrs = {
+    layer = { type = "number", default = 0,
+      check = function(v) return math.type(v) == "integer" and v >= 0, "must be an integer >= 0" end },
+  },
+  build = function(node, ins, a)
+    local cache, new, pos = ins[1], ins[2], ins[3]
+    kg.check_float("kv_append", cache, "cache")
+    kg.check_float("kv_append", new, "new")
+    if #cache.shape ~= 4 then
+      fail("kv_append: cache must be [L, KVH, S, D], got %s", kg.shape_str(cache.shape))
+    end
+    for i = 1, 4 do
+      if math.type(cache.shape[i]) ~= "integer" then
+        fail("kv_append: the cache dims must be constants, got %s", kg.shape_str(cache.shape))
+      end
+    end
+    local layers, kvh, slots, d = table.unpack(cache.shape)
+    if a.layer >= layers then
+      fail("kv_append: attribute layer must be < the cache's %d layers, got %d", layers, a.layer)
+    end
+    if #new.shape ~= 3 or new.shape[2] ~= kvh or new.shape[3] ~= d then
+      fail("kv_append: new shape %s does not match the cache %s (want [T, %d, %d])",
+        kg.shape_str(new.shape), kg.shape_str(cache.shape), kvh, d)
+    end
+    if pos.dtype ~= kg.dtypes.i32 then
+      fail("kv_append: positions must be i32, got %s", pos.dtype.name)
+    end
+    if #pos.shape ~= 1 or pos.shape[1] ~= new.shape[1] then
+      fail("kv_append: positions shape %s does not match the tokens of new %s (want [T])",
+        kg.shape_str(pos.shape), kg.shape_str(new.shape))
+    end
+    node.template = "kv_append"
+    node.inplace = 1
+    node.grid = "rows"
+    node.grid_of = new -- one workgroup per (token, head)
+    node.cols = d
+    node.dim_args = { pos } -- tokens
+    node.holes = {
+      C_T = cache.dtype.ctype, N_T = new.dtype.ctype, KVH = tostring(kvh),
+      SLOTS = tostring(slots), D = tostring(d), LAYER = tostring(a.layer),
+    }
+    node.params_info = { dtype = cache.dtype.name, new_dtype = new.dtype.name, cols = d }
+    node.out_dtype, node.out_shape = cache.dtype, cache.shape
+  end,
+}

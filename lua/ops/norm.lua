@@ -1,5 +1,9 @@
--- ops/norm.lua - normalisations over the last dim: RMSNorm.
--- A row kernel: one workgroup per row, the statistic reduced across it.
+-- ops/norm.lua - normalisations: RMSNorm and LayerNorm over the last dim,
+-- their fused residual forms (norm(x + r) and x + r in one kernel), and
+-- GroupNorm over (channel group, spatial) of an NCHW tensor.
+-- Row kernels: one workgroup per row (per (n, group) for GroupNorm), the
+-- statistics reduced across it; statistics in f32, LayerNorm's variance in
+-- two passes about the mean (templates/lib_norm.hip, kg_row_rstd).
 local kg = require "kgen"
 local fail = kg.fail
 
@@ -13,39 +17,135 @@ local function row_block(target, cols, vec)
 end
 kg.row_block = row_block
 
-kg.template {
-  name = "rmsnorm",
-  params = function(target, info)
-    local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
-    return { BLOCK = row_block(target, info.cols, vec), VEC = vec }
-  end,
+local function row_params(target, info)
+  local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
+  return { BLOCK = row_block(target, info.cols, vec), VEC = vec }
+end
+
+kg.template { name = "rmsnorm", params = row_params }
+kg.template { name = "layernorm", params = row_params }
+kg.template { name = "groupnorm", params = row_params }
+
+local eps_attr = {
+  type = "number", default = 1e-5,
+  check = function(v) return v > 0 and v < 1, "must be in (0, 1)" end,
 }
+
+--- An optional per-channel operand (weight, bias): a float vector of `n`.
+local function check_vector(opname, t, what, n, against)
+  if not t then return end
+  kg.check_float(opname, t, what)
+  if #t.shape ~= 1 or t.shape[1] ~= n then
+    fail("%s: %s shape %s does not match %s", opname, what, kg.shape_str(t.shape), against)
+  end
+end
+
+--- A row normalisation over the last dim of x: template `tmpl`; with a
+--- residual r, the fused form with h = x + r as a second result.
+local function row_norm(opname, tmpl, node, x, r, w, b, eps)
+  kg.check_float(opname, x, "x")
+  local cols = kg.const_cols(opname, x)
+  if r then
+    kg.check_float(opname, r, "r")
+    kg.check_same(opname, x, r)
+  end
+  local against = "the last dim of x " .. kg.shape_str(x.shape)
+  check_vector(opname, w, "weight", cols, against)
+  check_vector(opname, b, "bias", cols, against)
+  node.template = tmpl
+  node.grid = "rows"
+  node.cols = cols
+  node.holes = {
+    X_T = x.dtype.ctype, Y_T = x.dtype.ctype, COLS = tostring(cols), EPS = kg.float_literal(eps),
+    W_T = w and w.dtype.ctype or "", B_T = b and b.dtype.ctype or "",
+    R_T = r and r.dtype.ctype or "", NO_R = r and "" or "1", SRC = r and "h" or "x",
+  }
+  node.params_info = { dtype = x.dtype.name, cols = cols }
+  node.out_dtype, node.out_shape = x.dtype, x.shape
+  if r then node.extra_outputs = { { dtype = x.dtype, shape = x.shape } } end
+end
 
 kg.op {
   name = "rmsnorm",
   doc = "x / sqrt(mean(x^2 over the last dim) + eps) * weight (weight optional, shape [last dim])",
   inputs = { "x", "weight?" },
+  attrs = { eps = eps_attr },
+  build = function(node, ins, a)
+    row_norm("rmsnorm", "rmsnorm", node, ins[1], nil, ins[2], nil, a.eps)
+  end,
+}
+
+kg.op {
+  name = "rmsnorm_residual",
+  doc = "two results: rmsnorm(h, weight) and h = x + r, h rounded to x's dtype before it is normalised (weight optional)",
+  inputs = { "x", "r", "weight?" },
+  attrs = { eps = eps_attr },
+  build = function(node, ins, a)
+    row_norm("rmsnorm_residual", "rmsnorm", node, ins[1], ins[2], ins[3], nil, a.eps)
+  end,
+}
+
+kg.op {
+  name = "layernorm",
+  doc = "(x - mean) / sqrt(var + eps) * weight + bias over the last dim (weight, bias optional, shape [last dim])",
+  inputs = { "x", "weight?", "bias?" },
+  attrs = { eps = eps_attr },
+  build = function(node, ins, a)
+    row_norm("layernorm", "layernorm", node, ins[1], nil, ins[2], ins[3], a.eps)
+  end,
+}
+
+kg.op {
+  name = "layernorm_residual",
+  doc = "two results: layernorm(h, weight, bias) and h = x + r, h rounded to x's dtype before it is normalised (weight, bias optional)",
+  inputs = { "x", "r", "weight?", "bias?" },
+  attrs = { eps = eps_attr },
+  build = function(node, ins, a)
+    row_norm("layernorm_residual", "layernorm", node, ins[1], ins[2], ins[3], ins[4], a.eps)
+  end,
+}
+
+kg.op {
+  name = "groupnorm",
+  doc = "x [N, C, spatial...] (NCHW) normalised per (n, group of C/groups channels); weight, bias optional, shape [C]",
+  inputs = { "x", "weight?", "bias?" },
   attrs = {
-    eps = { type = "number", default = 1e-5,
-      check = function(v) return v > 0 and v < 1, "must be in (0, 1)" end },
+    groups = { type = "number",
+      check = function(v) return math.type(v) == "integer" and v >= 1, "must be a positive integer" end },
+    eps = eps_attr,
   },
   build = function(node, ins, a)
-    local x, w = ins[1], ins[2]
-    kg.check_float("rmsnorm", x, "x")
-    local cols = kg.const_cols("rmsnorm", x)
-    if w then
-      kg.check_float("rmsnorm", w, "weight")
-      if #w.shape ~= 1 or w.shape[1] ~= cols then
-        fail("rmsnorm: weight shape %s does not match the last dim of x %s",
-          kg.shape_str(w.shape), kg.shape_str(x.shape))
-      end
+    local x, w, b = ins[1], ins[2], ins[3]
+    kg.check_float("groupnorm", x, "x")
+    if a.groups == nil then fail("groupnorm: attribute groups is required") end
+    if #x.shape < 2 then
+      fail("groupnorm: x must be [N, C, spatial...], got %s", kg.shape_str(x.shape))
     end
-    node.template = "rmsnorm"
+    local hw = 1
+    for i = 2, #x.shape do
+      if not (math.type(x.shape[i]) == "integer") then
+        fail("groupnorm: the channel and spatial dims must be constants, got %s",
+          kg.shape_str(x.shape))
+      end
+      if i > 2 then hw = hw * x.shape[i] end
+    end
+    local channels = x.shape[2]
+    if channels % a.groups ~= 0 then
+      fail("groupnorm: groups %d does not divide the %d channels of x %s", a.groups, channels,
+        kg.shape_str(x.shape))
+    end
+    local cpg = channels // a.groups
+    local against = "the channels of x " .. kg.shape_str(x.shape)
+    check_vector("groupnorm", w, "weight", channels, against)
+    check_vector("groupnorm", b, "bias", channels, against)
+    local cols = cpg * hw
+    node.template = "groupnorm"
     node.grid = "rows"
     node.cols = cols
     node.holes = {
-      X_T = x.dtype.ctype, W_T = w and w.dtype.ctype or "", Y_T = x.dtype.ctype,
-      COLS = tostring(cols), EPS = kg.float_literal(a.eps),
+      X_T = x.dtype.ctype, Y_T = x.dtype.ctype, COLS = tostring(cols),
+      EPS = kg.float_literal(a.eps), GROUPS = tostring(a.groups), CPG = tostring(cpg),
+      HW = tostring(hw), W_T = w and w.dtype.ctype or "", B_T = b and b.dtype.ctype or "",
     }
     node.params_info = { dtype = x.dtype.name, cols = cols }
     node.out_dtype, node.out_shape = x.dtype, x.shape

@@ -1,3 +1,69 @@
--- ops/sample.lua - (family being written; no ops yet)
+-- ops/sample.lua - token sampling over rows of logits: temperature, top-k,
+-- top-p (nucleus) and min-p truncation, then one draw per row from a
+-- counter-based generator (Philox-4x32-10), so a run is reproducible from its
+-- seed. Greedy (argmax) at temperature 0. No sort of the vocabulary: the
+-- truncation boundary is found by a radix cut (templates/lib_sample.hip).
 local kg = require "kgen"
-local _ = kg
+local fail = kg.fail
+
+kg.template {
+  name = "sample",
+  params = function(target, info)
+    local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
+    return { BLOCK = kg.row_block(target, info.cols, vec), VEC = vec }
+  end,
+}
+
+local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
+
+kg.op {
+  name = "sample",
+  doc = "token ids [rows] drawn from logits [.., V] with seed i32 [1] or [2] "
+    .. "(temperature (0: argmax), top_k, top_p, min_p; Philox per (row, seed[1]))",
+  inputs = { "logits", "seed" },
+  attrs = {
+    temperature = { type = "number", default = 1.0,
+      check = function(v) return finite(v) and v >= 0, "must be finite and >= 0" end },
+    top_k = { type = "number", default = 0,
+      check = function(v) return math.type(v) == "integer" and v >= 0 and v < 2 ^ 31,
+        "must be an integer >= 0 (0: off)" end },
+    top_p = { type = "number", default = 1.0,
+      check = function(v) return v > 0 and v <= 1, "must be in (0, 1] (1: off)" end },
+    min_p = { type = "number", default = 0.0,
+      check = function(v) return v >= 0 and v < 1, "must be in [0, 1) (0: off)" end },
+  },
+  build = function(node, ins, a)
+    local x, seed = ins[1], ins[2]
+    kg.check_float("sample", x, "logits")
+    local cols = kg.const_cols("sample", x)
+    if seed.dtype ~= kg.dtypes.i32 or #seed.shape ~= 1 or
+        (seed.shape[1] ~= 1 and seed.shape[1] ~= 2) then
+      fail("sample: seed must be i32 [1] or [2], got %s%s", seed.dtype.name,
+        kg.shape_str(seed.shape))
+    end
+    if cols >= 1 << 24 then fail("sample: the last dim %d is over 2^24", cols) end
+    local greedy = a.temperature == 0
+    local topk = (not greedy and a.top_k > 0 and a.top_k < cols) and a.top_k or nil
+    local topp = (not greedy and a.top_p < 1) and a.top_p or nil
+    local minp = (not greedy and a.min_p > 0) and a.min_p or nil
+    node.template = "sample"
+    node.grid = "rows"
+    node.grid_of = x
+    node.cols = cols
+    node.holes = {
+      X_T = x.dtype.ctype, COLS = tostring(cols),
+      GREEDY = greedy and "1" or "", SAMPLE = greedy and "" or "1",
+      INV_T = greedy and "" or kg.float_literal(1 / a.temperature),
+      TOPK = topk and tostring(topk) or "",
+      TOPK_OR_ALL = tostring(topk or cols),
+      TOPP = topp and kg.float_literal(topp) or "",
+      MINP = minp and kg.float_literal(minp) or "",
+      SEED1 = seed.shape[1] == 1 and "1" or "", SEED2 = seed.shape[1] == 2 and "1" or "",
+    }
+    node.params_info = { dtype = x.dtype.name, cols = cols }
+    local out = {}
+    for i = 1, #x.shape - 1 do out[i] = x.shape[i] end
+    if #out == 0 then out[1] = 1 end
+    node.out_dtype, node.out_shape = kg.dtypes.i32, out
+  end,
+}

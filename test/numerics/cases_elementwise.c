@@ -54,6 +54,7 @@ static void ref_fill(const kn_dims_t *d, const double *const *in, double *const 
 }
 
 BINARY(ref_add, a + b, d->n)
+BINARY(ref_swiglu, a / (1.0 + exp(-a)) * b, d->n)
 BINARY(ref_sub, a - b, d->n)
 BINARY(ref_mul, a *b, d->n)
 BINARY(ref_div, a / b, d->n)
@@ -118,6 +119,7 @@ static const kn_case_t cases[] = {
     MAP2("mul", "mul($0, $1)", ref_mul, X),
     MAP2("div", "$0 / $1", ref_div, XP),
     MAP2("min", "min($0, $1)", ref_min, X),
+    MAP2("swiglu", "silu($0) * $1", ref_swiglu, X),
     MAP2("max", "max($0, $1)", ref_max, X),
     ROW2("add_row", "$0 + $1", ref_add_row, BC),
     ROW2("mul_row", "$1 * $0", ref_mul_row, BC),

@@ -8,7 +8,8 @@
  * the sim device through kgrt, once per size index (a fresh load, so outputs
  * start poisoned), and compares every result with the reference: normalized
  * mean squared error within the dtype's bound for floats, exact for i32, and
- * any NaN or inf where the reference is finite fails.
+ * any NaN or inf where the reference is finite fails (an infinite reference
+ * must be matched exactly).
  *
  * Shapes are strings over three dims: N (a sym: the flat length of a FLAT
  * case, the same N for every FLAT case of a run), R (a sym: rows, ROWS cases)
@@ -42,9 +43,11 @@ typedef struct kn_tensor_spec {
   double lo, hi;     /* inputs: uniform range (i32: integers lo..hi) */
 } kn_tensor_spec_t;
 
-/* The dims of one instance in one run. */
+/* The dims of one instance in one run, and the kgrt dtype the model is built
+ * for (a reference that rounds an intermediate to it, as the op does). */
 typedef struct kn_dims {
   int64_t n, r, c;
+  int dtype;
 } kn_dims_t;
 
 /* Fills out[k] (as many elements as output k's shape has) from in[k]. Values

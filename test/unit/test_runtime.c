@@ -568,6 +568,19 @@ static void test_dims_and_bindings(void) {
   for (int r = 0; r < 3; ++r)
     CHECK(close_enough(out[r], row_ref(x, w, r)));
 
+  /* Timing: the median of runs on the device's clock; the outputs stay right. */
+  double us = -1;
+  CHECK_EQ(kgrt_model_time(model, 1, 0, &us, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK_EQ(kgrt_model_time(NULL, 1, 3, &us, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK_EQ(kgrt_model_time(model, 2, 5, &us, &err), KGRT_STATUS_OK);
+  CHECK(us > 0 && us < 5e6);
+  memset(out, 0, sizeof out);
+  CHECK_EQ(kgrt_model_get_output(model, "out", out, 12, &err), KGRT_STATUS_OK);
+  for (int r = 0; r < 3; ++r)
+    CHECK(close_enough(out[r], row_ref(x, w, r)));
+  CHECK_EQ(kgrt_model_set_dim(model, "T", 4, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_time(model, 0, 3, &us, &err), KGRT_STATUS_FAILED_PRECONDITION);
+
   kgrt_model_unload(model);
   kgrt_device_close(dev);
   CHECK_EQ(c.live, 0);

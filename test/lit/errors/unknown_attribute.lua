@@ -3,5 +3,5 @@
 -- RUN: test ! -e %t && test $(wc -l < %t.log) -eq 1
 -- RUN: FileCheck %s < %t.log
 local x = input("x", f16, { 2, 64 })
--- CHECK: unknown_attribute.lua:[[@LINE+1]]: error: softmax: unknown attribute temperature (known: scale)
+-- CHECK: unknown_attribute.lua:[[@LINE+1]]: error: softmax: unknown attribute temperature (known: causal, offset, scale)
 output("y", softmax(x, { temperature = 2 }))

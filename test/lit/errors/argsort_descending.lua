@@ -1,0 +1,7 @@
+-- argsort: descending is a boolean.
+-- RUN: rm -rf %t; timeout 5 %kgen --arch gfx1100 %s -o %t > %t.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t && test $(wc -l < %t.log) -eq 1
+-- RUN: FileCheck %s < %t.log
+local x = input("x", f32, { 2, 64 })
+-- CHECK: argsort_descending.lua:[[@LINE+1]]: error: argsort: attribute descending must be true or false, got 1
+output("y", argsort(x, { descending = 1 }))

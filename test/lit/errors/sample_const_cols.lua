@@ -1,0 +1,9 @@
+-- sample: the vocabulary (last dim) must be a constant.
+-- RUN: rm -rf %t; timeout 5 %kgen --arch gfx1100 %s -o %t > %t.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t && test $(wc -l < %t.log) -eq 1
+-- RUN: FileCheck %s < %t.log
+local V = sym("V", 64)
+local x = input("x", f32, { 2, V })
+local s = input("s", i32, { 1 })
+-- CHECK: sample_const_cols.lua:[[@LINE+1]]: error: sample: the last dim must be a constant, got V
+output("y", sample(x, s))

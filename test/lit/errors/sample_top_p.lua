@@ -1,0 +1,8 @@
+-- sample: top_p must lie in (0, 1].
+-- RUN: rm -rf %t; timeout 5 %kgen --arch gfx1100 %s -o %t > %t.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t && test $(wc -l < %t.log) -eq 1
+-- RUN: FileCheck %s < %t.log
+local x = input("x", f32, { 2, 64 })
+local s = input("s", i32, { 1 })
+-- CHECK: sample_top_p.lua:[[@LINE+1]]: error: sample: attribute top_p must be in (0, 1] (1: off), got 0.0
+output("y", sample(x, s, { top_p = 0.0 }))

@@ -1,0 +1,7 @@
+-- softmax: causal must be a boolean.
+-- RUN: rm -rf %t; timeout 5 %kgen --arch gfx1100 %s -o %t > %t.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t && test $(wc -l < %t.log) -eq 1
+-- RUN: FileCheck %s < %t.log
+local x = input("x", f16, { 4, 64 })
+-- CHECK: softmax_causal_type.lua:[[@LINE+1]]: error: softmax: attribute causal must be true or false, got yes
+output("y", softmax(x, { causal = "yes" }))

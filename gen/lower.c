@@ -56,9 +56,11 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
   lw->block = (int)lua_tointeger(L, -1);
   lua_getfield(L, -2, "VEC");
   lw->vec = (int)lua_tointeger(L, -1);
+  lua_getfield(L, -3, "UNROLL");
+  lw->unroll = (int)lua_tointeger(L, -1);
   lua_settop(L, top);
   if (lw->block < t->wave || lw->block > t->max_block || lw->block % t->wave ||
-      lw->block / t->wave > t->wave || lw->vec < 1)
+      lw->block / t->wave > t->wave || lw->vec < 1 || lw->unroll < 1)
     return kg_error(d, "%s: template %s chose BLOCK=%d VEC=%d, not valid on %s (wave %d)",
                     k->name, k->tmpl, lw->block, lw->vec, t->name, t->wave);
   return 0;
@@ -117,6 +119,7 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   kg_holes_set(h, "WAVE", "%d", t->wave);
   kg_holes_set(h, "BLOCK", "%d", lw->block);
   kg_holes_set(h, "VEC", "%d", lw->vec);
+  kg_holes_set(h, "UNROLL", "%d", lw->unroll);
   for (int i = 0; i < n->num_holes; i++)
     kg_holes_set(h, n->holes[i].name, "%s", n->holes[i].value);
   for (int i = 0; i < k->num_ins; i++)
@@ -156,7 +159,7 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     a->tensor = -1;
     a->value = numel;
     lw->units = numel;
-    lw->per_block = (uint32_t)(lw->block * lw->vec);
+    lw->per_block = (uint32_t)(lw->block * lw->vec * lw->unroll);
   } else if (n->rows_grid) {
     kgrt_expr_t all;
     if (kg_tensor_numel(g, &g->tensors[n->grid_of], &all) || n->cols <= 0 ||

@@ -21,6 +21,7 @@ typedef struct kg_larg {
 typedef struct kg_lowered {
   int block;
   int vec;
+  int unroll; /* vectors per thread (map) */
   int num_args;
   kg_larg_t args[KG_MAX_ARGS];
   kgrt_expr_t units;

@@ -290,6 +290,8 @@ function kg.template_params(name, target, info)
   if not t then error("no parameter rule for template " .. name, 0) end
   local p = t.params(target, info)
   assert(math.type(p.BLOCK) == "integer" and math.type(p.VEC) == "integer", name)
+  p.UNROLL = p.UNROLL or 1
+  assert(math.type(p.UNROLL) == "integer" and p.UNROLL >= 1, name)
   return p
 end
 

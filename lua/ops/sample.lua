@@ -10,7 +10,14 @@ kg.template {
   name = "sample",
   params = function(target, info)
     local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
-    return { BLOCK = kg.row_block(target, info.cols, vec), VEC = vec }
+    local block = kg.row_block(target, info.cols, vec)
+    -- the radix-select histograms take about 192 bytes of LDS per thread (both
+    -- instantiations of kg_radix_pass); stay inside the target's static LDS
+    -- (48 KiB on sm_90, 64 KiB on gfx targets)
+    while block > target.wave and 192 * block + 4096 > target.lds_bytes do
+      block = block // 2
+    end
+    return { BLOCK = block, VEC = vec }
   end,
 }
 

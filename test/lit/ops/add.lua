@@ -4,7 +4,7 @@
 -- W32: target gfx1100 (amdgcn, wave 32)
 -- W64: target gfx942 (amdgcn, wave 64)
 -- CHECK-LABEL: add_0_add(KG_GLOBAL(const kg_f16) in0, KG_GLOBAL(const kg_f16) in1, KG_GLOBAL(kg_f16) out, long n)
--- CHECK: kg_vec<kg_f16, 8> v0 = kg_ldv<8>(in0, i);
+-- CHECK: v0[u] = kg_ldv<8>(in0, i);
 -- CHECK: r.v[k] = kg_from_f32<kg_f16>((a0 + a1));
 local T = sym("T", 64)
 local a = input("a", f16, { T, 1024 })

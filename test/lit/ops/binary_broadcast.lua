@@ -11,7 +11,7 @@
 -- CHECK: (a0 - a1)
 -- CHECK: kg_ld(in1, j % 1024L)
 -- CHECK-LABEL: binary_broadcast_1_div(
--- CHECK: v1.v[k] = kg_ld(in1, (i + k) % 1001L);
+-- CHECK: v1[u].v[k] = kg_ld(in1, (i + k) % 1001L);
 -- CHECK: (a0 / a1)
 -- CHECK-LABEL: binary_broadcast_2_min(
 -- CHECK: kg_min(a0, a1)

@@ -1,0 +1,7 @@
+-- srht: x must be a float tensor.
+-- RUN: rm -rf %t; timeout 5 %kgen --arch gfx1100 %s -o %t > %t.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t && test $(wc -l < %t.log) -eq 1
+-- RUN: FileCheck %s < %t.log
+local x = input("x", i32, { 2, 64 })
+-- CHECK: srht_int.lua:[[@LINE+1]]: error: srht: x must be f32, f16 or bf16, got i32
+output("y", srht(x, { out = 8 }))

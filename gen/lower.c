@@ -170,6 +170,13 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     lw->units = all;
     lw->units.scale /= n->cols;
     lw->per_block = 1;
+    /* a row is ITERS strides of BLOCK x VEC; a template may keep a row of
+     * at most 8 strides in registers (CACHE) instead of reading it twice */
+    const int64_t iters =
+        (n->cols + (int64_t)lw->block * lw->vec - 1) / (lw->block * lw->vec);
+    kg_holes_set(h, "ITERS", "%lld", (long long)iters);
+    kg_holes_set(h, "CACHE", "%s", iters <= 8 ? "1" : "");
+    kg_holes_set(h, "NO_CACHE", "%s", iters <= 8 ? "" : "1");
     for (int i = 0; i < n->num_dim_args; i++) {
       kg_larg_t *a = &lw->args[lw->num_args++];
       a->kind = KGRT_ARG_I64;

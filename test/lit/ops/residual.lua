@@ -1,5 +1,7 @@
 -- rmsnorm_residual and layernorm_residual: h = x + r rounded to x's dtype is
--- stored (the second result) and the later passes read h back; no scratch.
+-- stored (the second result); rmsnorm keeps the row (4096 = 2 strides) in
+-- registers for the output pass, layernorm's later passes read h back; no
+-- scratch.
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W32
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W64
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
@@ -8,10 +10,10 @@
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM64
 -- CHECK: KG_INLINE kg_vec<T, N> kg_residual_add(
 -- CHECK-LABEL: residual_0_rmsnorm_residual(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) r, KG_GLOBAL(const kg_f16) w, KG_GLOBAL(kg_f16) y, KG_GLOBAL(kg_f16) h)
--- CHECK: kg_residual_add<8, kg_f16, kg_f16>(x, r, h, base + c)
+-- CHECK: row[it] = kg_residual_add<8, kg_f16, kg_f16>(x, r, h, base + c)
 -- W32: ss = kg_block_sum<32, 256>(ss);
 -- W64: ss = kg_block_sum<64, 256>(ss);
--- CHECK: kg_ldv<8>(h, base + c)
+-- CHECK: const kg_vec<kg_f16, 8> v = row[it];
 -- CHECK-LABEL: residual_1_layernorm_residual(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) r, KG_GLOBAL(const kg_f16) w, KG_GLOBAL(const kg_f16) b, KG_GLOBAL(kg_f16) y, KG_GLOBAL(kg_f16) h)
 -- CHECK: kg_residual_add<8, kg_f16, kg_f16>(x, r, h, base + c)
 -- W32: kg_row_stats<32, 256, 8, 4096>(h, base, mean, 1e-05f, shift, rstd);

@@ -6,6 +6,8 @@
 #include "embedding.h"
 #include "residual_add.h"
 #include "rmsnorm.h"
+#include "rmsnorm_b1024.h"
+#include "rmsnorm_b512.h"
 #include "rope.h"
 #include "silu.h"
 #include "softmax.h"

@@ -12,7 +12,9 @@ KG_INLINE float kg_to_f32(int x) { return (float)x; }
 KG_INLINE float kg_to_f32(kg_f16 x) { return kg_f16_bits_to_f32(x.bits); }
 KG_INLINE float kg_to_f32(kg_bf16 x) { return kg_bits_f32((unsigned)x.bits << 16); }
 
-/* float -> bf16 bits, round to nearest even; NaN stays NaN. */
+/* float -> bf16 bits, round to nearest even; NaN stays NaN. In software
+ * unless the prelude has an instruction for it (KG_HAS_BF16_CVT). */
+#ifndef KG_HAS_BF16_CVT
 KG_INLINE unsigned short kg_f32_to_bf16_bits(float f) {
   unsigned u = kg_f32_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u)
@@ -20,6 +22,13 @@ KG_INLINE unsigned short kg_f32_to_bf16_bits(float f) {
   u += 0x7fffu + ((u >> 16) & 1u);
   return (unsigned short)(u >> 16);
 }
+#endif
+
+/* a / b where b is known to be >= 1 and finite (or +inf): the preludes may
+ * use a fast reciprocal (KG_HAS_FAST_DIV). */
+#ifndef KG_HAS_FAST_DIV
+KG_INLINE float kg_div_ge1(float a, float b) { return a / b; }
+#endif
 
 template <typename T> KG_INLINE T kg_from_f32(float x);
 template <> KG_INLINE_SPEC float kg_from_f32<float>(float x) { return x; }
@@ -45,8 +54,8 @@ template <typename T> KG_INLINE float kg_round(float x) {
 
 /* Elementwise math (float in, float out). */
 KG_INLINE float kg_rsqrt(float x) { return 1.0f / kg_sqrt(x); }
-KG_INLINE float kg_sigmoid(float x) { return 1.0f / (1.0f + kg_exp(-x)); }
-KG_INLINE float kg_silu(float x) { return x / (1.0f + kg_exp(-x)); }
+KG_INLINE float kg_sigmoid(float x) { return kg_div_ge1(1.0f, 1.0f + kg_exp(-x)); }
+KG_INLINE float kg_silu(float x) { return kg_div_ge1(x, 1.0f + kg_exp(-x)); }
 KG_INLINE float kg_tanh(float x) {
   /* tanh(x) = sign(x) (1 - e) / (1 + e), e = exp(-2|x|): no overflow. */
   float e = kg_exp(-2.0f * kg_fabs(x));

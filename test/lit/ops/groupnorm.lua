@@ -8,8 +8,8 @@
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM64
 -- CHECK-LABEL: groupnorm_0_groupnorm(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) w, KG_GLOBAL(const kg_f16) b, KG_GLOBAL(kg_f16) y)
 -- CHECK: const long base = (long)blockIdx.x * 40960;
--- W32: kg_row_stats<32, 256, 8, 40960>(x, base, mean, 1e-05f, shift, rstd);
--- W64: kg_row_stats<64, 256, 8, 40960>(x, base, mean, 1e-05f, shift, rstd);
+-- W32: kg_row_stats<32, 512, 8, 40960>(x, base, mean, 1e-05f, shift, rstd);
+-- W64: kg_row_stats<64, 512, 8, 40960>(x, base, mean, 1e-05f, shift, rstd);
 -- CHECK: const long ch0 = (long)(blockIdx.x % 32) * 10;
 -- CHECK: const long ch = ch0 + (c + k) / 4096;
 -- CHECK: kg_to_f32(kg_ld(w, ch)){{.*}}kg_to_f32(kg_ld(b, ch))

@@ -6,8 +6,8 @@
 -- CHECK: * rstd * kg_to_f32(g.v[k]));
 -- CHECK-LABEL: layernorm_optional_1_layernorm(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(kg_f16) y)
 -- CHECK: kg_ldv<1>(x, base + c)
--- W32: kg_block_sum<32, 256>(s)
--- W64: kg_block_sum<64, 256>(s)
+-- W32: kg_block_sum<32, 512>(s)
+-- W64: kg_block_sum<64, 512>(s)
 -- CHECK-NOT: g.v[k]
 -- CHECK: (kg_to_f32(v.v[k]) - mean - shift) * rstd);
 local x = input("x", f32, { 3, 768 })

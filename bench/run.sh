@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench/run.sh - on the GPU machine, in one device call, after bench/build.sh:
 #   bash .bench/run.sh          (results under $OUT, the table printed last)
-# 1. correctness: blocks_demo on cuda; the whole numerics harness on cuda and,
-#    as a cross-check, on sim:sm_90 (the same sm_90 tables at wave 32);
-#    sample_test on cuda; 2. kgbench (kgen's kernels, checked then timed);
+# 1. correctness: blocks_demo on cuda; the whole numerics harness on
+#    sim:sm_90 (the sm_90 tables at wave 32) against float64, then on cuda
+#    against float64 and against sim's outputs (--agree); sample_test on cuda
+#    with 10^5 draws per setting; 2. kgbench (kgen's kernels, checked then timed);
 # 3. the peers (torch eager, torch.compile, copy bandwidth) in the same call;
 # 4. the table.
 set -uo pipefail
@@ -14,8 +15,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem \
   --format=csv | tee "$OUT/gpu.txt"
 {
   "$B/blocks_demo" cuda 77
-  for d in f32 f16 bf16; do "$B/numerics_$d" cuda sim:sm_90; done
-  "$B/sample_test" cuda
+  for d in f32 f16 bf16; do "$B/numerics_$d" --agree sim:sm_90 cuda; done
+  "$B/sample_test" cuda 100
 } > "$OUT/correctness.txt" 2>&1
 echo "correctness: $(grep -cE '^FAIL' "$OUT/correctness.txt") FAIL lines"
 grep -E "^numerics|all outputs|sample_test|FAIL" "$OUT/correctness.txt" | head -40

@@ -6,7 +6,11 @@
  * bytes, NaN), N = kn_default_sizes[s], R = KN_ROWS_RUN, every input bound
  * with fixed-seed random values, one run; then every FLAT case and every ROWS
  * instance s is compared. Prints one line per case and dtype with its worst
- * NMSE, a line per failure, and exits 1 when anything failed. */
+ * NMSE, a line per failure, and exits 1 when anything failed.
+ *   numerics_f16 --agree sim:sm_90 cuda
+ * checks the first device against float64 as above, then the second against
+ * the first device's outputs (same inputs, same bounds; i32 exactly): the two
+ * must agree on every op, dtype and size, not only both pass. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,6 +70,22 @@ static double kn_load(const void *host, int64_t i, int dtype) {
     return ((const int32_t *)host)[i];
   }
 }
+
+/* --agree: the first device's outputs, by (size index, output name), which
+ * the second device's are compared with instead of the float64 reference. */
+typedef struct kn_saved {
+  int s;
+  char name[80];
+  int64_t n;
+  double *v;
+} kn_saved_t;
+static kn_saved_t *kn_saved;
+static int kn_num_saved, kn_cap_saved;
+static int kn_agree_phase; /* 0: no --agree; 1: saving; 2: comparing */
+static int kn_cur_size;
+
+static void kn_save(const char *name, const void *host, int64_t n, int dtype);
+static const kn_saved_t *kn_find_saved(const char *name);
 
 typedef struct kn_result {
   double worst; /* worst NMSE (floats) or mismatch count (i32) */
@@ -176,18 +196,44 @@ static int kn_check(kgrt_model_t *m, kn_instance_t *it, int dtype, const char *d
     snprintf(what, sizeof what, "%s %s %s size %lld output %d (%s)", c->name,
              kn_dtype_name(dtype), dev, (long long)kn_case_size(c, it->s), k, name);
     void *host = malloc((size_t)n_out[k] * kn_dtype_size(dt) + 1);
+    const kn_saved_t *sv = kn_agree_phase == 2 ? kn_find_saved(name) : NULL;
     if (kgrt_model_get_output(m, name, host, (size_t)n_out[k] * kn_dtype_size(dt), err) !=
         KGRT_STATUS_OK)
       failed |= kn_fail("%s: %s", what, err->message);
+    else if (kn_agree_phase == 2 && (sv == NULL || sv->n != n_out[k]))
+      failed |= kn_fail("%s: the first device has no such output", what);
     else
-      failed |= kn_compare(what, dt, host, ref_out[k], n_out[k],
+      failed |= kn_compare(what, dt, host, sv ? sv->v : ref_out[k], n_out[k],
                            c->bound > 0 ? c->bound : kn_default_bound[dt], res);
+    if (kn_agree_phase == 1)
+      kn_save(name, host, n_out[k], dt);
     free(host);
     free(ref_out[k]);
   }
   res->checked++;
   res->failures += failed;
   return failed;
+}
+
+static void kn_save(const char *name, const void *host, int64_t n, int dtype) {
+  if (kn_num_saved == kn_cap_saved) {
+    kn_cap_saved = kn_cap_saved ? 2 * kn_cap_saved : 256;
+    kn_saved = realloc(kn_saved, (size_t)kn_cap_saved * sizeof *kn_saved);
+  }
+  kn_saved_t *sv = &kn_saved[kn_num_saved++];
+  sv->s = kn_cur_size;
+  snprintf(sv->name, sizeof sv->name, "%s", name);
+  sv->n = n;
+  sv->v = malloc((size_t)n * sizeof(double) + 1);
+  for (int64_t i = 0; i < n; i++)
+    sv->v[i] = kn_load(host, i, dtype);
+}
+
+static const kn_saved_t *kn_find_saved(const char *name) {
+  for (int i = 0; i < kn_num_saved; i++)
+    if (kn_saved[i].s == kn_cur_size && strcmp(kn_saved[i].name, name) == 0)
+      return &kn_saved[i];
+  return NULL;
 }
 
 static int kn_run_device(const char *spec, int dtype, kn_result_t *results) {
@@ -212,6 +258,7 @@ static int kn_run_device(const char *spec, int dtype, kn_result_t *results) {
         fatal = kn_fail("%s: set_dim: %s", spec, err.message);
     }
     /* every instance in the model, in emission order */
+    kn_cur_size = s;
     kn_instance_t *its = calloc((size_t)total * KN_SIZES, sizeof *its);
     int num = 0;
     for (int fam = 0; fam < kn_num_families; fam++)
@@ -265,9 +312,20 @@ int main(int argc, char **argv) {
   int total = 0;
   for (int fam = 0; fam < kn_num_families; fam++)
     total += kn_families[fam]->num_cases;
-  int failed = 0;
-  for (int a = 1; a < argc; a++) {
+  int failed = 0, first = 1;
+  if (strcmp(argv[1], "--agree") == 0) {
+    if (argc != 4) {
+      fprintf(stderr, "usage: %s --agree DEVICE_A DEVICE_B\n", argv[0]);
+      return 2;
+    }
+    first = 2;
+  }
+  for (int a = first; a < argc; a++) {
     kn_result_t *res = calloc((size_t)total, sizeof *res);
+    if (first == 2)
+      kn_agree_phase = a == 2 ? 1 : 2;
+    if (kn_agree_phase == 2)
+      printf("-- %s against %s's outputs\n", argv[a], argv[2]);
     failed |= kn_run_device(argv[a], dtype, res);
     int ci = 0;
     for (int fam = 0; fam < kn_num_families; fam++)
@@ -283,6 +341,12 @@ int main(int argc, char **argv) {
       }
     free(res);
   }
-  printf("numerics %s: %s\n", kn_dtype_name(dtype), failed ? "FAILED" : "all cases pass");
+  for (int i = 0; i < kn_num_saved; i++)
+    free(kn_saved[i].v);
+  free(kn_saved);
+  printf("numerics %s: %s\n", kn_dtype_name(dtype),
+         failed       ? "FAILED"
+         : first == 2 ? "all cases pass, and the devices agree"
+                      : "all cases pass");
   return failed;
 }

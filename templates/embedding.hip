@@ -1,13 +1,34 @@
 /* embedding: y[r, :] = table[ids[r], :] for a table [vocab, D]; an id outside
  * [0, vocab) gives a row of zeros. One workgroup per id, VEC elements per
- * access. */
+ * access. A row of at most 8 strides (CACHE) is loaded whole before any of it
+ * is stored, so a thread has all its loads in flight at once. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{T_T}}) table, KG_GLOBAL(const int) ids, KG_GLOBAL({{T_T}}) y, long vocab) {
   const long row = blockIdx.x;
   const int id = kg_ld(ids, row);
   const bool in_range = id >= 0 && id < vocab;
   const long src = (long)id * {{D}};
-  for (long c = (long)threadIdx.x * {{VEC}}; c < {{D}}; c += {{BLOCK}} * {{VEC}}) {
+{{#if CACHE}}  kg_vec<{{T_T}}, {{VEC}}> v[{{ITERS}}];
+#pragma unroll
+  for (int it = 0; it < {{ITERS}}; ++it) {
+    const long c = ((long)threadIdx.x + it * {{BLOCK}}) * {{VEC}};
+    if (c < {{D}}) {
+      if (in_range) {
+        v[it] = kg_ldv<{{VEC}}>(table, src + c);
+      } else {
+#pragma unroll
+        for (int k = 0; k < {{VEC}}; ++k)
+          v[it].v[k] = kg_from_f32<{{T_T}}>(0.0f);
+      }
+    }
+  }
+#pragma unroll
+  for (int it = 0; it < {{ITERS}}; ++it) {
+    const long c = ((long)threadIdx.x + it * {{BLOCK}}) * {{VEC}};
+    if (c < {{D}})
+      kg_stv<{{VEC}}>(y, row * {{D}} + c, v[it]);
+  }
+{{/if}}{{#if NO_CACHE}}  for (long c = (long)threadIdx.x * {{VEC}}; c < {{D}}; c += {{BLOCK}} * {{VEC}}) {
     kg_vec<{{T_T}}, {{VEC}}> v;
     if (in_range) {
       v = kg_ldv<{{VEC}}>(table, src + c);
@@ -18,4 +39,4 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     }
     kg_stv<{{VEC}}>(y, row * {{D}} + c, v);
   }
-}
+{{/if}}}

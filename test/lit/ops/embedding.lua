@@ -8,8 +8,8 @@
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- CHECK-LABEL: embedding_0_embedding(KG_GLOBAL(const kg_bf16) table, KG_GLOBAL(const int) ids, KG_GLOBAL(kg_bf16) y, long vocab)
 -- CHECK: const bool in_range = id >= 0 && id < vocab;
--- CHECK: v = kg_ldv<8>(table, src + c);
--- CHECK: kg_stv<8>(y, row * 4096 + c, v);
+-- CHECK: v[it] = kg_ldv<8>(table, src + c);
+-- CHECK: kg_stv<8>(y, row * 4096 + c, v[it]);
 -- ASM32-LABEL: embedding_0_embedding:
 -- ASM32-DAG: global_load_b128
 -- ASM32-DAG: global_store_b128

@@ -7,7 +7,8 @@
  * and the templates use (threadIdx, blockIdx, __syncthreads, kg_lane_id,
  * kg_shfl_u32, kg_f16, kg_bf16, the f16 bit conversions, kg_exp, kg_sqrt,
  * kg_fabs, kg_log, kg_sin, kg_cos, kg_ld, kg_st, kg_vec, kg_ldv, kg_stv), plus what kgen's thunks use:
- * KG_SIM_EXPORT, kg_sim_arg, kg_sim_i64 and the exported kg_sim_bind.
+ * KG_SIM_EXPORT, kg_sim_arg, kg_sim_i64 and the exported kg_sim_bind; and the
+ * WMMA and MFMA builtins the matmul templates use, with their vector types.
  *
  * Host mapping: every thread is a fiber of the engine; threadIdx, barriers and
  * shuffles are calls into the engine's api table (kg_sim_bind stores it);
@@ -220,3 +221,171 @@ KG_INLINE void kg_stv(kg_gptr<T> p, long i, const kg_vec<T, N> &v) {
   kg_sim_api->check(p.p, p.bytes, a, sizeof v, 1);
   memcpy(a, &v, sizeof v);
 }
+
+/* ---- Matrix builtins: WMMA (gfx1100, wave32) and MFMA (gfx942, wave64) ----
+ *
+ * The clang builtins the matmul templates call, under the same names and with
+ * operand types of the same shape (clang's BuiltinsAMDGPU.def: V16h/V16s/V8f
+ * for WMMA w32, V4h/V4s with V16f or V4f for MFMA), so one kernel source
+ * compiles for the device and for the sim. The vector types below are GCC
+ * vectors, which clang accepts for the device builtins as well; kernels name
+ * them (the device prelude has to define the same names; KG_MMA_TYPES says
+ * they exist).
+ *
+ * Each lane holds only its own registers, so a builtin gathers the operand
+ * registers it needs from the other lanes of its wave through the engine's
+ * shuffle (a wave rendezvous, exact), then computes the D elements its own
+ * registers hold. Every lane of the wave must call it (the hardware needs EXEC
+ * all ones too). Sums are taken in f32: D = C, then D += A[i][k] * B[k][j] for
+ * k = 0..K-1 in order. Products of two f16 or bf16 values are exact in f32,
+ * so only the order of the additions can differ from the hardware's (which
+ * AMD does not document); tests use inputs whose sums are exact.
+ *
+ * Layouts (i: row of A, C and D; j: column of B, C and D; k: the reduction;
+ * l: lane; r: register or vector element):
+ *
+ * WMMA 16x16x16, wave32 (AMD "RDNA3 Instruction Set Architecture" guide,
+ * section 7.9 "Wave Matrix Multiply Accumulate"; GPUOpen "How to accelerate AI
+ * applications on RDNA 3 using WMMA"; AMD Matrix Instruction Calculator,
+ * RDNA3):
+ *   A: lane l holds row i = l % 16, element r = k (16 values);
+ *   B: lane l holds column j = l % 16, element r = k (16 values);
+ *      lanes 16-31 must hold a copy of lanes 0-15 (the ISA guide requires it).
+ *      The sim reads each half-wave's own copy, so an operand that is not
+ *      replicated gives a wrong D instead of passing by luck;
+ *   C, D (f32): lane l holds column j = l % 16, element r = row i = 2r + l / 16
+ *      (8 values; even rows in lanes 0-15, odd rows in lanes 16-31).
+ *
+ * MFMA 32x32x8 and 16x16x16 (f16, bf16_1k), wave64, one block (AMD "AMD
+ * Instinct MI300 (CDNA3) Instruction Set Architecture" guide, section 7.1
+ * "Dependent Arithmetic: Matrix Fused Multiply Add"; AMD Matrix Instruction
+ * Calculator, CDNA3; ROCm blog "Matrix Core Programming on AMD CDNA3 and
+ * CDNA4 architecture"). With N = M (32 or 16) and G = 64 / M lane groups:
+ *   A: lane l holds row i = l % M, k = 4 * (l / M) + r for r = 0..3;
+ *   B: lane l holds column j = l % M, k = 4 * (l / M) + r for r = 0..3;
+ *   C, D: lane l holds column j = l % M, element r (M * M / 64 values) is
+ *      row i = 4 * G * (r / 4) + 4 * (l / M) + r % 4; that is for 32x32,
+ *      i = 8 * (r / 4) + 4 * (l / 32) + r % 4 (16 values); for 16x16,
+ *      i = 4 * (l / 16) + r (4 values).
+ * cbsz, abid and blgp (broadcast and lane-group swizzles) must be 0: others
+ * are refused at compile time. The MFMA builtins need a launch at wave 64 and
+ * WMMA ones at wave 32; at another wave size the lanes they read are wrong. */
+/* The vectors pass by value between static inline functions of this image
+ * only, so x86's AVX ABI note about 32- and 64-byte vectors does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef _Float16 kg_v16h __attribute__((vector_size(32)));
+typedef short kg_v16s __attribute__((vector_size(32)));
+typedef float kg_v8f __attribute__((vector_size(32)));
+typedef _Float16 kg_v4h __attribute__((vector_size(8)));
+typedef short kg_v4s __attribute__((vector_size(8)));
+typedef float kg_v4f __attribute__((vector_size(16)));
+typedef float kg_v16f __attribute__((vector_size(64)));
+#define KG_MMA_TYPES 1
+
+/* The value of the 16-bit operand element in the low bits of h. */
+KG_INLINE float kg_sim_mma_in(unsigned h, int bf16) {
+  return bf16 != 0 ? kg_bits_f32((h & 0xffffu) << 16) : kg_f16_bits_to_f32((unsigned short)h);
+}
+
+/* WMMA 16x16x16 f32 += {f16,bf16} for wave32: *d = c + a * b; V is kg_v16h
+ * or kg_v16s. (Operands by reference: g++ ignores the -Wpsabi pragma for
+ * template instances.) */
+template <typename V>
+KG_INLINE void kg_sim_wmma_w32(const V &a, const V &b, const kg_v8f &c, kg_v8f *d, int bf16) {
+  unsigned aw[8], bw[8];
+  memcpy(aw, &a, sizeof aw);
+  memcpy(bw, &b, sizeof bw);
+  const unsigned lane = kg_lane_id() % 32u, half = lane / 16u;
+  float bcol[16]; /* B[k][lane % 16]: this lane's own registers */
+  for (int w = 0; w < 8; w++) {
+    bcol[2 * w] = kg_sim_mma_in(bw[w], bf16);
+    bcol[2 * w + 1] = kg_sim_mma_in(bw[w] >> 16, bf16);
+  }
+  for (int r = 0; r < 8; r++) {
+    const unsigned row = 2u * (unsigned)r + half;
+    const unsigned src = row + 16u * half; /* row's copy in this half-wave */
+    float acc = c[r];
+    for (int w = 0; w < 8; w++) {
+      const unsigned v = kg_shfl_u32(aw[w], src);
+      acc += kg_sim_mma_in(v, bf16) * bcol[2 * w];
+      acc += kg_sim_mma_in(v >> 16, bf16) * bcol[2 * w + 1];
+    }
+    (*d)[r] = acc;
+  }
+}
+
+/* MFMA MxMx(256/M) f32 += {f16,bf16}, one block, wave64: *d = c + a * b; V is
+ * kg_v4h or kg_v4s, C kg_v16f (M = 32) or kg_v4f (M = 16). */
+template <int M, typename V, typename C>
+KG_INLINE void kg_sim_mfma(const V &a, const V &b, const C &c, C *d, int bf16) {
+  enum { G = 64 / M, K = 4 * G, R = M * M / 64 };
+  static_assert(sizeof(C) == R * sizeof(float), "MFMA accumulator of the wrong size");
+  unsigned aw[2], bw[2];
+  memcpy(aw, &a, sizeof aw);
+  memcpy(bw, &b, sizeof bw);
+  const unsigned lane = kg_lane_id() % 64u, col = lane % M;
+  float bcol[K]; /* B[k][col]: k = 4g + r sits in lane col + M * g */
+  for (int g = 0; g < G; g++)
+    for (int w = 0; w < 2; w++) {
+      const unsigned v = kg_shfl_u32(bw[w], col + (unsigned)(M * g));
+      bcol[4 * g + 2 * w] = kg_sim_mma_in(v, bf16);
+      bcol[4 * g + 2 * w + 1] = kg_sim_mma_in(v >> 16, bf16);
+    }
+  for (int r = 0; r < R; r++) {
+    const unsigned row = 4u * G * (unsigned)(r / 4) + 4u * (lane / M) + (unsigned)(r % 4);
+    float acc = c[r];
+    for (int g = 0; g < G; g++) /* A[row][k]: k = 4g + r sits in lane row + M * g */
+      for (int w = 0; w < 2; w++) {
+        const unsigned v = kg_shfl_u32(aw[w], row + (unsigned)(M * g));
+        acc += kg_sim_mma_in(v, bf16) * bcol[4 * g + 2 * w];
+        acc += kg_sim_mma_in(v >> 16, bf16) * bcol[4 * g + 2 * w + 1];
+      }
+    (*d)[r] = acc;
+  }
+}
+
+/* cbsz, abid and blgp must be constants, as on the device, and 0. */
+template <int CBSZ, int ABID, int BLGP> KG_INLINE void kg_sim_mfma_mods() {
+  static_assert(CBSZ == 0 && ABID == 0 && BLGP == 0,
+                "sim: MFMA with cbsz, abid or blgp other than 0 is not emulated");
+}
+
+KG_INLINE kg_v8f __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(kg_v16h a, kg_v16h b, kg_v8f c) {
+  kg_v8f d;
+  kg_sim_wmma_w32(a, b, c, &d, 0);
+  return d;
+}
+KG_INLINE kg_v8f __builtin_amdgcn_wmma_f32_16x16x16_bf16_w32(kg_v16s a, kg_v16s b, kg_v8f c) {
+  kg_v8f d;
+  kg_sim_wmma_w32(a, b, c, &d, 1);
+  return d;
+}
+KG_INLINE kg_v16f kg_sim_mfma_f32_32x32x8(kg_v4h a, kg_v4h b, kg_v16f c) {
+  kg_v16f d;
+  kg_sim_mfma<32>(a, b, c, &d, 0);
+  return d;
+}
+KG_INLINE kg_v4f kg_sim_mfma_f32_16x16x16(kg_v4h a, kg_v4h b, kg_v4f c) {
+  kg_v4f d;
+  kg_sim_mfma<16>(a, b, c, &d, 0);
+  return d;
+}
+KG_INLINE kg_v16f kg_sim_mfma_f32_32x32x8(kg_v4s a, kg_v4s b, kg_v16f c) {
+  kg_v16f d;
+  kg_sim_mfma<32>(a, b, c, &d, 1);
+  return d;
+}
+KG_INLINE kg_v4f kg_sim_mfma_f32_16x16x16(kg_v4s a, kg_v4s b, kg_v4f c) {
+  kg_v4f d;
+  kg_sim_mfma<16>(a, b, c, &d, 1);
+  return d;
+}
+/* Macros, for the constant check; the operand types pick f16 or bf16. */
+#define __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, cbsz, abid, blgp)                   \
+  (kg_sim_mfma_mods<(cbsz), (abid), (blgp)>(), kg_sim_mfma_f32_32x32x8((kg_v4h)(a), (b), (c)))
+#define __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, cbsz, abid, blgp)                  \
+  (kg_sim_mfma_mods<(cbsz), (abid), (blgp)>(), kg_sim_mfma_f32_16x16x16((kg_v4h)(a), (b), (c)))
+#define __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, cbsz, abid, blgp)               \
+  (kg_sim_mfma_mods<(cbsz), (abid), (blgp)>(), kg_sim_mfma_f32_32x32x8((kg_v4s)(a), (b), (c)))
+#define __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(a, b, c, cbsz, abid, blgp)              \
+  (kg_sim_mfma_mods<(cbsz), (abid), (blgp)>(), kg_sim_mfma_f32_16x16x16((kg_v4s)(a), (b), (c)))

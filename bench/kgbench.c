@@ -195,39 +195,6 @@ static double uniform(double lo, double hi) {
          (hi - lo) * (double)((rng * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
 }
 
-static size_t dsize(kgrt_dtype_t t) {
-  return t == KGRT_DTYPE_F16 || t == KGRT_DTYPE_BF16 ? 2 : 4;
-}
-
-static double load(const void *p, size_t i, kgrt_dtype_t t) {
-  switch (t) {
-  case KGRT_DTYPE_F32:
-    return ((const float *)p)[i];
-  case KGRT_DTYPE_F16:
-    return kgrt_f16_to_f32(((const uint16_t *)p)[i]);
-  case KGRT_DTYPE_BF16:
-    return kgrt_bf16_to_f32(((const uint16_t *)p)[i]);
-  default:
-    return ((const int32_t *)p)[i];
-  }
-}
-
-static void store(void *p, size_t i, kgrt_dtype_t t, double v) {
-  switch (t) {
-  case KGRT_DTYPE_F32:
-    ((float *)p)[i] = (float)v;
-    break;
-  case KGRT_DTYPE_F16:
-    ((uint16_t *)p)[i] = kgrt_f32_to_f16((float)v);
-    break;
-  case KGRT_DTYPE_BF16:
-    ((uint16_t *)p)[i] = kgrt_f32_to_bf16((float)v);
-    break;
-  default:
-    ((int32_t *)p)[i] = (int32_t)v;
-  }
-}
-
 static size_t numel(const kgrt_tensor_info_t *t) {
   size_t n = 1;
   for (uint32_t d = 0; d < t->rank; d++)
@@ -258,16 +225,16 @@ static int run_bench(kgrt_device_t *dev, const bench_t *b, uint32_t reps) {
   int rc = 0;
   for (uint32_t k = 0; k < b->table->num_inputs && rc == 0; k++) {
     const kgrt_tensor_info_t *t = &b->table->inputs[k];
-    const size_t n = numel(t), es = dsize(t->dtype);
+    const size_t n = numel(t), es = kn_dtype_size((int)t->dtype);
     unsigned char *host = malloc(n * es);
     const int64_t nchk = c ? kn_shape_numel(c->in[k].shape, &chk) : 0;
     const double lo = c ? c->in[k].lo : b->lo[k], hi = c ? c->in[k].hi : b->hi[k];
     ref_in[k] = malloc((size_t)nchk * sizeof(double) + 1);
     for (size_t i = 0; i < n; i++) {
       double v = uniform(lo, hi);
-      store(host, i, t->dtype, t->dtype == KGRT_DTYPE_I32 ? floor(v) : v);
+      kn_store(host, i, t->dtype, t->dtype == KGRT_DTYPE_I32 ? floor(v) : v);
       if ((int64_t)i < nchk)
-        ref_in[k][i] = load(host, i, t->dtype);
+        ref_in[k][i] = kn_load(host, i, t->dtype);
     }
     if (kgrt_model_set_input(m, t->name, host, n * es, &err) != KGRT_STATUS_OK) {
       fprintf(stderr, "kgbench: %s: %s\n", b->op, err.message);
@@ -277,18 +244,19 @@ static int run_bench(kgrt_device_t *dev, const bench_t *b, uint32_t reps) {
   }
   const kgrt_tensor_info_t *o = &b->table->outputs[0];
   const size_t n_out = numel(o);
-  unsigned char *out = malloc(n_out * dsize(o->dtype));
+  unsigned char *out = malloc(n_out * kn_dtype_size((int)o->dtype));
   double nmse = NAN;
-  if (rc == 0 && (kgrt_model_run(m, &err) != KGRT_STATUS_OK ||
-                  kgrt_model_get_output(m, o->name, out, n_out * dsize(o->dtype), &err) !=
-                      KGRT_STATUS_OK)) {
+  if (rc == 0 &&
+      (kgrt_model_run(m, &err) != KGRT_STATUS_OK ||
+       kgrt_model_get_output(m, o->name, out, n_out * kn_dtype_size((int)o->dtype),
+                             &err) != KGRT_STATUS_OK)) {
     fprintf(stderr, "kgbench: %s: %s\n", b->op, err.message);
     rc = 1;
   }
   if (rc == 0 && c == NULL) { /* every element written and finite */
     nmse = 0;
     for (size_t i = 0; i < n_out; i++) {
-      const double y = load(out, i, o->dtype);
+      const double y = kn_load(out, i, o->dtype);
       if (!isfinite(y) || (o->dtype == KGRT_DTYPE_I32 && y < 0))
         nmse = INFINITY;
     }
@@ -300,7 +268,7 @@ static int run_bench(kgrt_device_t *dev, const bench_t *b, uint32_t reps) {
     double e = 0, s = 0;
     int finite = 1;
     for (int64_t i = 0; i < nchk; i++) {
-      const double y = load(out, (size_t)i, o->dtype);
+      const double y = kn_load(out, (size_t)i, o->dtype);
       finite &= isfinite(y);
       e += (y - ref[i]) * (y - ref[i]);
       s += ref[i] * ref[i];

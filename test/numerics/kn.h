@@ -84,6 +84,13 @@ extern const int kn_num_families;
 const char *kn_dtype_name(int dtype);
 int kn_dtype_parse(const char *name);
 
+/* Bytes per element of a kgrt dtype; element i of a host buffer of `dtype`
+ * stored from v (rounded to nearest even; returns the stored value) and read
+ * back as a double. */
+size_t kn_dtype_size(int dtype);
+double kn_store(void *host, int64_t i, int dtype, double v);
+double kn_load(const void *host, int64_t i, int dtype);
+
 /* The size of a case's instance `s` (its C, or N for FLAT cases). */
 int64_t kn_case_size(const kn_case_t *c, int s);
 /* Number of elements of a shape string at dims d; -1 on a malformed shape. */

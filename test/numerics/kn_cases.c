@@ -1,8 +1,10 @@
 /* kn_cases.c - the families of the numerics harness and the helpers kn_emit
  * and kn_run share. */
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
+#include "kgrt_half.h"
 #include "kn.h"
 
 extern const kn_family_t kn_family_elementwise, kn_family_reduce, kn_family_norm,
@@ -10,8 +12,8 @@ extern const kn_family_t kn_family_elementwise, kn_family_reduce, kn_family_norm
     kn_family_sample, kn_family_sketch, kn_family_resample;
 
 const kn_family_t *const kn_families[] = {
-    &kn_family_elementwise, &kn_family_reduce, &kn_family_norm,   &kn_family_softmax,
-    &kn_family_rope,        &kn_family_kv,     &kn_family_index,  &kn_family_sort,
+    &kn_family_elementwise, &kn_family_reduce, &kn_family_norm,     &kn_family_softmax,
+    &kn_family_rope,        &kn_family_kv,     &kn_family_index,    &kn_family_sort,
     &kn_family_sample,      &kn_family_sketch, &kn_family_resample,
 };
 const int kn_num_families = (int)(sizeof kn_families / sizeof kn_families[0]);
@@ -64,4 +66,39 @@ void kn_instance_name(char *buf, size_t cap, int family, int index, const kn_cas
     snprintf(buf, cap, "c%d_%d_s%d", family, index, s);
   else
     snprintf(buf, cap, "c%d_%d", family, index);
+}
+
+size_t kn_dtype_size(int dtype) {
+  return dtype == KGRT_DTYPE_F16 || dtype == KGRT_DTYPE_BF16 ? 2 : 4;
+}
+
+/* Stores v in `dtype` at host[i]; returns the value as stored. */
+double kn_store(void *host, int64_t i, int dtype, double v) {
+  switch (dtype) {
+  case KGRT_DTYPE_F32:
+    ((float *)host)[i] = (float)v;
+    return ((float *)host)[i];
+  case KGRT_DTYPE_F16:
+    ((uint16_t *)host)[i] = kgrt_f32_to_f16((float)v);
+    return kgrt_f16_to_f32(((uint16_t *)host)[i]);
+  case KGRT_DTYPE_BF16:
+    ((uint16_t *)host)[i] = kgrt_f32_to_bf16((float)v);
+    return kgrt_bf16_to_f32(((uint16_t *)host)[i]);
+  default:
+    ((int32_t *)host)[i] = (int32_t)v;
+    return ((int32_t *)host)[i];
+  }
+}
+
+double kn_load(const void *host, int64_t i, int dtype) {
+  switch (dtype) {
+  case KGRT_DTYPE_F32:
+    return ((const float *)host)[i];
+  case KGRT_DTYPE_F16:
+    return kgrt_f16_to_f32(((const uint16_t *)host)[i]);
+  case KGRT_DTYPE_BF16:
+    return kgrt_bf16_to_f32(((const uint16_t *)host)[i]);
+  default:
+    return ((const int32_t *)host)[i];
+  }
 }

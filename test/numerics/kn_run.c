@@ -36,41 +36,6 @@ static uint64_t kn_mix(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
-static size_t kn_dtype_size(int dtype) {
-  return dtype == KGRT_DTYPE_F16 || dtype == KGRT_DTYPE_BF16 ? 2 : 4;
-}
-
-/* Stores v in `dtype` at host[i]; returns the value as stored. */
-static double kn_store(void *host, int64_t i, int dtype, double v) {
-  switch (dtype) {
-  case KGRT_DTYPE_F32:
-    ((float *)host)[i] = (float)v;
-    return ((float *)host)[i];
-  case KGRT_DTYPE_F16:
-    ((uint16_t *)host)[i] = kgrt_f32_to_f16((float)v);
-    return kgrt_f16_to_f32(((uint16_t *)host)[i]);
-  case KGRT_DTYPE_BF16:
-    ((uint16_t *)host)[i] = kgrt_f32_to_bf16((float)v);
-    return kgrt_bf16_to_f32(((uint16_t *)host)[i]);
-  default:
-    ((int32_t *)host)[i] = (int32_t)v;
-    return ((int32_t *)host)[i];
-  }
-}
-
-static double kn_load(const void *host, int64_t i, int dtype) {
-  switch (dtype) {
-  case KGRT_DTYPE_F32:
-    return ((const float *)host)[i];
-  case KGRT_DTYPE_F16:
-    return kgrt_f16_to_f32(((const uint16_t *)host)[i]);
-  case KGRT_DTYPE_BF16:
-    return kgrt_bf16_to_f32(((const uint16_t *)host)[i]);
-  default:
-    return ((const int32_t *)host)[i];
-  }
-}
-
 /* --agree: the first device's outputs, by (size index, output name), which
  * the second device's are compared with instead of the float64 reference. */
 typedef struct kn_saved {

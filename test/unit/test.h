@@ -6,6 +6,7 @@
 #define KG_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int test_checks, test_failures;
@@ -27,5 +28,26 @@ static int test_checks, test_failures;
 #define TEST_DONE()                                                                      \
   (fprintf(stderr, "%s: %d checks, %d failed\n", __FILE__, test_checks, test_failures),  \
    test_failures != 0)
+
+/* The whole file at `path`, malloc'd (the caller frees it), with its size in
+ * *out_size; NULL (and 0) when it cannot be read or is empty. */
+static __attribute__((unused)) unsigned char *test_read_file(const char *path,
+                                                             size_t *out_size) {
+  *out_size = 0;
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return NULL;
+  unsigned char *p = NULL;
+  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (p = malloc((size_t)n)) != NULL &&
+      fread(p, 1, (size_t)n, f) != (size_t)n) {
+    free(p);
+    p = NULL;
+  }
+  fclose(f);
+  if (p != NULL)
+    *out_size = (size_t)n;
+  return p;
+}
 
 #endif /* KG_TEST_H */

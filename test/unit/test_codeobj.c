@@ -54,20 +54,6 @@ static void buf_write(void *user, const char *text, size_t len) {
   buf_put(user, text, len);
 }
 
-static uint8_t *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return NULL;
-  buf_t b = {0};
-  char chunk[4096];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    buf_put(&b, chunk, n);
-  fclose(f);
-  *size = b.len;
-  return b.p;
-}
-
 static uint32_t rd32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
          (uint32_t)p[3] << 24;
@@ -684,7 +670,7 @@ int main(int argc, char **argv) {
   test_synthetic();
   for (int i = 0; i < 2; i++) {
     size_t size = 0;
-    uint8_t *image = read_file(argv[1 + i], &size);
+    uint8_t *image = test_read_file(argv[1 + i], &size);
     CHECK(image != NULL);
     if (image == NULL) {
       fprintf(stderr, "cannot read %s\n", argv[1 + i]);

@@ -591,28 +591,11 @@ static void test_model_checks(void) {
   CHECK_EQ(load(&m, &err), KGRT_STATUS_ABI_MISMATCH);
 }
 
-static unsigned char *read_file(const char *path, size_t *out_size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *p = n > 0 ? malloc((size_t)n) : NULL;
-  if (p != NULL && fread(p, 1, (size_t)n, f) != (size_t)n) {
-    free(p);
-    p = NULL;
-  }
-  fclose(f);
-  *out_size = p != NULL ? (size_t)n : 0;
-  return p;
-}
-
 int main(int argc, char **argv) {
   test_open();
   test_reader();
   if (argc == 2) {
-    unsigned char *sim = read_file(argv[1], &g_sim_size);
+    unsigned char *sim = test_read_file(argv[1], &g_sim_size);
     g_sim = sim;
     CHECK(sim != NULL);
     if (sim != NULL)

@@ -157,30 +157,13 @@ static void test_case(kgrt_sim_image_t *img, const mma_case_t *c) {
   free(x);
 }
 
-static void *read_file(const char *path, size_t *out_size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return NULL;
-  unsigned char *buf = NULL;
-  long len = -1;
-  if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0)
-    buf = malloc((size_t)len);
-  if (buf != NULL && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  *out_size = buf != NULL ? (size_t)len : 0;
-  return buf;
-}
-
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s mma_kernels.so\n", argv[0]);
     return 2;
   }
   size_t size = 0;
-  void *bytes = read_file(argv[1], &size);
+  void *bytes = test_read_file(argv[1], &size);
   CHECK(bytes != NULL);
   if (bytes == NULL)
     return TEST_DONE();

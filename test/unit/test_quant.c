@@ -45,23 +45,6 @@ static float rng_float(float lo, float hi) {
   return lo + (hi - lo) * (float)(rng_u32() >> 8) * (1.0f / 16777216.0f);
 }
 
-static void *read_file(const char *path, size_t *out_size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *buf = len > 0 ? malloc((size_t)len) : NULL;
-  if (buf != NULL && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  *out_size = (size_t)len;
-  return buf;
-}
-
 static kgrt_sim_image_t *img;
 static char err[512];
 
@@ -361,7 +344,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   size_t size = 0;
-  void *bytes = read_file(argv[1], &size);
+  void *bytes = test_read_file(argv[1], &size);
   CHECK(bytes != NULL);
   if (bytes == NULL)
     return TEST_DONE();

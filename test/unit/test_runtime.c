@@ -673,23 +673,6 @@ static void test_allocation_failures(void) {
 
 /* ---- main ----------------------------------------------------------------- */
 
-static unsigned char *read_file(const char *path, size_t *out_size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *p = n > 0 ? malloc((size_t)n) : NULL;
-  if (p != NULL && fread(p, 1, (size_t)n, f) != (size_t)n) {
-    free(p);
-    p = NULL;
-  }
-  fclose(f);
-  *out_size = p != NULL ? (size_t)n : 0;
-  return p;
-}
-
 int main(int argc, char **argv) {
   test_status_names();
   test_hip_unavailable();
@@ -697,8 +680,8 @@ int main(int argc, char **argv) {
   test_sim_names();
 
   if (argc == 3) {
-    unsigned char *hsaco = read_file(argv[1], &g_hsaco_size);
-    unsigned char *sim = read_file(argv[2], &g_sim_size);
+    unsigned char *hsaco = test_read_file(argv[1], &g_hsaco_size);
+    unsigned char *sim = test_read_file(argv[2], &g_sim_size);
     g_hsaco = hsaco;
     g_sim = sim;
     CHECK(hsaco != NULL && sim != NULL);

@@ -122,26 +122,6 @@ static float bf16_to_f32(unsigned short b) {
   return bits_f32((unsigned)b << 16);
 }
 
-static void *read_file(const char *path, size_t *out_size) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return NULL;
-  size_t cap = 1 << 16, len = 0;
-  unsigned char *buf = malloc(cap);
-  for (size_t n; buf != NULL && (n = fread(buf + len, 1, cap - len, f)) > 0;) {
-    len += n;
-    if (len == cap) {
-      unsigned char *more = realloc(buf, cap *= 2);
-      if (more == NULL)
-        free(buf);
-      buf = more;
-    }
-  }
-  fclose(f);
-  *out_size = len;
-  return buf;
-}
-
 typedef struct call {
   const char *kernel;
   unsigned grid, block, wave, workers;
@@ -598,7 +578,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   size_t size = 0;
-  void *bytes = read_file(argv[1], &size);
+  void *bytes = test_read_file(argv[1], &size);
   CHECK(bytes != NULL);
   if (bytes == NULL)
     return TEST_DONE();

@@ -14,6 +14,12 @@ if site:
     lit_config.load_config(config, site)
 else:
     lit_config.fatal("pass --param kgen_site_config=<build>/test/lit/lit.site.cfg.py")
+# ctest runs one lit per test, in parallel: each gets its own exec root, so
+# their outputs and lit's .lit_test_times.txt (rewritten by every run) never
+# race.
+exec_sub = lit_config.params.get("kgen_exec_subdir")
+if exec_sub:
+    config.test_exec_root = os.path.join(config.test_exec_root, "run", exec_sub)
 
 config.substitutions.append(("%kgen", config.kgen))
 config.substitutions.append(("%readelf", config.readelf))

@@ -362,6 +362,7 @@ function kg.env()
   require "ops.sample"
   require "ops.sketch"
   require "ops.resample"
+  require "ops.matmul"
   local env = {
     sym = kg.sym, input = kg.input, weight = kg.weight, output = kg.output,
   }

@@ -1,0 +1,81 @@
+/* gemv: y[m, n] = sum_k x[m, k] * w[n, k] for the M <= MMAX rows of x
+ * (M given at run time), w [N, K] read once per launch.
+ * One workgroup per NB output columns; wave v of the workgroup owns the CPW
+ * columns n = (blockIdx.x * NB) + v * CPW + c (c < CPW). Lane l of a wave
+ * reads the vectors l, l + WAVE, ... of VEC elements of each of its rows of w,
+ * UNROLL vectors of each column per step (CPW x UNROLL 128-bit loads in
+ * flight), and the same vectors of every row of x; the f32 partial sums
+ * acc[c][m] are registers (every loop over c and m is unrolled) and are
+ * reduced across the wave at the end. A column past N (a guard: NB divides N
+ * as kgen chooses it) reads the last row of w and is not stored. */
+extern "C" __global__ void __launch_bounds__({{BLOCK}})
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w, KG_GLOBAL({{T}}) y, long M) {
+  const int lane = (int)(threadIdx.x % {{WAVE}});
+  const long n0 = (long)blockIdx.x * {{NB}} + (long)(threadIdx.x / {{WAVE}}) * {{CPW}};
+  long wrow[{{CPW}}];
+#pragma unroll
+  for (int c = 0; c < {{CPW}}; ++c)
+    wrow[c] = (n0 + c < {{N}} ? n0 + c : {{N}} - 1) * {{K}}L;
+  float acc[{{CPW}}][{{MMAX}}];
+#pragma unroll
+  for (int c = 0; c < {{CPW}}; ++c)
+#pragma unroll
+    for (int m = 0; m < {{MMAX}}; ++m)
+      acc[c][m] = 0.0f;
+  /* KV vectors per row; the first FULL in whole steps of WAVE x UNROLL */
+  const int KV = {{K}} / {{VEC}};
+  const int FULL = KV / ({{WAVE}} * {{UNROLL}}) * ({{WAVE}} * {{UNROLL}});
+  for (int base = 0; base < FULL; base += {{WAVE}} * {{UNROLL}}) {
+    kg_vec<{{T}}, {{VEC}}> wv[{{CPW}}][{{UNROLL}}];
+#pragma unroll
+    for (int c = 0; c < {{CPW}}; ++c)
+#pragma unroll
+      for (int u = 0; u < {{UNROLL}}; ++u)
+        wv[c][u] = kg_ldv<{{VEC}}>(w, wrow[c] + (long)(base + u * {{WAVE}} + lane) * {{VEC}});
+#pragma unroll
+    for (int m = 0; m < {{MMAX}}; ++m) {
+      if (m < M) {
+#pragma unroll
+        for (int u = 0; u < {{UNROLL}}; ++u) {
+          const kg_vec<{{T}}, {{VEC}}> xv =
+              kg_ldv<{{VEC}}>(x, m * {{K}}L + (long)(base + u * {{WAVE}} + lane) * {{VEC}});
+#pragma unroll
+          for (int c = 0; c < {{CPW}}; ++c)
+#pragma unroll
+            for (int e = 0; e < {{VEC}}; ++e)
+              acc[c][m] += kg_to_f32(xv.v[e]) * kg_to_f32(wv[c][u].v[e]);
+        }
+      }
+    }
+  }
+  /* the rest: fewer than WAVE x UNROLL vectors, one per lane at a time */
+  for (int i = FULL + lane; i < KV; i += {{WAVE}}) {
+    kg_vec<{{T}}, {{VEC}}> wv[{{CPW}}];
+#pragma unroll
+    for (int c = 0; c < {{CPW}}; ++c)
+      wv[c] = kg_ldv<{{VEC}}>(w, wrow[c] + (long)i * {{VEC}});
+#pragma unroll
+    for (int m = 0; m < {{MMAX}}; ++m) {
+      if (m < M) {
+        const kg_vec<{{T}}, {{VEC}}> xv = kg_ldv<{{VEC}}>(x, m * {{K}}L + (long)i * {{VEC}});
+#pragma unroll
+        for (int c = 0; c < {{CPW}}; ++c)
+#pragma unroll
+          for (int e = 0; e < {{VEC}}; ++e)
+            acc[c][m] += kg_to_f32(xv.v[e]) * kg_to_f32(wv[c].v[e]);
+      }
+    }
+  }
+  /* M is the same for every lane: the wave reduces inside the guard */
+#pragma unroll
+  for (int m = 0; m < {{MMAX}}; ++m) {
+    if (m < M) {
+#pragma unroll
+      for (int c = 0; c < {{CPW}}; ++c) {
+        const float s = kg_wave_sum<{{WAVE}}>(acc[c][m]);
+        if (lane == 0 && n0 + c < {{N}})
+          kg_st(y, m * {{N}}L + n0 + c, kg_from_f32<{{T}}>(s));
+      }
+    }
+  }
+}

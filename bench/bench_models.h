@@ -4,6 +4,7 @@
 #include "copy_16384x8192.h"
 #include "copy_4096x8192.h"
 #include "embedding.h"
+#include "gemv.h"
 #include "residual_add.h"
 #include "rmsnorm.h"
 #include "rmsnorm_b1024.h"

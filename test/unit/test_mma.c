@@ -21,6 +21,7 @@
 
 #include "kgrt_sim.h"
 #include "test.h"
+#include "sim_test.h"
 
 #define PTR(p) ((unsigned long long)(uintptr_t)(p))
 
@@ -158,22 +159,11 @@ static void test_case(kgrt_sim_image_t *img, const mma_case_t *c) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s mma_kernels.so\n", argv[0]);
-    return 2;
-  }
   size_t size = 0;
-  void *bytes = test_read_file(argv[1], &size);
-  CHECK(bytes != NULL);
-  if (bytes == NULL)
-    return TEST_DONE();
-  kgrt_sim_image_t *img = NULL;
-  CHECK_EQ(kgrt_sim_image_load(bytes, size, NULL, &img, err, sizeof err), 0);
-  if (img == NULL) {
-    fprintf(stderr, "%s\n", err);
-    free(bytes);
-    return TEST_DONE();
-  }
+  void *bytes = NULL;
+  kgrt_sim_image_t *img = test_sim_image_open(argc, argv, NULL, &bytes, &size);
+  if (img == NULL)
+    return argc != 2 ? 2 : TEST_DONE();
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     test_case(img, &cases[i]);
   kgrt_sim_image_unload(img);

@@ -20,6 +20,7 @@
 #include "kgrt_gguf.h"
 #include "kgrt_sim.h"
 #include "test.h"
+#include "sim_test.h"
 
 static void *plain_alloc(void *user, size_t size) {
   (void)user;
@@ -339,21 +340,11 @@ static void test_random(const format_t *f, double max_nmse) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s quant_kernels.so\n", argv[0]);
-    return 2;
-  }
   size_t size = 0;
-  void *bytes = test_read_file(argv[1], &size);
-  CHECK(bytes != NULL);
-  if (bytes == NULL)
-    return TEST_DONE();
-  CHECK_EQ(kgrt_sim_image_load(bytes, size, &plain, &img, err, sizeof err), 0);
-  if (img == NULL) {
-    fprintf(stderr, "%s\n", err);
-    free(bytes);
-    return TEST_DONE();
-  }
+  void *bytes = NULL;
+  img = test_sim_image_open(argc, argv, &plain, &bytes, &size);
+  if (img == NULL)
+    return argc != 2 ? 2 : TEST_DONE();
   test_sizes();
   test_q4_0_hand();
   test_q8_0_hand();

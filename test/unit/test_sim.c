@@ -24,6 +24,7 @@
 
 #include "kgrt_sim.h"
 #include "test.h"
+#include "sim_test.h"
 
 /* ---- an allocator that counts, so leaks show ---- */
 
@@ -573,22 +574,11 @@ static void measure_switch(kgrt_sim_image_t *img) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s sim_kernels.so\n", argv[0]);
-    return 2;
-  }
   size_t size = 0;
-  void *bytes = test_read_file(argv[1], &size);
-  CHECK(bytes != NULL);
-  if (bytes == NULL)
-    return TEST_DONE();
-  kgrt_sim_image_t *img = NULL;
-  CHECK_EQ(kgrt_sim_image_load(bytes, size, &counting, &img, err, sizeof err), 0);
-  if (img == NULL) {
-    fprintf(stderr, "%s\n", err);
-    free(bytes);
-    return TEST_DONE();
-  }
+  void *bytes = NULL;
+  kgrt_sim_image_t *img = test_sim_image_open(argc, argv, &counting, &bytes, &size);
+  if (img == NULL)
+    return argc != 2 ? 2 : TEST_DONE();
   test_block_sum_wave(img);
   test_out_of_bounds(img);
   test_divergence(img);

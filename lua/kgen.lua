@@ -322,6 +322,24 @@ function kg.vector_width(dt, ns)
   return vec
 end
 
+--- Threads for a row of `cols` elements taken `vec` at a time: a power of two
+--- from one wave up to `cap` (default 256; BLOCK / wave must not exceed the
+--- wave).
+function kg.row_block(target, cols, vec, cap)
+  local want = (cols + vec - 1) // vec
+  local block = target.wave
+  while block < want and block < (cap or 256) do block = block * 2 end
+  return block
+end
+
+--- The launch parameters of a row kernel over rows of `cols` elements of
+--- dtype `dtype_name`: the widest vector that divides the row, and the threads
+--- kg.row_block gives (up to `cap`).
+function kg.row_params(target, dtype_name, cols, cap)
+  local vec = kg.vector_width(kg.dtypes[dtype_name], { cols })
+  return { BLOCK = kg.row_block(target, cols, vec, cap), VEC = vec }
+end
+
 function kg.check_float(opname, t, what)
   if not t.dtype.float then
     fail("%s: %s must be f32, f16 or bf16, got %s", opname, what or "operand", t.dtype.name)

@@ -53,8 +53,7 @@ end
 kg.template {
   name = "embedding",
   params = function(target, info)
-    local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
-    return { BLOCK = kg.row_block(target, info.cols, vec), VEC = vec }
+    return kg.row_params(target, info.dtype, info.cols)
   end,
 }
 
@@ -89,8 +88,7 @@ kg.op {
 kg.template {
   name = "gather",
   params = function(target, info)
-    local vec = kg.vector_width(kg.dtypes.i32, { info.cols })
-    return { BLOCK = kg.row_block(target, info.cols, vec), VEC = vec }
+    return kg.row_params(target, "i32", info.cols)
   end,
 }
 

@@ -7,23 +7,13 @@
 local kg = require "kgen"
 local fail = kg.fail
 
---- Threads for a row of `cols` elements taken `vec` at a time: a power of two
---- from one wave up to `cap` (default 256; BLOCK / wave must not exceed the
---- wave).
-local function row_block(target, cols, vec, cap)
-  local want = (cols + vec - 1) // vec
-  local block = target.wave
-  while block < want and block < (cap or 256) do block = block * 2 end
-  return block
-end
-kg.row_block = row_block
-
 --- Norms take up to 512 threads per row: on an H200, RMSNorm over rows of
 --- 8192 bf16 ran in 41.8 us at 512 against 44.1 at 256 and 50.2 at 1024
 --- (bench/results/h200.md).
 local function row_params(target, info)
-  local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
-  return { BLOCK = info.block or row_block(target, info.cols, vec, 512), VEC = vec }
+  local p = kg.row_params(target, info.dtype, info.cols, 512)
+  p.BLOCK = info.block or p.BLOCK
+  return p
 end
 
 kg.template { name = "rmsnorm", params = row_params }

@@ -9,8 +9,7 @@ local kg = require "kgen"
 kg.template {
   name = "reduce",
   params = function(target, info)
-    local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
-    return { BLOCK = kg.row_block(target, info.cols, vec), VEC = vec }
+    return kg.row_params(target, info.dtype, info.cols)
   end,
 }
 

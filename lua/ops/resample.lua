@@ -16,8 +16,7 @@ local modes = { nearest = true, bilinear = true }
 kg.template {
   name = "upsample",
   params = function(target, info)
-    local vec = kg.vector_width(kg.dtypes[info.dtype], { info.w })
-    return { BLOCK = kg.row_block(target, info.w, vec), VEC = vec }
+    return kg.row_params(target, info.dtype, info.w)
   end,
 }
 

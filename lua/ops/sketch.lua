@@ -16,6 +16,10 @@ local function int_in(lo, hi, why)
   return function(v) return math.type(v) == "integer" and v >= lo and v <= hi, why end
 end
 
+--- Both projections take the same seed: the key of kg_hash32.
+local seed_attr = { type = "number", default = 0,
+  check = int_in(0, 0xffffffff, "must be an integer in [0, 2^32)") }
+
 kg.op {
   name = "countsketch",
   doc = "[.., width] count sketch of x over the last dim: y[b] = sum_{h(j) = b} s(j) x[j] "
@@ -23,8 +27,7 @@ kg.op {
   inputs = { "x" },
   attrs = {
     width = { type = "number", check = int_in(1, 1 << 24, "must be an integer in [1, 2^24]") },
-    seed = { type = "number", default = 0,
-      check = int_in(0, 0xffffffff, "must be an integer in [0, 2^32)") },
+    seed = seed_attr,
   },
   build = function(node, ins, a)
     local x = ins[1]
@@ -76,8 +79,7 @@ kg.op {
   inputs = { "x" },
   attrs = {
     out = { type = "number", check = int_in(1, 1 << 24, "must be an integer in [1, 2^24]") },
-    seed = { type = "number", default = 0,
-      check = int_in(0, 0xffffffff, "must be an integer in [0, 2^32)") },
+    seed = seed_attr,
   },
   build = function(node, ins, a)
     local x = ins[1]

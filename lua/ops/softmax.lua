@@ -17,8 +17,7 @@ local fail = kg.fail
 kg.template {
   name = "softmax",
   params = function(target, info)
-    local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
-    return { BLOCK = kg.row_block(target, info.cols, vec), VEC = vec }
+    return kg.row_params(target, info.dtype, info.cols)
   end,
 }
 

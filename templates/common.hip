@@ -135,3 +135,26 @@ template <int WAVE, int BLOCK> KG_INLINE float kg_block_max(float v) {
   __syncthreads();
   return v;
 }
+
+/* Asynchronous global -> LDS copy: N elements of T (N * sizeof(T) = 4, 8 or
+ * 16 bytes, s and g + i aligned to that) from g[i .. i+N) to s[0 .. N), or
+ * zeros when !valid (g and i are then never dereferenced). The copy is
+ * complete for the issuing thread once kg_async_wait<P>() returns with at
+ * most P groups pending, kg_async_commit() closing a group; a __syncthreads()
+ * after the wait makes it visible to the workgroup. The prelude may do it
+ * asynchronously (KG_HAS_ASYNC_COPY: cp.async on CUDA); this version, for
+ * amdgcn and the sim, copies through registers at once, so commit and wait
+ * have nothing to do. */
+#ifndef KG_HAS_ASYNC_COPY
+template <int N, typename T>
+KG_INLINE void kg_async_copy(T *s, KG_GLOBAL(const T) g, long i, bool valid) {
+  static_assert(N * sizeof(T) == 4 || N * sizeof(T) == 8 || N * sizeof(T) == 16,
+                "kg_async_copy: N * sizeof(T) is 4, 8 or 16 bytes");
+  kg_vec<T, N> v = {};
+  if (valid)
+    v = kg_ldv<N>(g, i);
+  *(kg_vec<T, N> *)s = v;
+}
+KG_INLINE void kg_async_commit() {}
+template <int P> KG_INLINE void kg_async_wait() {}
+#endif

@@ -89,3 +89,90 @@ template <int N, typename T> KG_INLINE kg_vec<T, N> kg_ldv(const T *p, long i) {
 template <int N, typename T> KG_INLINE void kg_stv(T *p, long i, kg_vec<T, N> v) {
   *(kg_vec<T, N> *)(p + i) = v;
 }
+
+/* ---- Tensor cores (sm_80 and later): mma.sync, ldmatrix, cp.async ----
+ *
+ * The warp-level building blocks the sm_90 matmul templates use, as inline
+ * PTX; prelude_sim.hip emulates kg_mma_16x8x16 and kg_ldmatrix_x4/_x2 under
+ * the same names (the per-lane layouts are spelled out there) and common.hip
+ * has the plain synchronous kg_async_copy the other preludes use. Sources:
+ * NVIDIA "Parallel Thread Execution ISA" (PTX ISA 8.x), sections 9.7.14.5.14
+ * "Multiply-and-Accumulate Instruction: mma", 9.7.14.5.8 "Matrix Fragments for
+ * mma.m16n8k16 with floating point type", 9.7.14.5.15 "Warp-level matrix load
+ * instruction: ldmatrix", and "Data Movement and Conversion Instructions:
+ * cp.async, cp.async.commit_group, cp.async.wait_group". mma and ldmatrix
+ * are .sync.aligned: every lane of the warp executes the same one, from
+ * converged code. */
+#define KG_HAS_MMA_SYNC 1
+
+/* D = C + A * B in place on d, m16n8k16, f32 accumulate: A a 16 x 16 .row
+ * fragment (4 registers of 2 x 16 bits), B a 16 x 8 .col fragment (2
+ * registers), C and D 4 floats. BF16 = 0: f16 operands; 1: bf16. */
+template <int BF16>
+KG_INLINE void kg_mma_16x8x16(float d[4], const unsigned a[4], const unsigned b[2]) {
+  static_assert(BF16 == 0 || BF16 == 1, "kg_mma_16x8x16: BF16 is 0 (f16) or 1 (bf16)");
+  if constexpr (BF16 != 0)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* ldmatrix .m8n8 .b16 without .trans, four or two 8 x 8 matrices: `row` is
+ * this lane's row address in shared memory (16 bytes, 16-byte aligned; lanes
+ * 8q..8q+7 give matrix q's rows, .x2 reads lanes 0-15 only); r[q] gets
+ * matrix q's word for this lane. The "memory" clobber keeps plain shared
+ * stores of this thread before it. */
+KG_INLINE void kg_ldmatrix_x4(unsigned r[4], const void *row) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(row);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(s)
+               : "memory");
+}
+KG_INLINE void kg_ldmatrix_x2(unsigned r[2], const void *row) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(row);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(s)
+               : "memory");
+}
+
+/* Asynchronous global -> shared copy (common.hip has the contract): N
+ * elements of T, 4, 8 or 16 bytes, with cp.async (.cg, L2 only, for 16
+ * bytes; .ca for 4 and 8, which .cg does not take). When !valid the
+ * src-size operand is 0, so all the bytes are zero-filled and nothing is
+ * read; the source operand is then g itself (i is unused, g + i may be out
+ * of range or misaligned). */
+#define KG_HAS_ASYNC_COPY 1
+template <int N, typename T>
+KG_INLINE void kg_async_copy(T *s, KG_GLOBAL(const T) g, long i, bool valid) {
+  constexpr unsigned BYTES = N * sizeof(T);
+  static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16,
+                "kg_async_copy: N * sizeof(T) is 4, 8 or 16 bytes");
+  const unsigned dst = (unsigned)__cvta_generic_to_shared(s);
+  const unsigned long long src =
+      (unsigned long long)__cvta_generic_to_global(valid ? g + i : g);
+  const unsigned src_size = valid ? BYTES : 0u;
+  if constexpr (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+                 :
+                 : "r"(dst), "l"(src), "r"(src_size)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;"
+                 :
+                 : "r"(dst), "l"(src), "n"(BYTES), "r"(src_size)
+                 : "memory");
+}
+/* Closes the group of this thread's copies issued since the last commit. */
+KG_INLINE void kg_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+/* Returns when at most P of this thread's committed groups are pending. */
+template <int P> KG_INLINE void kg_async_wait() {
+  asm volatile("cp.async.wait_group %0;" : : "n"(P) : "memory");
+}

@@ -389,3 +389,94 @@ KG_INLINE kg_v4f kg_sim_mfma_f32_16x16x16(kg_v4s a, kg_v4s b, kg_v4f c) {
   (kg_sim_mfma_mods<(cbsz), (abid), (blgp)>(), kg_sim_mfma_f32_32x32x8((kg_v4s)(a), (b), (c)))
 #define __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(a, b, c, cbsz, abid, blgp)              \
   (kg_sim_mfma_mods<(cbsz), (abid), (blgp)>(), kg_sim_mfma_f32_16x16x16((kg_v4s)(a), (b), (c)))
+
+/* ---- NVIDIA warp matrix instructions: mma.sync m16n8k16, ldmatrix ----
+ *
+ * kg_mma_16x8x16 and kg_ldmatrix_x4 / _x2, which prelude_cuda.hip builds from
+ * inline PTX for sim:sm_90-style targets (warp 32), under the same names and
+ * signatures. As with the AMD builtins above, each lane holds only its own
+ * registers and gathers the ones it needs from the other lanes of its warp
+ * through the engine's shuffle, so every lane of the warp must call (PTX's
+ * .sync.aligned asks the same of the device). A warp is 32 lanes: lanes 32-63
+ * of a launch at wave 64 would be a second warp.
+ *
+ * Layouts (NVIDIA "Parallel Thread Execution ISA", PTX ISA 8.x, section
+ * 9.7.14.5.8 "Matrix Fragments for mma.m16n8k16 with floating point type";
+ * g = lane / 4 is its groupID, t = lane % 4 its threadID_in_group; each 32-bit
+ * register holds two 16-bit elements, the lower-numbered one (a0, a2, ...) in
+ * the low half, h = 0 below, the other in the high half, h = 1):
+ *   A (16 x 16, .row; a0..a7): register q holds A[g + 8 (q % 2)][2t + 8 (q / 2) + h];
+ *   B (16 x 8, .col; b0..b3): register q holds B[2t + 8q + h][g];
+ *   C, D (16 x 8, f32; c0..c3): element r is C[g + 8 (r / 2)][2t + r % 2].
+ * D = C + A * B is summed in f32 in k order like the WMMA emulation: products
+ * of f16 or bf16 values are exact in f32, only the order of the additions may
+ * differ from the hardware's (not documented), so tests use exact sums.
+ *
+ * ldmatrix .m8n8 .x1/.x2/.x4 .b16 without .trans (section 9.7.14.5.15
+ * "Warp-level matrix load instruction: ldmatrix"): matrix q is 8 rows of 8
+ * 16-bit elements, 16 bytes per row at 16-byte aligned addresses; lane 8q + i
+ * gives the address of row i of matrix q (.x2 uses lanes 0-15, .x4 all 32);
+ * register q of lane l gets the 32-bit word l % 4 of row l / 4 of matrix q,
+ * i.e. elements 2 (l % 4) and 2 (l % 4) + 1. So lane l reads, for each q, the
+ * 64-bit row address of lane 8q + l / 4 (two shuffles) and the word at byte 4
+ * (l % 4) of that row. The row addresses are host pointers into __shared__
+ * arrays here; one that is not 16-byte aligned is reported as an out-of-range
+ * load of 16 bytes (at that address, "buffer 0x0, 0 bytes") instead of read. */
+#define KG_HAS_MMA_SYNC 1
+
+/* D = C + A * B in place on d (see above); bf16 picks the operand type. */
+KG_INLINE void kg_sim_mma_16x8x16(float d[4], const unsigned a[4], const unsigned b[2],
+                                  int bf16) {
+  const unsigned lane = kg_lane_id(), warp = lane & ~31u, g = (lane & 31u) / 4u,
+                 t = lane % 4u;
+  /* A rows g and g + 8 (arow[0], arow[1]) and B columns 2t and 2t + 1 (bcol[0],
+   * bcol[1]), all 16 k each. Lane 4g + u holds, of rows g and g + 8, the
+   * columns 2u + h (registers 0 and 1) and 2u + 8 + h (registers 2 and 3);
+   * lane 4j + u holds, of column j, the rows 2u + h (register 0) and 2u + 8 + h
+   * (register 1). */
+  float arow[2][16], bcol[2][16];
+  for (unsigned u = 0; u < 4; u++) {
+    for (unsigned q = 0; q < 4; q++) {
+      const unsigned v = kg_shfl_u32(a[q], warp + 4u * g + u);
+      const unsigned k = 2u * u + 8u * (q / 2u);
+      arow[q % 2u][k] = kg_sim_mma_in(v, bf16);
+      arow[q % 2u][k + 1] = kg_sim_mma_in(v >> 16, bf16);
+    }
+    for (unsigned c = 0; c < 2; c++)
+      for (unsigned q = 0; q < 2; q++) {
+        const unsigned v = kg_shfl_u32(b[q], warp + 4u * (2u * t + c) + u);
+        const unsigned k = 2u * u + 8u * q;
+        bcol[c][k] = kg_sim_mma_in(v, bf16);
+        bcol[c][k + 1] = kg_sim_mma_in(v >> 16, bf16);
+      }
+  }
+  for (unsigned r = 0; r < 4; r++) {
+    float acc = d[r];
+    for (unsigned k = 0; k < 16; k++)
+      acc += arow[r / 2u][k] * bcol[r % 2u][k];
+    d[r] = acc;
+  }
+}
+
+template <int BF16>
+KG_INLINE void kg_mma_16x8x16(float d[4], const unsigned a[4], const unsigned b[2]) {
+  static_assert(BF16 == 0 || BF16 == 1, "kg_mma_16x8x16: BF16 is 0 (f16) or 1 (bf16)");
+  kg_sim_mma_16x8x16(d, a, b, BF16);
+}
+
+/* ldmatrix of X matrices (see above): r[q] for q < X. */
+template <int X> KG_INLINE void kg_sim_ldmatrix(unsigned *r, const void *row) {
+  const unsigned lane = kg_lane_id(), warp = lane & ~31u, l = lane & 31u;
+  const unsigned long long p = (unsigned long long)(__UINTPTR_TYPE__)row;
+  if (l < 8u * X && p % 16u != 0) /* an address the instruction uses */
+    kg_sim_api->check(0, 0, row, 16, 0);
+  for (unsigned q = 0; q < X; q++) {
+    const unsigned src = warp + 8u * q + l / 4u;
+    const unsigned lo = kg_shfl_u32((unsigned)p, src);
+    const unsigned hi = kg_shfl_u32((unsigned)(p >> 32), src);
+    const __UINTPTR_TYPE__ at = (__UINTPTR_TYPE__)((unsigned long long)hi << 32 | lo);
+    memcpy(&r[q], (const void *)(at + 4u * (l % 4u)), sizeof r[q]);
+  }
+}
+KG_INLINE void kg_ldmatrix_x4(unsigned r[4], const void *row) { kg_sim_ldmatrix<4>(r, row); }
+KG_INLINE void kg_ldmatrix_x2(unsigned r[2], const void *row) { kg_sim_ldmatrix<2>(r, row); }

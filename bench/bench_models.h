@@ -5,6 +5,8 @@
 #include "copy_4096x8192.h"
 #include "embedding.h"
 #include "gemv.h"
+#include "gemv_q4_0.h"
+#include "gemv_q8_0.h"
 #include "residual_add.h"
 #include "rmsnorm.h"
 #include "rmsnorm_b1024.h"

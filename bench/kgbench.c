@@ -9,13 +9,18 @@
  * — then time the plan with kgrt_model_time (device events;
  * 20 warm-up runs, median of REPS). Prints one JSON object per line:
  * {"op", "shape", "dtype", "us", "GBps", "bytes", "check", "nmse"}. The bench
- * inputs are at least 32 MiB each, so consecutive runs stream from HBM. */
+ * inputs are at least 32 MiB each, so consecutive runs stream from HBM.
+ * Weights are filled too: plain ones with uniform values, GGUF quantized ones
+ * (the gemv_q* models) with random floats (a random scale per 32) encoded by
+ * kgrt_gguf.h; a model whose weights are quantized is checked whole, output
+ * j against float64 x . dequant(weight j)^T (bf16 bound 1e-4). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kgrt.h"
+#include "kgrt_gguf.h"
 #include "kgrt_half.h"
 #include "kn.h"
 
@@ -164,6 +169,29 @@ static const bench_t benches[] = {
      2.0 * 14336 * 4096 + 2.0 * 4096 + 2.0 * 14336,
      {-1, -1},
      {1, 1}},
+    /* gemv_q*: the same GEMV with GGUF weights, twice per run (gate and up
+     * projections: 2 x 33 MB of q4_0 would stay in a 50 MB L2 if it were one);
+     * bytes: the quantized weights, x and y of both */
+    {"gemv_q8_0",
+     "1x4096 . 14336x4096",
+     &kgen_gemv_q8_0,
+     NULL,
+     NULL,
+     1,
+     4096,
+     2 * (14336.0 * 4096 / 32 * 34 + 2.0 * 4096 + 2.0 * 14336),
+     {-1},
+     {1}},
+    {"gemv_q4_0",
+     "1x4096 . 14336x4096",
+     &kgen_gemv_q4_0,
+     NULL,
+     NULL,
+     1,
+     4096,
+     2 * (14336.0 * 4096 / 32 * 18 + 2.0 * 4096 + 2.0 * 14336),
+     {-1},
+     {1}},
     {"topk50",
      "32x128256",
      &kgen_topk,
@@ -212,6 +240,82 @@ static size_t numel(const kgrt_tensor_info_t *t) {
   return n;
 }
 
+/* Binds every weight: plain ones uniform in [-1, 1); quantized ones random
+ * floats, each run of 32 scaled by 2^u (u in [-4, 2)), encoded. Keeps the
+ * quantized ones decoded in deq[k] (NULL for plain ones); *quantized tells
+ * whether any was. */
+static int fill_weights(kgrt_model_t *m, const bench_t *b, float **deq, int *quantized) {
+  kgrt_error_t err;
+  *quantized = 0;
+  for (uint32_t k = 0; k < b->table->num_weights; k++) {
+    const kgrt_tensor_info_t *t = &b->table->weights[k];
+    const size_t n = numel(t);
+    const kgrt_gguf_type_t q = kgrt_gguf_type_of(t->dtype);
+    size_t bytes =
+        q ? kgrt_gguf_row_bytes(q, (int64_t)n) : n * kn_dtype_size((int)t->dtype);
+    unsigned char *host = malloc(bytes);
+    if (q) {
+      float *f = deq[k] = malloc(n * sizeof(float));
+      for (size_t i = 0; i < n; i += 32) {
+        const double scale = exp2(uniform(-4, 2));
+        for (size_t e = 0; e < 32; e++)
+          f[i + e] = (float)(uniform(-1, 1) * scale);
+      }
+      kgrt_gguf_quantize(q, f, host, (int64_t)n);
+      kgrt_gguf_dequantize(q, host, f, (int64_t)n);
+      *quantized = 1;
+    } else {
+      for (size_t i = 0; i < n; i++)
+        kn_store(host, (int64_t)i, (int)t->dtype, uniform(-1, 1));
+    }
+    const kgrt_status_t st = kgrt_model_set_weight(m, t->name, host, bytes, &err);
+    free(host);
+    if (st != KGRT_STATUS_OK) {
+      fprintf(stderr, "kgbench: %s: %s\n", b->op, err.message);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* A model of quantized GEMVs: output j = x . weight j^T, x the only input
+ * ([M, K], values in xv), weight j [N, K] decoded in deq[j]. The worst NMSE
+ * over the outputs against float64. */
+static double check_quant_gemv(kgrt_model_t *m, const bench_t *b, const double *xv,
+                               float *const *deq) {
+  const kgrt_tensor_info_t *x = &b->table->inputs[0];
+  const int64_t k = x->dims[x->rank - 1].value, rows = (int64_t)numel(x) / k;
+  double worst = 0;
+  for (uint32_t j = 0; j < b->table->num_outputs; j++) {
+    const kgrt_tensor_info_t *o = &b->table->outputs[j];
+    const kgrt_tensor_info_t *w = &b->table->weights[j < b->table->num_weights ? j : 0];
+    const int64_t n = w->dims[0].value;
+    const size_t es = kn_dtype_size((int)o->dtype);
+    unsigned char *y = malloc((size_t)(rows * n) * es);
+    kgrt_error_t err;
+    if (b->table->num_inputs != 1 || j >= b->table->num_weights || deq[j] == NULL ||
+        w->dims[1].value != k ||
+        kgrt_model_get_output(m, o->name, y, (size_t)(rows * n) * es, &err) !=
+            KGRT_STATUS_OK) {
+      free(y);
+      return INFINITY;
+    }
+    double e = 0, s = 0;
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t c = 0; c < n; c++) {
+        double ref = 0;
+        for (int64_t i = 0; i < k; i++)
+          ref += xv[r * k + i] * (double)deq[j][c * k + i];
+        const double v = kn_load(y, r * n + c, (int)o->dtype);
+        e += isfinite(v) ? (v - ref) * (v - ref) : INFINITY;
+        s += ref * ref;
+      }
+    free(y);
+    worst = fmax(worst, e / (s > 0 ? s : 1));
+  }
+  return worst;
+}
+
 /* Loads, fills, runs, checks and times one benchmark; prints its line. */
 static int run_bench(kgrt_device_t *dev, const bench_t *b, uint32_t reps) {
   kgrt_error_t err;
@@ -232,12 +336,16 @@ static int run_bench(kgrt_device_t *dev, const bench_t *b, uint32_t reps) {
   chk.n = CHECK_ROWS * b->cols, chk.r = CHECK_ROWS, chk.c = b->cols;
   chk.dtype = (int)b->table->inputs[0].dtype;
   double *ref_in[KN_MAX_IN] = {0};
-  int rc = 0;
+  float *deq[KN_MAX_IN] = {0};
+  int quantized = 0;
+  int rc = b->table->num_weights > KN_MAX_IN || fill_weights(m, b, deq, &quantized);
   for (uint32_t k = 0; k < b->table->num_inputs && rc == 0; k++) {
     const kgrt_tensor_info_t *t = &b->table->inputs[k];
     const size_t n = numel(t), es = kn_dtype_size((int)t->dtype);
     unsigned char *host = malloc(n * es);
-    const int64_t nchk = c ? kn_shape_numel(c->in[k].shape, &chk) : 0;
+    const int64_t nchk = c           ? kn_shape_numel(c->in[k].shape, &chk)
+                         : quantized ? (int64_t)n
+                                     : 0;
     const double lo = c ? c->in[k].lo : b->lo[k], hi = c ? c->in[k].hi : b->hi[k];
     ref_in[k] = malloc((size_t)nchk * sizeof(double) + 1);
     for (size_t i = 0; i < n; i++) {
@@ -263,7 +371,9 @@ static int run_bench(kgrt_device_t *dev, const bench_t *b, uint32_t reps) {
     fprintf(stderr, "kgbench: %s: %s\n", b->op, err.message);
     rc = 1;
   }
-  if (rc == 0 && c == NULL) { /* every element written and finite */
+  if (rc == 0 && quantized) {
+    nmse = check_quant_gemv(m, b, ref_in[0], deq);
+  } else if (rc == 0 && c == NULL) { /* every element written and finite */
     nmse = 0;
     for (size_t i = 0; i < n_out; i++) {
       const double y = kn_load(out, i, o->dtype);
@@ -300,14 +410,16 @@ static int run_bench(kgrt_device_t *dev, const bench_t *b, uint32_t reps) {
          "\"bytes\": %.0f, \"check\": \"%s\", \"nmse\": %.3g}\n",
          b->op, b->shape, kn_dtype_name((int)b->table->inputs[0].dtype), us,
          b->bytes / us / 1e3, b->bytes,
-         !ok ? "FAIL"
-         : c ? "ok"
-             : "written",
+         !ok              ? "FAIL"
+         : c || quantized ? "ok"
+                          : "written",
          nmse);
   fflush(stdout);
   free(out);
-  for (int k = 0; k < KN_MAX_IN; k++)
+  for (int k = 0; k < KN_MAX_IN; k++) {
     free(ref_in[k]);
+    free(deq[k]);
+  }
   kgrt_model_unload(m);
   return rc || !ok;
 }

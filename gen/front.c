@@ -47,10 +47,14 @@ static int64_t get_int(lua_State *L, int idx, const char *key, int64_t dflt) {
 
 static int lookup_dtype(const char *name, kg_dtype_info_t *out) {
   static const kg_dtype_info_t known[] = {
-      {KGRT_DTYPE_F32, "f32", "float", 4},
-      {KGRT_DTYPE_F16, "f16", "kg_f16", 2},
-      {KGRT_DTYPE_BF16, "bf16", "kg_bf16", 2},
-      {KGRT_DTYPE_I32, "i32", "int", 4},
+      {KGRT_DTYPE_F32, "f32", "float", 4, 0, 0},
+      {KGRT_DTYPE_F16, "f16", "kg_f16", 2, 0, 0},
+      {KGRT_DTYPE_BF16, "bf16", "kg_bf16", 2, 0, 0},
+      {KGRT_DTYPE_I32, "i32", "int", 4, 0, 0},
+      {KGRT_DTYPE_Q8_0, "q8_0", "unsigned short", 0, 32, 34},
+      {KGRT_DTYPE_Q4_0, "q4_0", "unsigned short", 0, 32, 18},
+      {KGRT_DTYPE_Q4_K, "q4_k", "unsigned short", 0, 256, 144},
+      {KGRT_DTYPE_Q6_K, "q6_k", "unsigned short", 0, 256, 210},
   };
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
     if (name && strcmp(name, known[i].name) == 0) {
@@ -108,8 +112,8 @@ static int cmp_hole(const void *a, const void *b) {
   return strcmp(((const kg_hole_t *)a)->name, ((const kg_hole_t *)b)->name);
 }
 
-/* Reads node.holes (string -> string) into a sorted array. */
-static void read_holes(lua_State *L, int idx, kg_node_t *n) {
+/* Reads holes (string -> string) into a sorted array. */
+static void read_holes(lua_State *L, int idx, kg_variant_t *n) {
   lua_getfield(L, idx, "holes");
   if (lua_istable(L, -1)) {
     int cap = 0;
@@ -153,18 +157,77 @@ static int read_size(lua_State *L, kgrt_expr_t *e, const char *op, kg_diag_t *d)
   return 0;
 }
 
+/* The size at field `key` of the table at idx (a list, see read_size), or
+ * *e unchanged when absent. */
+static int read_size_field(lua_State *L, int idx, const char *key, kgrt_expr_t *e,
+                           const char *op, kg_diag_t *d) {
+  lua_getfield(L, idx, key);
+  int rc = lua_istable(L, -1) ? read_size(L, e, op, d) : 0;
+  lua_pop(L, 1);
+  return rc;
+}
+
+/* One way to generate the node's kernel, from the table at idx (the node
+ * itself, or an entry of node.variants). */
+static int read_variant(lua_State *L, int idx, const kg_graph_t *g, const kg_node_t *n,
+                        kg_variant_t *v, kg_diag_t *d) {
+  v->tmpl = get_string(L, idx, "template");
+  if (!v->tmpl)
+    return kg_error(d, "internal: %s: a kernel without a template", n->op);
+  char *grid = get_string(L, idx, "grid");
+  v->grid = !grid                        ? KG_GRID_MAP
+            : strcmp(grid, "rows") == 0  ? KG_GRID_ROWS
+            : strcmp(grid, "tiles") == 0 ? KG_GRID_TILES
+                                         : KG_GRID_MAP;
+  free(grid);
+  v->cols = get_int(L, idx, "cols", 0);
+  v->params_ref = -1;
+  lua_getfield(L, idx, "grid_of");
+  v->grid_of = lua_istable(L, -1) ? table_id(L, lua_gettop(L)) : n->output;
+  lua_pop(L, 1);
+  if (v->grid_of < 0 || v->grid_of >= g->num_tensors)
+    return kg_error(d, "internal: %s: grid_of is not a tensor", n->op);
+  v->tile_units = kg_expr_const(0);
+  KG_TRY(read_size_field(L, idx, "tile_units", &v->tile_units, n->op, d));
+  if (v->grid == KG_GRID_TILES && v->tile_units.scale == 0)
+    return kg_error(d, "internal: %s: a tiles grid without tile_units", n->op);
+  lua_getfield(L, idx, "dim_args");
+  if (lua_istable(L, -1)) {
+    v->num_dim_args = (int)luaL_len(L, -1);
+    if (v->num_dim_args > KG_MAX_DIM_ARGS)
+      return kg_error(d, "internal: %s: more than %d size arguments", n->op,
+                      KG_MAX_DIM_ARGS);
+    for (int i = 0; i < v->num_dim_args; i++) {
+      lua_geti(L, -1, i + 1);
+      KG_TRY(read_size(L, &v->dim_args[i], n->op, d));
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  v->select = kg_expr_const(0);
+  lua_getfield(L, idx, "select");
+  if (lua_istable(L, -1)) {
+    int sel = lua_gettop(L);
+    KG_TRY(read_size_field(L, sel, "size", &v->select, n->op, d));
+    v->select_min = get_int(L, sel, "min", 0); /* sizes are never negative */
+    v->select_max = get_int(L, sel, "max", INT64_MAX);
+  }
+  lua_pop(L, 1);
+  read_holes(L, idx, v);
+  lua_getfield(L, idx, "params_info");
+  if (lua_istable(L, -1))
+    v->params_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  else
+    lua_pop(L, 1);
+  return 0;
+}
+
 static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t *d) {
   int top = lua_gettop(L);
   n->op = get_string(L, top, "op");
-  n->tmpl = get_string(L, top, "template");
   n->expr = get_string(L, top, "expr");
-  char *grid = get_string(L, top, "grid");
-  n->rows_grid = grid && strcmp(grid, "rows") == 0;
-  free(grid);
-  n->cols = get_int(L, top, "cols", 0);
-  n->params_ref = -1;
-  if (!n->op || !n->tmpl)
-    return kg_error(d, "internal: node without op or template");
+  if (!n->op)
+    return kg_error(d, "internal: node without op");
   lua_getfield(L, top, "inputs");
   n->num_inputs = (int)luaL_len(L, -1);
   if (n->num_inputs > KG_MAX_INPUTS)
@@ -193,28 +256,22 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
   n->inplace = (int)get_int(L, top, "inplace", 0) - 1;
   if (n->inplace >= n->num_inputs || (n->inplace >= 0 && n->num_outputs != 1))
     return kg_error(d, "internal: %s: bad in-place operand", n->op);
-  lua_getfield(L, top, "grid_of");
-  n->grid_of = lua_istable(L, -1) ? table_id(L, lua_gettop(L)) : n->output;
-  lua_pop(L, 1);
-  lua_getfield(L, top, "dim_args");
-  if (lua_istable(L, -1)) {
-    n->num_dim_args = (int)luaL_len(L, -1);
-    if (n->num_dim_args > KG_MAX_DIM_ARGS)
-      return kg_error(d, "internal: %s: more than %d size arguments", n->op,
-                      KG_MAX_DIM_ARGS);
-    for (int i = 0; i < n->num_dim_args; i++) {
-      lua_geti(L, -1, i + 1);
-      KG_TRY(read_size(L, &n->dim_args[i], n->op, d));
-      lua_pop(L, 1);
-    }
+  lua_getfield(L, top, "variants");
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    n->num_variants = 1;
+    return read_variant(L, top, g, n, &n->variants[0], d);
+  }
+  int list = lua_gettop(L);
+  n->num_variants = (int)luaL_len(L, list);
+  if (n->num_variants < 1 || n->num_variants > KG_MAX_VARIANTS)
+    return kg_error(d, "internal: %s has %d variants", n->op, n->num_variants);
+  for (int i = 0; i < n->num_variants; i++) {
+    lua_geti(L, list, i + 1);
+    KG_TRY(read_variant(L, lua_gettop(L), g, n, &n->variants[i], d));
+    lua_pop(L, 1);
   }
   lua_pop(L, 1);
-  read_holes(L, top, n);
-  lua_getfield(L, top, "params_info");
-  if (lua_istable(L, -1))
-    n->params_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  else
-    lua_pop(L, 1);
   return 0;
 }
 

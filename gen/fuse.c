@@ -13,7 +13,7 @@
 #include "buf.h"
 
 static int is_map(const kg_graph_t *g, int node) {
-  return node >= 0 && strcmp(g->nodes[node].tmpl, "map") == 0;
+  return node >= 0 && strcmp(g->nodes[node].variants[0].tmpl, "map") == 0;
 }
 
 /* The single consumer of tensor t, or -1. */
@@ -86,37 +86,45 @@ static void collect_ops(const kg_graph_t *g, int n, kg_buf_t *names, int *count)
 
 int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   memset(p, 0, sizeof *p);
-  p->kernels = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *p->kernels);
+  int cap = 1;
+  for (int n = 0; n < g->num_nodes; n++)
+    cap += g->nodes[n].num_variants;
+  p->kernels = kg_xcalloc((size_t)cap, sizeof *p->kernels);
   for (int n = 0; n < g->num_nodes; n++) {
     if (is_map(g, n) && is_inlined(g, n))
       continue;
-    kg_kernel_t *k = &p->kernels[p->num_kernels];
-    k->node = n;
     const kg_node_t *node = &g->nodes[n];
-    k->output = node->output;
-    if (node->inplace < 0)
-      for (int i = 0; i < node->num_outputs; i++)
-        k->outs[k->num_outs++] = node->outputs[i];
-    k->tmpl = g->nodes[n].tmpl;
-    kg_buf_t names;
-    kg_buf_init(&names);
-    int count = 0;
-    collect_ops(g, n, &names, &count);
-    snprintf(k->name, sizeof k->name, "%s_%d%s", g->model, p->num_kernels,
-             kg_buf_cstr(&names));
-    kg_buf_free(&names);
-    if (is_map(g, n)) {
-      kg_buf_t e;
-      kg_buf_init(&e);
-      int rc = splice(g, n, k, &e, d);
-      k->expr = kg_buf_take(&e, NULL);
-      if (rc)
-        return -1;
-    } else {
-      for (int i = 0; i < g->nodes[n].num_inputs; i++)
-        k->ins[k->num_ins++] = g->nodes[n].inputs[i];
+    for (int v = 0; v < node->num_variants; v++) {
+      kg_kernel_t *k = &p->kernels[p->num_kernels];
+      k->node = n;
+      k->variant = v;
+      k->output = node->output;
+      if (node->inplace < 0)
+        for (int i = 0; i < node->num_outputs; i++)
+          k->outs[k->num_outs++] = node->outputs[i];
+      k->tmpl = node->variants[v].tmpl;
+      kg_buf_t names;
+      kg_buf_init(&names);
+      int count = 0;
+      collect_ops(g, n, &names, &count);
+      if (node->num_variants > 1) /* matmul_gemv, matmul_gemm */
+        kg_buf_printf(&names, "_%s", k->tmpl);
+      snprintf(k->name, sizeof k->name, "%s_%d%s", g->model, p->num_kernels,
+               kg_buf_cstr(&names));
+      kg_buf_free(&names);
+      if (is_map(g, n)) {
+        kg_buf_t e;
+        kg_buf_init(&e);
+        int rc = splice(g, n, k, &e, d);
+        k->expr = kg_buf_take(&e, NULL);
+        if (rc)
+          return -1;
+      } else {
+        for (int i = 0; i < node->num_inputs; i++)
+          k->ins[k->num_ins++] = node->inputs[i];
+      }
+      p->num_kernels++;
     }
-    p->num_kernels++;
   }
   return 0;
 }

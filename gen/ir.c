@@ -9,13 +9,16 @@ void kg_graph_free(kg_graph_t *g) {
   for (int i = 0; i < g->num_nodes; i++) {
     kg_node_t *n = &g->nodes[i];
     free(n->op);
-    free(n->tmpl);
     free(n->expr);
-    for (int k = 0; k < n->num_holes; k++) {
-      free(n->holes[k].name);
-      free(n->holes[k].value);
+    for (int v = 0; v < n->num_variants; v++) {
+      kg_variant_t *var = &n->variants[v];
+      free(var->tmpl);
+      for (int k = 0; k < var->num_holes; k++) {
+        free(var->holes[k].name);
+        free(var->holes[k].value);
+      }
+      free(var->holes);
     }
-    free(n->holes);
   }
   for (int i = 0; i < g->num_outputs; i++)
     free(g->outputs[i].name);

@@ -31,8 +31,10 @@ typedef enum kg_tensor_kind {
 typedef struct kg_dtype_info {
   kgrt_dtype_t code;
   const char *name;  /* "f16" */
-  const char *ctype; /* "kg_f16" */
-  int size;
+  const char *ctype; /* "kg_f16"; quantized: "unsigned short" (blocks in 16-bit units) */
+  int size;          /* bytes per element; quantized: 0 */
+  /* GGUF block formats (weights only): weights and bytes per block, else 0 */
+  int block_elems, block_bytes;
 } kg_dtype_info_t;
 
 typedef struct kg_tensor {
@@ -56,24 +58,44 @@ typedef struct kg_hole {
   char *value;
 } kg_hole_t;
 
-typedef struct kg_node {
-  char *op;   /* "rmsnorm" */
+#define KG_MAX_VARIANTS 2
+
+/* How a kernel for a node is generated: its template, holes and grid. */
+typedef enum kg_grid {
+  KG_GRID_MAP = 0, /* map kernels: elements of the result */
+  KG_GRID_ROWS,    /* one workgroup per row of `cols` elements of grid_of */
+  KG_GRID_TILES,   /* ceil(tile_units / per_block) x repeat workgroups, both
+                      chosen by the template's params rule */
+} kg_grid_t;
+
+typedef struct kg_variant {
   char *tmpl; /* template: "map", "rmsnorm", ... */
+  kg_grid_t grid;
+  int64_t cols;           /* rows grid: the row length */
+  int grid_of;            /* rows grid: rows = numel(this tensor) / cols */
+  kgrt_expr_t tile_units; /* tiles grid: the run-time extent tiled (rows of x) */
+  int num_dim_args;       /* run-time sizes passed as i64 kernel args */
+  kgrt_expr_t dim_args[KG_MAX_DIM_ARGS];
+  int num_holes; /* template holes from the op, sorted by name */
+  kg_hole_t *holes;
+  int params_ref; /* Lua registry ref of the op's params_info table, or -1 */
+  /* runs when select_min <= select <= select_max (select.scale 0: always) */
+  kgrt_expr_t select;
+  int64_t select_min, select_max;
+} kg_variant_t;
+
+typedef struct kg_node {
+  char *op; /* "rmsnorm" */
   int num_inputs;
   int inputs[KG_MAX_INPUTS]; /* tensor ids */
   int output;                /* tensor id: outputs[0] */
   int num_outputs;           /* results, in the order the op returns them */
   int outputs[KG_MAX_OUTPUTS];
-  int inplace;      /* operand index the kernel updates in place, or -1 */
-  char *expr;       /* map: expression over $0, $1, ... */
-  int rows_grid;    /* one workgroup per row of the last dim */
-  int64_t cols;     /* row kernels: the row length */
-  int grid_of;      /* row kernels: rows = numel(this tensor) / cols */
-  int num_dim_args; /* run-time sizes passed as i64 kernel args */
-  kgrt_expr_t dim_args[KG_MAX_DIM_ARGS];
-  int num_holes; /* template holes from the op, sorted by name */
-  kg_hole_t *holes;
-  int params_ref; /* Lua registry ref of the op's params_info table, or -1 */
+  int inplace; /* operand index the kernel updates in place, or -1 */
+  char *expr;  /* map: expression over $0, $1, ... */
+  /* one kernel per variant; several when the run-time dims choose among them */
+  int num_variants;
+  kg_variant_t variants[KG_MAX_VARIANTS];
 } kg_node_t;
 
 typedef struct kg_sym {
@@ -107,6 +129,7 @@ typedef struct kg_kernel {
   char name[128];
   const char *tmpl;
   int node;     /* the root node (its outputs are the kernel's) */
+  int variant;  /* which of the root node's variants */
   int output;   /* outs[0] */
   int num_outs; /* tensors written: the root node's outputs (none when in place) */
   int outs[KG_MAX_OUTPUTS];

@@ -25,18 +25,53 @@ static const kg_res_t *need_res(const char *path, kg_diag_t *d) {
   return r;
 }
 
-/* BLOCK and VEC from kg.template_params(tmpl, target, info). */
+/* The params rule's extra holes (its `holes` table: name -> string or
+ * integer), added to h in name order. */
+static void params_holes(lua_State *L, int idx, kg_holes_t *h) {
+  lua_getfield(L, idx, "holes");
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return;
+  }
+  int tbl = lua_gettop(L);
+  /* sorted copy of the keys, so the order never depends on the table */
+  lua_newtable(L);
+  int keys = lua_gettop(L), n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, tbl)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, keys, ++n);
+    }
+  }
+  for (int i = 1; i <= n; i++) {
+    lua_rawgeti(L, keys, i);
+    const char *name = lua_tostring(L, -1);
+    lua_getfield(L, tbl, name);
+    if (lua_isinteger(L, -1))
+      kg_holes_set(h, name, "%lld", (long long)lua_tointeger(L, -1));
+    else
+      kg_holes_set(h, name, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 2);
+}
+
+/* BLOCK, VEC, UNROLL (and for tiles grids per_block and repeat, and any extra
+ * holes) from kg.template_params(tmpl, target, info). */
 static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
-                           const kg_target_t *t, kg_lowered_t *lw, kg_diag_t *d) {
+                           const kg_target_t *t, kg_lowered_t *lw, kg_holes_t *h,
+                           kg_diag_t *d) {
   lua_State *L = kg_sandbox_lua(sb);
   int top = lua_gettop(L);
   KG_TRY(kg_sandbox_require(sb, "kgen", d));
   lua_getfield(L, -1, "template_params");
   lua_pushstring(L, k->tmpl);
   lua_rawgeti(L, LUA_REGISTRYINDEX, t->ref);
-  const kg_node_t *n = &g->nodes[k->node];
-  if (n->params_ref >= 0) {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, n->params_ref);
+  const kg_variant_t *v = &g->nodes[k->node].variants[k->variant];
+  if (v->params_ref >= 0) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, v->params_ref);
   } else { /* map kernels: the dtypes of every operand and the result */
     lua_createtable(L, 0, 1);
     lua_createtable(L, k->num_ins + 1, 0);
@@ -52,13 +87,22 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
     lua_settop(L, top);
     return -1;
   }
+  const int res = lua_gettop(L);
   lua_getfield(L, -1, "BLOCK");
   lw->block = (int)lua_tointeger(L, -1);
   lua_getfield(L, -2, "VEC");
   lw->vec = (int)lua_tointeger(L, -1);
   lua_getfield(L, -3, "UNROLL");
   lw->unroll = (int)lua_tointeger(L, -1);
+  lua_getfield(L, -4, "per_block");
+  lw->per_block = (uint32_t)lua_tointeger(L, -1);
+  lua_getfield(L, -5, "repeat");
+  lw->repeat = lua_isinteger(L, -1) ? (uint32_t)lua_tointeger(L, -1) : 1;
+  params_holes(L, res, h);
   lua_settop(L, top);
+  if (v->grid == KG_GRID_TILES && (lw->per_block == 0 || lw->repeat == 0))
+    return kg_error(d, "%s: template %s gave no per_block or repeat for its tiles",
+                    k->name, k->tmpl);
   if (lw->block < t->wave || lw->block > t->max_block || lw->block % t->wave ||
       lw->block / t->wave > t->wave || lw->vec < 1 || lw->unroll < 1)
     return kg_error(d, "%s: template %s chose BLOCK=%d VEC=%d, not valid on %s (wave %d)",
@@ -107,21 +151,28 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
                         const kg_target_t *t, kg_lowered_t *lw, kg_buf_t *src,
                         kg_diag_t *d) {
   memset(lw, 0, sizeof *lw);
-  KG_TRY(template_params(sb, g, k, t, lw, d));
   const kg_node_t *n = &g->nodes[k->node];
+  const kg_variant_t *v = &n->variants[k->variant];
   const kg_tensor_t *out = &g->tensors[k->output];
   kgrt_expr_t numel;
   if (kg_tensor_numel(g, out, &numel))
     return kg_error(d, "%s: more than %d symbolic dims", k->name, KGRT_EXPR_SYMS);
 
   kg_holes_t *h = kg_holes_new();
+  if (template_params(sb, g, k, t, lw, h, d)) {
+    kg_holes_free(h);
+    return -1;
+  }
+  lw->select = v->select;
+  lw->select_min = v->select_min;
+  lw->select_max = v->select_max;
   kg_holes_set(h, "KERNEL", "%s", k->name);
   kg_holes_set(h, "WAVE", "%d", t->wave);
   kg_holes_set(h, "BLOCK", "%d", lw->block);
   kg_holes_set(h, "VEC", "%d", lw->vec);
   kg_holes_set(h, "UNROLL", "%d", lw->unroll);
-  for (int i = 0; i < n->num_holes; i++)
-    kg_holes_set(h, n->holes[i].name, "%s", n->holes[i].value);
+  for (int i = 0; i < v->num_holes; i++)
+    kg_holes_set(h, v->holes[i].name, "%s", v->holes[i].value);
   for (int i = 0; i < k->num_ins; i++)
     add_buffer(g, lw, k->ins[i], k->expr || i != n->inplace);
   for (int i = 0; i < k->num_outs; i++)
@@ -160,28 +211,34 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     a->value = numel;
     lw->units = numel;
     lw->per_block = (uint32_t)(lw->block * lw->vec * lw->unroll);
-  } else if (n->rows_grid) {
-    kgrt_expr_t all;
-    if (kg_tensor_numel(g, &g->tensors[n->grid_of], &all) || n->cols <= 0 ||
-        all.scale % n->cols) {
-      kg_holes_free(h);
-      return kg_error(d, "internal: %s: rows of %lld", k->name, (long long)n->cols);
+    lw->repeat = 1;
+  } else if (v->grid == KG_GRID_ROWS || v->grid == KG_GRID_TILES) {
+    if (v->grid == KG_GRID_ROWS) {
+      kgrt_expr_t all;
+      if (kg_tensor_numel(g, &g->tensors[v->grid_of], &all) || v->cols <= 0 ||
+          all.scale % v->cols) {
+        kg_holes_free(h);
+        return kg_error(d, "internal: %s: rows of %lld", k->name, (long long)v->cols);
+      }
+      lw->units = all;
+      lw->units.scale /= v->cols;
+      lw->per_block = 1;
+      lw->repeat = 1;
+      /* a row is ITERS strides of BLOCK x VEC; a template may keep a row of
+       * at most 8 strides in registers (CACHE) instead of reading it twice */
+      const int64_t iters =
+          (v->cols + (int64_t)lw->block * lw->vec - 1) / (lw->block * lw->vec);
+      kg_holes_set(h, "ITERS", "%lld", (long long)iters);
+      kg_holes_set(h, "CACHE", "%s", iters <= 8 ? "1" : "");
+      kg_holes_set(h, "NO_CACHE", "%s", iters <= 8 ? "" : "1");
+    } else {
+      lw->units = v->tile_units; /* per_block and repeat: the params rule's */
     }
-    lw->units = all;
-    lw->units.scale /= n->cols;
-    lw->per_block = 1;
-    /* a row is ITERS strides of BLOCK x VEC; a template may keep a row of
-     * at most 8 strides in registers (CACHE) instead of reading it twice */
-    const int64_t iters =
-        (n->cols + (int64_t)lw->block * lw->vec - 1) / (lw->block * lw->vec);
-    kg_holes_set(h, "ITERS", "%lld", (long long)iters);
-    kg_holes_set(h, "CACHE", "%s", iters <= 8 ? "1" : "");
-    kg_holes_set(h, "NO_CACHE", "%s", iters <= 8 ? "" : "1");
-    for (int i = 0; i < n->num_dim_args; i++) {
+    for (int i = 0; i < v->num_dim_args; i++) {
       kg_larg_t *a = &lw->args[lw->num_args++];
       a->kind = KGRT_ARG_I64;
       a->tensor = -1;
-      a->value = n->dim_args[i];
+      a->value = v->dim_args[i];
     }
   } else {
     kg_holes_free(h);
@@ -238,6 +295,17 @@ static int emit_common(kg_buf_t *out, kg_diag_t *d) {
   return 0;
 }
 
+/* KG_MMA_<KIND> for each matrix-instruction kind the target lists, so
+ * lib_mma.hip builds the fragment code that the target can compile. */
+static void emit_mma_defines(const kg_target_t *t, kg_buf_t *out) {
+  for (int i = 0; i < t->num_mma; i++) {
+    kg_buf_puts(out, "#define KG_MMA_");
+    for (const char *c = t->mma[i]; *c; c++)
+      kg_buf_putc(out, (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c));
+    kg_buf_puts(out, " 1\n");
+  }
+}
+
 int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
              const kg_target_t *t, kg_lowered_t *lowered, kg_buf_t *dev, kg_buf_t *sim,
              kg_diag_t *d) {
@@ -253,6 +321,7 @@ int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
                   "/* Generated by kgen %s; do not edit. */\n"
                   "/* model %s, target %s (%s, wave %d) */\n",
                   KGEN_VERSION, g->model, t->name, t->platform, t->wave);
+    emit_mma_defines(t, dev);
     rc = emit_file(dev, prelude, d);
     if (rc == 0)
       rc = emit_common(dev, d);
@@ -264,6 +333,7 @@ int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
                   "/* Generated by kgen %s; do not edit. */\n"
                   "/* model %s, target %s (wave %d) for the sim device */\n",
                   KGEN_VERSION, g->model, t->name, t->wave);
+    emit_mma_defines(t, sim);
     rc = emit_file(sim, "runtime/kgrt_sim_abi.h", d);
     if (rc == 0)
       rc = emit_file(sim, "templates/prelude_sim.hip", d);

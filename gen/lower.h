@@ -26,6 +26,9 @@ typedef struct kg_lowered {
   kg_larg_t args[KG_MAX_ARGS];
   kgrt_expr_t units;
   uint32_t per_block;
+  uint32_t repeat;
+  kgrt_expr_t select; /* the variant's run-time choice (scale 0: always) */
+  int64_t select_min, select_max;
 } kg_lowered_t;
 
 /* Lowers every kernel for target t: fills lowered[] (num_kernels entries),

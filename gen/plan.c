@@ -26,7 +26,7 @@ static int place(kg_graph_t *g, const kg_kernel_t *k, int tv, range_t *live, int
                  int *num_live, uint64_t *top, kg_diag_t *d) {
   kg_tensor_t *t = &g->tensors[tv];
   int nlive = *num_live;
-  if (t->output_index >= 0)
+  if (t->output_index >= 0 || t->in_arena) /* a node's other variant placed it */
     return 0;
   kgrt_expr_t numel;
   if (kg_tensor_numel(g, t, &numel))

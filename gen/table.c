@@ -19,6 +19,14 @@ static const char *dtype_enum(kgrt_dtype_t t) {
     return "KGRT_DTYPE_BF16";
   case KGRT_DTYPE_I32:
     return "KGRT_DTYPE_I32";
+  case KGRT_DTYPE_Q8_0:
+    return "KGRT_DTYPE_Q8_0";
+  case KGRT_DTYPE_Q4_0:
+    return "KGRT_DTYPE_Q4_0";
+  case KGRT_DTYPE_Q4_K:
+    return "KGRT_DTYPE_Q4_K";
+  case KGRT_DTYPE_Q6_K:
+    return "KGRT_DTYPE_Q6_K";
   }
   return "KGRT_DTYPE_F32";
 }
@@ -165,7 +173,10 @@ static void step_arg(const kg_graph_t *g, const kg_larg_t *a, kg_buf_t *out) {
   }
   kgrt_expr_t bytes;
   kg_tensor_numel(g, t, &bytes);
-  bytes.scale *= t->dtype.size;
+  if (t->dtype.block_elems > 0) /* quantized: the last dim is a multiple of the block */
+    bytes.scale = bytes.scale / t->dtype.block_elems * t->dtype.block_bytes;
+  else
+    bytes.scale *= t->dtype.size;
   kgrt_expr_t zero = kg_expr_const(0);
   kg_buf_printf(out, "        {%s, %d, %llu, ", space, index,
                 (unsigned long long)(t->in_arena ? t->arena_offset : 0));
@@ -214,9 +225,13 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
   }
   kg_buf_printf(out, "static const kgrt_step_t steps[%d] = {\n", p->num_kernels);
   for (int k = 0; k < p->num_kernels; k++) {
+    const kg_lowered_t *lw = &a->lowered[k];
     kg_buf_printf(out, "    {%d, ", k);
-    expr(&a->lowered[k].units, out);
-    kg_buf_printf(out, ", %u, s%d_args},\n", a->lowered[k].per_block, k);
+    expr(&lw->units, out);
+    kg_buf_printf(out, ", %u, %u, ", lw->per_block, lw->repeat);
+    expr(&lw->select, out);
+    kg_buf_printf(out, ", %lldLL, %lldLL, s%d_args},\n", (long long)lw->select_min,
+                  (long long)lw->select_max, k);
   }
   kg_buf_puts(out, "};\n\n");
   kg_buf_printf(out,

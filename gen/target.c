@@ -85,6 +85,23 @@ int kg_target_load(kg_sandbox_t *sb, const char *name, kg_target_t *t, kg_diag_t
     }
   }
   lua_pop(L, 1);
+  lua_getfield(L, -1, "mma");
+  if (lua_istable(L, -1)) {
+    int n = (int)luaL_len(L, -1);
+    for (int i = 0; i < n; i++) {
+      lua_geti(L, -1, i + 1);
+      char *op = lua_istable(L, -1) ? field_string(L, "op") : NULL;
+      lua_pop(L, 1);
+      int seen = !op;
+      for (int k = 0; k < t->num_mma && !seen; k++)
+        seen = strcmp(t->mma[k], op) == 0;
+      if (seen || t->num_mma == KG_TARGET_MAX_MMA)
+        free(op);
+      else
+        t->mma[t->num_mma++] = op;
+    }
+  }
+  lua_pop(L, 1);
   t->ref = luaL_ref(L, LUA_REGISTRYINDEX);
   if (!t->name || strcmp(t->name, name) != 0 || !t->platform || !t->triple ||
       (t->wave != 32 && t->wave != 64) || t->max_block <= 0)
@@ -102,6 +119,8 @@ void kg_target_free(kg_target_t *t) {
   free(t->triple);
   for (int i = 0; i < t->num_flags; i++)
     free(t->flags[i]);
+  for (int i = 0; i < t->num_mma; i++)
+    free(t->mma[i]);
   memset(t, 0, sizeof *t);
 }
 

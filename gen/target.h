@@ -6,6 +6,7 @@
 #include "sandbox.h"
 
 #define KG_TARGET_MAX_FLAGS 16
+#define KG_TARGET_MAX_MMA 4
 
 typedef struct kg_target {
   char *name;        /* "gfx1100" */
@@ -17,6 +18,10 @@ typedef struct kg_target {
   int lds_bytes;
   int num_flags;
   char *flags[KG_TARGET_MAX_FLAGS];
+  /* the distinct matrix-instruction kinds of its `mma` list ("wmma", "mfma",
+   * "mma"), in order: each source for it defines KG_MMA_<KIND> */
+  int num_mma;
+  char *mma[KG_TARGET_MAX_MMA];
   int ref; /* Lua registry ref of the target's table */
 } kg_target_t;
 

@@ -21,14 +21,29 @@ local function dtype(name, size, ctype, float)
   return setmetatable({ name = name, size = size, ctype = ctype, float = float }, Dtype)
 end
 
+-- A GGUF (ggml) block format: `elems` weights in `bytes` bytes per block
+-- (runtime/kgrt_gguf.h, templates/lib_quant.hip). Weights only, with the last
+-- dim a multiple of the block; a kernel sees the raw blocks as 16-bit units
+-- (ctype unsigned short: every block and field is 2-byte aligned) and
+-- dequantizes them itself: only ops that say so in their build
+-- (node.dequantizes) take such operands, today matmul's w.
+local function quant_dtype(name, elems, bytes)
+  return setmetatable({ name = name, ctype = "unsigned short", float = false, quant = true,
+    block_elems = elems, block_bytes = bytes }, Dtype)
+end
+
 kg.dtypes = {
   f32 = dtype("f32", 4, "float", true),
   f16 = dtype("f16", 2, "kg_f16", true),
   bf16 = dtype("bf16", 2, "kg_bf16", true),
   i32 = dtype("i32", 4, "int", false),
+  q8_0 = quant_dtype("q8_0", 32, 34),
+  q4_0 = quant_dtype("q4_0", 32, 18),
+  q4_k = quant_dtype("q4_k", 256, 144),
+  q6_k = quant_dtype("q6_k", 256, 210),
 }
 -- The order of the runtime's kgrt_dtype_t.
-kg.dtype_codes = { f32 = 0, f16 = 1, bf16 = 2, i32 = 3 }
+kg.dtype_codes = { f32 = 0, f16 = 1, bf16 = 2, i32 = 3, q8_0 = 4, q4_0 = 5, q4_k = 6, q6_k = 7 }
 
 function kg.is_dtype(v) return getmetatable(v) == Dtype end
 
@@ -122,7 +137,7 @@ kg.check_shape = check_shape
 
 local function check_dtype(what, dt)
   if not kg.is_dtype(dt) then
-    fail("%s: dtype must be one of f32, f16, bf16, i32", what)
+    fail("%s: dtype must be one of f32, f16, bf16, i32, q8_0, q4_0, q4_k, q6_k", what)
   end
   return dt
 end
@@ -139,7 +154,18 @@ local function declare(kind, list, name, dt, shape)
   check_name(kind, name)
   if names[name] then fail("%s %s: the name is already used by an %s", kind, name, names[name]) end
   check_dtype(kind .. " " .. name, dt)
-  local t = kg.tensor(kind, dt, check_shape(kind .. " " .. name, shape), name)
+  shape = check_shape(kind .. " " .. name, shape)
+  if dt.quant then
+    if kind ~= "weight" then
+      fail("%s %s: %s is a quantized (GGUF block) dtype, for weights only", kind, name, dt.name)
+    end
+    local last = shape[#shape]
+    if math.type(last) ~= "integer" or last % dt.block_elems ~= 0 then
+      fail("weight %s: a %s weight's last dim must be a multiple of %d (its block), got %s",
+        name, dt.name, dt.block_elems, tostring(last))
+    end
+  end
+  local t = kg.tensor(kind, dt, shape, name)
   names[name] = kind
   list[#list + 1] = t
   return t
@@ -192,6 +218,28 @@ end
 ---   node.grid_of = t     row kernels: rows = numel(t) / node.cols (default: result)
 ---   node.dim_args = {..} sizes passed as i64 kernel arguments after the buffers
 ---                        (each an integer, a sym, a tensor (its numel) or a list)
+---   node.grid = "tiles", node.tile_units = size: ceil(size / per_block) x repeat
+---                        workgroups, per_block and repeat from the params rule
+---   node.variants = { v, ... }  several kernels for the node instead of one, each
+---                        a table of the template facts above (template, grid,
+---                        cols, grid_of, tile_units, dim_args, holes, params_info)
+---                        and select = {size =, min =, max =}: the plan runs the
+---                        one whose min <= size <= max at run time
+--- A size is an integer, a sym, a tensor (its numel) or a list of those (product).
+local function size_list(s)
+  if kg.is_tensor(s) then return s.shape end
+  if math.type(s) == "integer" or kg.is_sym(s) then return { s } end
+  return s
+end
+
+local function normalize_variant(v)
+  if v.dim_args then
+    for i, s in ipairs(v.dim_args) do v.dim_args[i] = size_list(s) end
+  end
+  if v.tile_units then v.tile_units = size_list(v.tile_units) end
+  if v.select then v.select.size = size_list(v.select.size) end
+end
+
 function kg.op(desc)
   assert(type(desc.name) == "string" and type(desc.doc) == "string" and desc.build)
   assert(not kg.ops[desc.name], "op registered twice: " .. desc.name)
@@ -253,7 +301,20 @@ function kg.op(desc)
     end
     local node = { op = desc.name, inputs = ins, attrs = a }
     desc.build(node, ins, a)
-    assert(node.template and node.out_dtype and node.out_shape, desc.name)
+    -- quantized operands only where the build dequantizes them; never results
+    for i, t in ipairs(ins) do
+      if t.dtype.quant and not (node.dequantizes and node.dequantizes[i]) then
+        fail("%s: operand %d (%s) is %s, a quantized (GGUF block) dtype; only matmul's w may be quantized",
+          desc.name, i, desc.inputs[i]:gsub("%?$", ""), t.dtype.name)
+      end
+    end
+    for _, r in ipairs({ { dtype = node.out_dtype }, table.unpack(node.extra_outputs or {}) }) do
+      if r.dtype and r.dtype.quant then
+        fail("%s: the result cannot be %s, a quantized (GGUF block) dtype (for weights only)",
+          desc.name, r.dtype.name)
+      end
+    end
+    assert((node.template or node.variants) and node.out_dtype and node.out_shape, desc.name)
     node.output = kg.tensor("value", node.out_dtype, node.out_shape)
     node.output.producer = node
     node.outputs = { node.output }
@@ -262,15 +323,8 @@ function kg.op(desc)
       t.producer = node
       node.outputs[#node.outputs + 1] = t
     end
-    if node.dim_args then
-      for i, s in ipairs(node.dim_args) do
-        if kg.is_tensor(s) then
-          node.dim_args[i] = s.shape
-        elseif math.type(s) == "integer" or kg.is_sym(s) then
-          node.dim_args[i] = { s }
-        end
-      end
-    end
+    normalize_variant(node)
+    for _, v in ipairs(node.variants or {}) do normalize_variant(v) end
     node.index = #graph.nodes
     graph.nodes[#graph.nodes + 1] = node
     return table.unpack(node.outputs)

@@ -223,7 +223,11 @@ kgrt_status_t kgrt_error_no_matching_arch(kgrt_error_t *err,
                         list, device_arch);
 }
 
-static size_t kgrt_dtype_size(kgrt_dtype_t dtype) {
+/* Bytes per block of `dtype` and the elements one block holds (*elems: 1 for
+ * the plain dtypes, 32 or 256 weights for the GGUF block formats); 0 for a
+ * dtype this runtime does not know. */
+static size_t kgrt_dtype_block(kgrt_dtype_t dtype, int64_t *elems) {
+  *elems = 1;
   switch (dtype) {
   case KGRT_DTYPE_F32:
   case KGRT_DTYPE_I32:
@@ -231,8 +235,25 @@ static size_t kgrt_dtype_size(kgrt_dtype_t dtype) {
   case KGRT_DTYPE_F16:
   case KGRT_DTYPE_BF16:
     return 2;
+  case KGRT_DTYPE_Q8_0:
+    *elems = 32;
+    return 34;
+  case KGRT_DTYPE_Q4_0:
+    *elems = 32;
+    return 18;
+  case KGRT_DTYPE_Q4_K:
+    *elems = 256;
+    return 144;
+  case KGRT_DTYPE_Q6_K:
+    *elems = 256;
+    return 210;
   }
   return 0;
+}
+
+static size_t kgrt_dtype_size(kgrt_dtype_t dtype) {
+  int64_t elems;
+  return kgrt_dtype_block(dtype, &elems);
 }
 
 /* scale * dims[sym[0]] * ...; -1 on overflow. Symbols were checked in range. */
@@ -248,12 +269,16 @@ static int kgrt_expr_eval(const kgrt_expr_t *e, const int64_t *dims, int64_t *ou
   return 0;
 }
 
-/* Byte size of a tensor with `dims`; -1 on overflow. */
+/* Byte size of a tensor with `dims`; -1 on overflow. A quantized tensor's
+ * last dim counts its blocks (checked a constant multiple of the block). */
 static int kgrt_tensor_size(const kgrt_tensor_info_t *t, const int64_t *dims,
                             size_t *out) {
-  uint64_t bytes = kgrt_dtype_size(t->dtype);
+  int64_t elems;
+  uint64_t bytes = kgrt_dtype_block(t->dtype, &elems);
   for (uint32_t i = 0; i < t->rank; ++i) {
     int64_t d = t->dims[i].sym >= 0 ? dims[t->dims[i].sym] : t->dims[i].value;
+    if (i + 1 == t->rank)
+      d /= elems;
     if (__builtin_mul_overflow(bytes, (uint64_t)d, &bytes))
       return -1;
   }
@@ -298,6 +323,16 @@ static kgrt_status_t kgrt_check_tensors(const kgrt_model_table_t *table,
       return kgrt_error_set(
           err, KGRT_STATUS_INVALID_ARGUMENT, "model %s: %s %s: bad dtype %d or rank %u",
           kgrt_table_name(table), kind, t->name, (int)t->dtype, t->rank);
+    int64_t elems;
+    kgrt_dtype_block(t->dtype, &elems);
+    if (elems > 1 &&
+        (strcmp(kind, "weight") != 0 || t->rank == 0 || t->dims[t->rank - 1].sym >= 0 ||
+         t->dims[t->rank - 1].value % elems != 0))
+      return kgrt_error_set(
+          err, KGRT_STATUS_INVALID_ARGUMENT,
+          "model %s: %s %s: a quantized dtype (%d) is for weights whose "
+          "last dim is a constant multiple of %lld",
+          kgrt_table_name(table), kind, t->name, (int)t->dtype, (long long)elems);
     for (uint32_t d = 0; d < t->rank; ++d) {
       const kgrt_dim_t *dim = &t->dims[d];
       if (dim->sym >= 0 ? (uint32_t)dim->sym >= table->num_syms : dim->value < 0)
@@ -416,11 +451,12 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
   }
   for (uint32_t s = 0; s < arch->num_steps; ++s) {
     const kgrt_step_t *step = &arch->steps[s];
-    if (step->kernel >= arch->num_kernels || step->per_block == 0)
+    if (step->kernel >= arch->num_kernels || step->per_block == 0 || step->repeat == 0)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                            "model %s: %s: step %u: kernel %u of %u, per_block %u", name,
-                            arch->arch, s, step->kernel, arch->num_kernels,
-                            step->per_block);
+                            "model %s: %s: step %u: kernel %u of %u, per_block %u, "
+                            "repeat %u",
+                            name, arch->arch, s, step->kernel, arch->num_kernels,
+                            step->per_block, step->repeat);
     const kgrt_kernel_t *kern = &arch->kernels[step->kernel];
     if (kern->num_args > 0 && step->args == NULL)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
@@ -428,7 +464,13 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
     int64_t units = 0;
     snprintf(what, sizeof what, "%s: step %u (%s) units", arch->arch, s, kern->name);
     KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &step->units, 1, &units, err, what));
-    uint64_t grid = ((uint64_t)units + step->per_block - 1) / step->per_block;
+    snprintf(what, sizeof what, "%s: step %u (%s) select", arch->arch, s, kern->name);
+    int64_t select = 0;
+    if (step->select.scale != 0)
+      KGRT_RETURN_IF_ERROR(
+          kgrt_check_expr(table, max, &step->select, 0, &select, err, what));
+    uint64_t grid =
+        ((uint64_t)units + step->per_block - 1) / step->per_block * step->repeat;
     if (grid * kern->block_size > UINT32_MAX)
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
                             "model %s: %s: step %u (%s): %llu workgroups of %u threads "
@@ -931,6 +973,11 @@ static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
   kgrt_expr_eval(&step->units, model->dims, &units); /* bounded at load */
   if (units <= 0)
     return KGRT_STATUS_OK;
+  if (step->select.scale != 0) {
+    kgrt_expr_eval(&step->select, model->dims, &v);
+    if (v < step->select_min || v > step->select_max)
+      return KGRT_STATUS_OK;
+  }
   memset(model->kernarg, 0, kern->kernarg_size);
   for (uint32_t i = 0; i < kern->num_args; ++i) {
     const kgrt_step_arg_t *a = &step->args[i];
@@ -948,7 +995,8 @@ static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
   kgrt_device_launch_t launch = {
       .kernel = step->kernel,
       .kernel_name = kern->name,
-      .grid_x = (uint32_t)(((uint64_t)units + step->per_block - 1) / step->per_block),
+      .grid_x = (uint32_t)(((uint64_t)units + step->per_block - 1) / step->per_block *
+                           step->repeat),
       .block_x = kern->block_size,
       .kernarg = model->kernarg,
       .kernarg_size = kern->kernarg_size,

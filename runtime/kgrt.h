@@ -89,7 +89,9 @@ const char *kgrt_model_arch(const kgrt_model_t *model);
 kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t value,
                                  kgrt_error_t *err);
 /* The current byte size of the input, weight or output called `name` (looked
- * up in that order), with the dims as set now. */
+ * up in that order), with the dims as set now. A weight in a GGUF block format
+ * (KGRT_DTYPE_Q8_0 ...) is its blocks as GGUF stores them: numel / block
+ * weights * block bytes (kgrt_gguf.h encodes them). */
 kgrt_status_t kgrt_model_tensor_bytes(const kgrt_model_t *model, const char *name,
                                       size_t *out_bytes, kgrt_error_t *err);
 

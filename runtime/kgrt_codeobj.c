@@ -878,7 +878,7 @@ static int cu_kernel_info(const co_elf_t *e, const co_section_t *s,
                           kgrt_codeobj_kernel_t *k, char *err, size_t err_size) {
   uint8_t seen[KGRT_CODEOBJ_MAX_ARGS] = {0};
   uint64_t pos = 0;
-  cu_attr_t a;
+  cu_attr_t a = {0};
   int rc;
   while ((rc = cu_attr_next(e, s, &pos, &a, err, err_size)) == 1) {
     if (a.attr == CU_EIATTR_CBANK_PARAM_SIZE) {
@@ -927,7 +927,7 @@ static kgrt_codeobj_kernel_t *cu_kernel_of_symbol(const co_elf_t *e, kgrt_codeob
 static int cu_function_info(const co_elf_t *e, const co_section_t *s, kgrt_codeobj_t *co,
                             char *err, size_t err_size) {
   uint64_t pos = 0;
-  cu_attr_t a;
+  cu_attr_t a = {0};
   int rc;
   while ((rc = cu_attr_next(e, s, &pos, &a, err, err_size)) == 1) {
     if (a.size < 8 || (a.attr != CU_EIATTR_REGCOUNT && a.attr != CU_EIATTR_FRAME_SIZE &&

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "kgrt_half.h"
+#include "kgrt_table.h"
 
 /* ggml's type ids (enum ggml_type), as GGUF tensor infos carry them. */
 typedef enum kgrt_gguf_type {
@@ -44,6 +45,23 @@ typedef enum kgrt_gguf_type {
   KGRT_GGUF_TYPE_Q4_K = 12,
   KGRT_GGUF_TYPE_Q6_K = 14
 } kgrt_gguf_type_t;
+
+/* The GGUF type of a kgen weight dtype (KGRT_DTYPE_Q8_0 ...: how a model's
+ * quantized weight is to be encoded); 0 for a plain dtype. */
+static inline kgrt_gguf_type_t kgrt_gguf_type_of(kgrt_dtype_t dtype) {
+  switch (dtype) {
+  case KGRT_DTYPE_Q8_0:
+    return KGRT_GGUF_TYPE_Q8_0;
+  case KGRT_DTYPE_Q4_0:
+    return KGRT_GGUF_TYPE_Q4_0;
+  case KGRT_DTYPE_Q4_K:
+    return KGRT_GGUF_TYPE_Q4_K;
+  case KGRT_DTYPE_Q6_K:
+    return KGRT_GGUF_TYPE_Q6_K;
+  default:
+    return (kgrt_gguf_type_t)0;
+  }
+}
 
 /* Weights per block and bytes per block. */
 #define KGRT_GGUF_Q8_0_WEIGHTS 32

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 1
+#define KGRT_TABLE_ABI 2
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
@@ -18,6 +18,14 @@ typedef enum kgrt_dtype {
   KGRT_DTYPE_F16 = 1,
   KGRT_DTYPE_BF16 = 2,
   KGRT_DTYPE_I32 = 3,
+  /* GGUF (ggml) block formats, weights only (runtime/kgrt_gguf.h): a tensor's
+   * bytes are numel / block weights * block bytes; its last dim is a constant
+   * multiple of the block (Q8_0, Q4_0: 32 weights in 34, 18 bytes; Q4_K, Q6_K:
+   * 256 in 144, 210). */
+  KGRT_DTYPE_Q8_0 = 4,
+  KGRT_DTYPE_Q4_0 = 5,
+  KGRT_DTYPE_Q4_K = 6,
+  KGRT_DTYPE_Q6_K = 7,
 } kgrt_dtype_t;
 
 /* A run-time size: scale * sym[0] * sym[1] * ... (entries < 0 are unused).
@@ -91,11 +99,18 @@ typedef struct kgrt_step_arg {
   kgrt_expr_t value;  /* KGRT_ARG_I64: the value */
 } kgrt_step_arg_t;
 
-/* One launch of the plan: grid.x = ceil(units / per_block), block = kernel's. */
+/* One launch of the plan: grid.x = ceil(units / per_block) * repeat, block =
+ * the kernel's; skipped when units <= 0. A step with select.scale != 0 runs
+ * only when select_min <= select <= select_max: a node built as several kernels
+ * (matmul: GEMV for a few rows, GEMM for more) has one step per kernel, and
+ * the run-time dims pick exactly one of them. */
 typedef struct kgrt_step {
   uint32_t kernel;
   kgrt_expr_t units;
   uint32_t per_block;
+  uint32_t repeat; /* >= 1: workgroups per unit block (tile columns, batches) */
+  kgrt_expr_t select;
+  int64_t select_min, select_max;
   const kgrt_step_arg_t *args; /* kernel's num_args entries */
 } kgrt_step_t;
 

@@ -14,5 +14,13 @@ return {
     { op = "wmma", m = 16, n = 16, k = 16, a = "bf16", acc = "f32" },
   },
   peak = { bandwidth_gbps = 960, f16_tflops = 123, f32_tflops = 61 },
+  -- GEMM tiles per dtype (lua/ops/matmul.lua; a model may override them):
+  -- workgroup tile bm x bn, k tiles of bk through `stages` LDS buffers,
+  -- waves_m x waves_n waves, each multiplying with the `mma` instruction
+  gemm = {
+    f16 = { mma = "wmma", shape = { 16, 16, 16 }, bm = 128, bn = 128, bk = 32, waves_m = 2, waves_n = 2, stages = 2 },
+    bf16 = { mma = "wmma", shape = { 16, 16, 16 }, bm = 128, bn = 128, bk = 32, waves_m = 2, waves_n = 2, stages = 2 },
+    f32 = { mma = "fma", bm = 64, bn = 64, bk = 16, waves_m = 2, waves_n = 2, stages = 2 },
+  },
   flags = {},
 }

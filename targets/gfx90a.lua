@@ -15,5 +15,13 @@ return {
     { op = "mfma", m = 32, n = 32, k = 8, a = "bf16", acc = "f32" },
   },
   peak = { bandwidth_gbps = 1638, f16_tflops = 191, f32_tflops = 48 },
+  -- GEMM tiles per dtype (lua/ops/matmul.lua; a model may override them):
+  -- workgroup tile bm x bn, k tiles of bk through `stages` LDS buffers,
+  -- waves_m x waves_n waves, each multiplying with the `mma` instruction
+  gemm = {
+    f16 = { mma = "mfma", shape = { 32, 32, 8 }, bm = 128, bn = 128, bk = 32, waves_m = 2, waves_n = 2, stages = 2 },
+    bf16 = { mma = "mfma", shape = { 32, 32, 8 }, bm = 128, bn = 128, bk = 32, waves_m = 2, waves_n = 2, stages = 2 },
+    f32 = { mma = "fma", bm = 64, bn = 64, bk = 16, waves_m = 2, waves_n = 2, stages = 2 },
+  },
   flags = {},
 }

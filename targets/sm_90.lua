@@ -14,5 +14,13 @@ return {
     { op = "mma", m = 16, n = 8, k = 16, a = "bf16", acc = "f32" },
   },
   peak = { bandwidth_gbps = 3350, bf16_tflops = 989, f16_tflops = 989, f32_tflops = 67 },
+  -- GEMM tiles per dtype (lua/ops/matmul.lua; a model may override them):
+  -- workgroup tile bm x bn, k tiles of bk through `stages` LDS buffers,
+  -- waves_m x waves_n waves, each multiplying with the `mma` instruction
+  gemm = {
+    f16 = { mma = "mma", shape = { 16, 8, 16 }, bm = 128, bn = 128, bk = 32, waves_m = 2, waves_n = 2, stages = 2 },
+    bf16 = { mma = "mma", shape = { 16, 8, 16 }, bm = 128, bn = 128, bk = 32, waves_m = 2, waves_n = 2, stages = 2 },
+    f32 = { mma = "fma", bm = 64, bn = 64, bk = 16, waves_m = 2, waves_n = 2, stages = 2 },
+  },
   flags = {},
 }

@@ -1,7 +1,10 @@
 /* lib_quant.hip - device helpers that dequantize GGUF (ggml) weight blocks to
  * float: Q8_0, Q4_0, Q4_K and Q6_K, one element (by its index in the tensor)
- * or one group of 32 consecutive elements. Needs a prelude (kg_ld, kg_ldv,
- * kg_f16_bits_to_f32). Unused helpers cost nothing (KG_INLINE only).
+ * or one group of 32 consecutive elements; and, for kernels that stage blocks
+ * in LDS (templates/gemv_q.hip), a group of 32 read from there, factored into
+ * small integers and scales (see "Groups of 32 from blocks staged in LDS").
+ * Needs a prelude (kg_ld, kg_ldv, kg_f16_bits_to_f32, kg_bits_f32). Unused
+ * helpers cost nothing (KG_INLINE only).
  *
  * Layouts, as ggml defines them (ggml/src/ggml-common.h, block_q8_0,
  * block_q4_0, block_q4_K, block_q6_K; ggml/src/ggml-quants.c,
@@ -167,5 +170,146 @@ KG_INLINE void kg_q6k_dequant32(KG_GLOBAL(const unsigned char) blocks, long bloc
     const unsigned lo = (unsigned)kg_ld(blocks, ql + e) >> lo_shift & 15u;
     const unsigned hi = (unsigned)kg_ld(blocks, qh + e) >> hi_shift & 3u;
     out[e] = (e < 16 ? d0 : d1) * (float)((int)(lo | hi << 4) - 32);
+  }
+}
+
+/* ---- Groups of 32 from blocks staged in LDS (templates/gemv_q.hip) ----
+ *
+ * `s` points at LDS words that hold consecutive blocks of one row from word 0
+ * (a stage begins at a block boundary, word aligned); `g` counts groups of 32
+ * weights from there. The blocks were copied in as little-endian words, so
+ * byte `off` of the stage is byte off & 3 of word off >> 2. Q8_0, Q4_0 and
+ * Q6_K fields lie at even byte offsets only: 16 bits are one word's half, and
+ * 32 bytes are realigned from 9 words (kg_q_lds_words), which may read one
+ * word past the field, so the LDS array needs a spare word at its end.
+ *
+ * A group comes back factored, for a kernel that sums q times x first and
+ * scales once per 16: weight e is sc[e >> 4] * q[e] - mn, with q[e] the small
+ * integer (Q8_0 -128..127, Q4_0 -8..7, Q4_K 0..15, Q6_K -32..31), sc the
+ * scale of its 16 (d; Q4_K d sc_j; Q6_K d scales[n / 16]) and mn the min
+ * (Q4_K dmin m_j; 0 elsewhere). sc and mn are the exact products of the
+ * helpers above, so sc * q - mn is their weight, bit for bit. The integers
+ * are made floats by adding them to 2^23 in the bits (kg_q_f32), not with
+ * an int-to-float conversion, which some GPUs (NVIDIA's) issue at a quarter
+ * of the FMA rate. */
+
+/* 2^23 + v (0 <= v < 2^23) minus bias, exact when the result is a small
+ * integer: bias = 2^23 + the offset to subtract from v. */
+KG_INLINE float kg_q_f32(unsigned v, float bias) { return kg_bits_f32(0x4b000000u | v) - bias; }
+
+/* The 16 bits at even byte offset `off`. */
+KG_INLINE unsigned kg_q_lds_u16(const unsigned *s, int off) {
+  return s[off >> 2] >> ((off & 2) << 3) & 0xffffu;
+}
+
+/* NW words of bytes off .. off + 4 NW - 1 (off even). */
+template <int NW> KG_INLINE void kg_q_lds_words(const unsigned *s, int off, unsigned out[NW]) {
+  const int w = off >> 2;
+  const bool mid = (off & 2) != 0; /* the field starts in the middle of a word */
+  unsigned prev = s[w];
+#pragma unroll
+  for (int i = 0; i < NW; i++) {
+    const unsigned next = s[w + 1 + i];
+    out[i] = mid ? (prev >> 16 | next << 16) : prev;
+    prev = next;
+  }
+}
+
+/* Q8_0: group g is block g (34 bytes at 34 g); q = qs[e]. */
+KG_INLINE void kg_q8_0_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
+  const int off = g * 34;
+  sc[0] = sc[1] = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s, off));
+  *mn = 0.0f;
+  unsigned w[8];
+  kg_q_lds_words<8>(s, off + 2, w);
+#pragma unroll
+  for (int i = 0; i < 8; i++) {
+    const unsigned u = w[i] ^ 0x80808080u; /* each byte: q + 128 */
+#pragma unroll
+    for (int b = 0; b < 4; b++)
+      q[4 * i + b] = kg_q_f32(u >> (b << 3) & 255u, 8388736.0f);
+  }
+}
+
+/* Q4_0: group g is block g (18 bytes at 18 g); q = nibble - 8, element
+ * e < 16 the low nibble of qs[e], e >= 16 the high nibble of qs[e - 16]. */
+KG_INLINE void kg_q4_0_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
+  const int off = g * 18;
+  sc[0] = sc[1] = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s, off));
+  *mn = 0.0f;
+  unsigned w[4];
+  kg_q_lds_words<4>(s, off + 2, w);
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const unsigned lo = w[i] & 0x0f0f0f0fu, hi = w[i] >> 4 & 0x0f0f0f0fu;
+#pragma unroll
+    for (int b = 0; b < 4; b++) {
+      q[4 * i + b] = kg_q_f32(lo >> (b << 3) & 255u, 8388616.0f);
+      q[16 + 4 * i + b] = kg_q_f32(hi >> (b << 3) & 255u, 8388616.0f);
+    }
+  }
+}
+
+/* Q4_K: group g is sub-block j = g & 7 of block g >> 3 (144 bytes, 36
+ * words); q = nibble, sc = d sc_j, mn = dmin m_j. */
+KG_INLINE void kg_q4k_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
+  const unsigned *b = s + (g >> 3) * 36;
+  const int j = g & 7, sh = (j & 3) << 3;
+  int scale, m;
+  kg_q4k_scale_min(b[1] >> sh & 255u, b[2] >> sh & 255u, b[3] >> sh & 255u, j, &scale, &m);
+  sc[0] = sc[1] = kg_f16_bits_to_f32((unsigned short)(b[0] & 0xffffu)) * (float)scale;
+  *mn = kg_f16_bits_to_f32((unsigned short)(b[0] >> 16)) * (float)m;
+  const unsigned *w = b + 4 + (j >> 1) * 8;
+  const int nib = (j & 1) << 2;
+#pragma unroll
+  for (int i = 0; i < 8; i++) {
+    const unsigned v = w[i] >> nib & 0x0f0f0f0fu;
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+      q[4 * i + e] = kg_q_f32(v >> (e << 3) & 255u, 8388608.0f);
+  }
+}
+
+/* Q6_K: group g is group g & 7 of block g >> 3 (210 bytes at 210 (g >> 3));
+ * q = (low 4 bits | high 2 bits << 4) - 32, sc = d scales[n / 16]. */
+KG_INLINE void kg_q6k_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
+  const int base = (g >> 3) * 210, grp = g & 7, h = grp >> 2, k = grp & 3;
+  unsigned ql[8], qh[8];
+  kg_q_lds_words<8>(s, base + 64 * h + 32 * (k & 1), ql);
+  kg_q_lds_words<8>(s, base + 128 + 32 * h, qh);
+  const unsigned scales = kg_q_lds_u16(s, base + 192 + 2 * grp);
+  const float d = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s, base + 208));
+  sc[0] = d * (float)kg_q_i8(scales);
+  sc[1] = d * (float)kg_q_i8(scales >> 8);
+  *mn = 0.0f;
+  const int lo_shift = (k >> 1) << 2, hi_shift = k << 1;
+#pragma unroll
+  for (int i = 0; i < 8; i++) {
+    const unsigned v = (ql[i] >> lo_shift & 0x0f0f0f0fu) | (qh[i] >> hi_shift & 0x03030303u) << 4;
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+      q[4 * i + e] = kg_q_f32(v >> (e << 3) & 255u, 8388640.0f);
+  }
+}
+
+/* The VEC bytes at byte `off` of a quantized weight (its 16-bit units, as
+ * kernels receive it; off a multiple of VEC) as words for an LDS stage:
+ * VEC / 4 words, or for VEC = 2 one word whose upper half (bytes off + 2,
+ * off + 3) is read only when off + 2 < end (else 0). Halves, not bytes, so
+ * that a 16-byte load repacks into 4 words for free (a byte vector costs
+ * NVRTC a shuffle per byte). */
+template <int VEC>
+KG_INLINE void kg_q_ld_words(KG_GLOBAL(const unsigned short) b, long off, long end,
+                             unsigned out[VEC < 4 ? 1 : VEC / 4]) {
+  if (VEC >= 4) {
+    constexpr int V = VEC < 4 ? 4 : VEC;
+    const kg_vec<unsigned short, V / 2> v = kg_ldv<V / 2>(b, off / 2);
+#pragma unroll
+    for (int i = 0; i < V / 4; i++)
+      out[i] = v.v[2 * i] | (unsigned)v.v[2 * i + 1] << 16;
+  } else {
+    const unsigned lo = kg_ld(b, off / 2);
+    const unsigned hi = off + 2 < end ? kg_ld(b, off / 2 + 1) : 0u;
+    out[0] = lo | hi << 16;
   }
 }

@@ -78,3 +78,14 @@ template <int N, typename T> KG_INLINE kg_vec<T, N> kg_ldv(const T *p, long i) {
 template <int N, typename T> KG_INLINE void kg_stv(T *p, long i, kg_vec<T, N> v) {
   *(kg_vec<T, N> *)(p + i) = v;
 }
+
+/* Operand and accumulator vectors of the WMMA and MFMA builtins (clang's
+ * V16h/V16s/V8f and V4h/V4s/V4f/V16f), the names prelude_sim.hip gives. */
+typedef _Float16 kg_v16h __attribute__((vector_size(32)));
+typedef short kg_v16s __attribute__((vector_size(32)));
+typedef float kg_v8f __attribute__((vector_size(32)));
+typedef _Float16 kg_v4h __attribute__((vector_size(8)));
+typedef short kg_v4s __attribute__((vector_size(8)));
+typedef float kg_v4f __attribute__((vector_size(16)));
+typedef float kg_v16f __attribute__((vector_size(64)));
+#define KG_MMA_TYPES 1

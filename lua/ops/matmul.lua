@@ -1,15 +1,87 @@
 -- ops/matmul.lua - y = x . w^T for weights stored [N, K] (as GGUF files and
--- HF linear layers store them): x [..., K] (the leading dims flatten to M
--- rows, a sym allowed), w [N, K] with constant dims, y [..., N] in x's dtype;
--- f32, f16 and bf16 (x and w the same), accumulated in f32.
--- Only the GEMV path is built: at most MMAX = 8 rows of x (M's max, known at
--- kgen time). Each launch streams every weight once: one workgroup per NB
--- output columns, each wave owning CPW of them; a lane reads VEC elements of
--- w[n, :] per 128-bit load, UNROLL vectors per step, multiplies them with all
--- M rows of x and the wave reduces each of the CPW x M sums
--- (templates/gemv.hip).
+-- HF linear layers store them), or x . w for w [K, N] (w_layout = "kn"):
+-- x [..., K] (the leading dims flatten to M rows, a sym allowed), w with
+-- constant dims, y [..., N] in x's dtype; f32, f16 and bf16 (x and w the
+-- same), accumulated in f32. A w [B, N, K] multiplies x [B, ..., K] batch by
+-- batch. GGUF block weights (q8_0, ...) are dequantized in the kernel.
+-- Two kernels, and the plan picks by the run-time M:
+--   GEMV (M <= 8, w [N, K]): each launch streams every weight once; one
+--     workgroup per NB output columns, each wave owning CPW of them; a lane
+--     reads VEC elements of w[n, :] per 128-bit load, UNROLL vectors per
+--     step, multiplies them with all M rows of x and the wave reduces each of
+--     the CPW x M sums (templates/gemv.hip).
+--   GEMM (larger M, [K, N] or batched w): tiles of y on the target's matrix
+--     instructions, staged through LDS (templates/gemm.hip, lib_mma.hip);
+--     the tile is the target's data (targets/<arch>.lua gemm[dtype]), which
+--     a model may override with matmul's `tile` attribute.
 local kg = require "kgen"
 local fail = kg.fail
+
+--- matmul with w in a GGUF block format (q8_0, q4_0, q4_k, q6_k; stored [N, K]
+--- as GGUF stores it: row n is K / BE consecutive blocks), the GEMV path: x
+--- f32, f16 or bf16 with at most 8 rows, y in x's dtype, f32 sums; the kernel
+--- dequantizes w itself (templates/gemv_q.hip). K is walked in stages of
+--- 2048 weights (a multiple of every block), staged through LDS; VEC is the
+--- widest load that divides every stage's bytes, so every piece is aligned.
+local function build_quant_gemv(node, x, w)
+  kg.check_float("matmul", x, "x")
+  if #w.shape ~= 2 or math.type(w.shape[1]) ~= "integer" then
+    fail("matmul: a quantized w must be [N, K] with constant dims, got %s", kg.shape_str(w.shape))
+  end
+  if node.attrs.w_layout == "kn" then
+    fail("matmul: a quantized w is [N, K], as GGUF stores it; w_layout = \"kn\" is for float weights")
+  end
+  local k, n = kg.const_cols("matmul", x), w.shape[1]
+  if w.shape[2] ~= k then
+    fail("matmul: K mismatch: x %s has K = %d, w %s has K = %d", kg.shape_str(x.shape), k,
+      kg.shape_str(w.shape), w.shape[2])
+  end
+  local rows, mmax = {}, 1
+  for i = 1, #x.shape - 1 do
+    rows[#rows + 1] = x.shape[i]
+    mmax = mmax * (kg.is_sym(x.shape[i]) and x.shape[i].max or x.shape[i])
+  end
+  if mmax > 8 then
+    fail("matmul: quantized weights with more than 8 rows of x need the GEMM path, not built yet")
+  end
+  local dt = w.dtype
+  local se = 2048
+  local ns, le = k // se, k % se
+  local sb, lb = se // dt.block_elems * dt.block_bytes, le // dt.block_elems * dt.block_bytes
+  local vec = 16
+  while lb % vec ~= 0 or sb % vec ~= 0 do vec = vec // 2 end
+  -- NB = waves * cpw columns per workgroup, NB dividing N (as for gemv)
+  local waves, cpw = 1, 1
+  if n % 8 == 0 then waves, cpw = 4, 2
+  elseif n % 4 == 0 then waves, cpw = 2, 2
+  elseif n % 2 == 0 then waves, cpw = 1, 2 end
+  local shape = {}
+  for i = 1, #x.shape - 1 do shape[i] = x.shape[i] end
+  shape[#shape + 1] = n
+  node.dequantizes = { [2] = true }
+  node.template = "gemv_q"
+  node.grid = "rows"
+  node.grid_of = w
+  node.cols = k * waves * cpw -- one workgroup per NB rows of w
+  node.dim_args = { #rows > 0 and rows or 1 } -- M
+  node.holes = {
+    T = x.dtype.ctype, FMT = dt.name, K = tostring(k), N = tostring(n), MMAX = tostring(mmax),
+    CPW = tostring(cpw), NB = tostring(waves * cpw), RB = tostring(k // dt.block_elems * dt.block_bytes),
+    SE = tostring(se), SB = tostring(sb), NS = tostring(ns), LE = tostring(le), LB = tostring(lb),
+    DEQ = ({ q8_0 = "kg_q8_0_lds32", q4_0 = "kg_q4_0_lds32", q4_k = "kg_q4k_lds32",
+      q6_k = "kg_q6k_lds32" })[dt.name],
+    MIN = dt.name == "q4_k" and "1" or "", -- a min per sub-block: sum x too
+  }
+  node.params_info = { waves = waves, vec = vec }
+  node.out_dtype, node.out_shape = x.dtype, shape
+end
+
+kg.template {
+  name = "gemv_q",
+  params = function(target, info)
+    return { BLOCK = info.waves * target.wave, VEC = info.vec }
+  end,
+}
 
 -- The most rows of x the GEMV kernel serves (float acc[CPW][MMAX] in registers).
 local MMAX = 8
@@ -35,51 +107,162 @@ kg.template {
   end,
 }
 
+-- The keys a GEMM tile has (targets/<arch>.lua gemm[dtype], matmul's `tile`).
+local TILE_KEYS = { bm = true, bn = true, bk = true, waves_m = true, waves_n = true,
+  stages = true, mma = true, shape = true }
+
+--- The GEMM tile for a dtype on a target: the target's gemm[dtype] with the
+--- model's overrides (matmul's `tile` attribute) on top.
+local function gemm_tile(target, dtype, override)
+  local base = target.gemm and target.gemm[dtype]
+  if not base then error(("matmul: target %s has no GEMM tile for %s"):format(target.name, dtype), 0) end
+  local t = {}
+  for key, v in pairs(base) do t[key] = v end
+  for key, v in pairs(override or {}) do t[key] = v end
+  return t
+end
+
+--- The fragment struct of a tile (templates/lib_mma.hip) and its M, N, K.
+local function fragment(target, t, ctype, ld)
+  if t.mma == "fma" then
+    return ("kg_mma_fma<%s, %d, %d>"):format(ctype, ld, target.wave), target.wave // 2, 32, 1
+  end
+  for _, m in ipairs(target.mma or {}) do
+    if m.op == t.mma and m.m == t.shape[1] and m.n == t.shape[2] and m.k == t.shape[3] then
+      return ("kg_mma_%s_%dx%dx%d<%s, %d>"):format(t.mma, m.m, m.n, m.k, ctype, ld), m.m, m.n, m.k
+    end
+  end
+  error(("matmul: target %s has no %s %s instruction"):format(target.name, t.mma,
+    table.concat(t.shape or {}, "x")), 0)
+end
+
+kg.template {
+  name = "gemm",
+  params = function(target, info)
+    local t = gemm_tile(target, info.dtype, info.tile)
+    local dt = kg.dtypes[info.dtype]
+    local ld = t.bk + 16 // dt.size -- a 16-byte pad per LDS row
+    local frag, fm, fn, fk = fragment(target, t, dt.ctype, ld)
+    local wtm, wtn = t.bm // t.waves_m, t.bn // t.waves_n
+    local function bad(why)
+      error(("%smatmul: GEMM tile %dx%dx%d, %dx%d waves on %s: %s"):format(info.where, t.bm,
+        t.bn, t.bk, t.waves_m, t.waves_n, target.name, why), 0)
+    end
+    if t.bm % t.waves_m ~= 0 or t.bn % t.waves_n ~= 0 or wtm % fm ~= 0 or wtn % fn ~= 0 then
+      bad(("a wave's part is not whole %dx%d fragments"):format(fm, fn))
+    end
+    if t.bk % fk ~= 0 then bad(("bk is not a multiple of the fragment's k (%d)"):format(fk)) end
+    if t.stages < 2 then bad("stages must be at least 2") end
+    local lds = t.stages * (t.bm + t.bn) * ld * dt.size
+    if lds > target.lds_bytes then
+      bad(("needs %d bytes of LDS, the target has %d"):format(lds, target.lds_bytes))
+    end
+    local vec = kg.vector_width(dt, info.kn and { info.k, t.bk, info.n, t.bn } or { info.k, t.bk })
+    local tiles_n = (info.n + t.bn - 1) // t.bn
+    return {
+      BLOCK = t.waves_m * t.waves_n * target.wave, VEC = vec,
+      per_block = t.bm, ["repeat"] = tiles_n * info.batch,
+      holes = {
+        FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
+        WM = t.waves_m, WN = t.waves_n, FM = wtm // fm, FN = wtn // fn,
+        TILES_N = tiles_n, REPEAT = tiles_n * info.batch,
+      },
+    }
+  end,
+}
+
+local function check_tile(v)
+  local why = "must be a table of bm, bn, bk, waves_m, waves_n, stages, mma, shape"
+  if type(v) ~= "table" then return false, why end
+  for key in pairs(v) do
+    if not TILE_KEYS[key] then return false, why .. " (not " .. tostring(key) .. ")" end
+  end
+  return true
+end
+
 kg.op {
   name = "matmul",
-  doc = "y = x . w^T: x [..., K] (leading dims: M rows, at most 8 for now), w [N, K] constant -> [..., N]; f32 accumulation",
+  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K], M <= 8) -> [..., N]; GEMV for M <= 8, GEMM above; f32 accumulation",
   inputs = { "x", "w" },
-  build = function(node, ins)
+  attrs = {
+    w_layout = { default = "nk", check = function(v) return v == "nk" or v == "kn", "must be \"nk\" or \"kn\"" end },
+    tile = { check = check_tile },
+  },
+  build = function(node, ins, a)
     local x, w = ins[1], ins[2]
+    if w.dtype.quant then return build_quant_gemv(node, x, w) end
     kg.check_float("matmul", x, "x")
     kg.check_float("matmul", w, "w")
     if x.dtype ~= w.dtype then
       fail("matmul: dtype mismatch: x is %s, w is %s", x.dtype.name, w.dtype.name)
     end
-    if #w.shape ~= 2 or math.type(w.shape[1]) ~= "integer" or math.type(w.shape[2]) ~= "integer" then
-      fail("matmul: w must be [N, K] with constant dims, got %s", kg.shape_str(w.shape))
+    local kn = a.w_layout == "kn"
+    local wr = #w.shape
+    for _, d in ipairs(w.shape) do
+      if math.type(d) ~= "integer" then wr = 0 end
     end
+    if wr ~= 2 and wr ~= 3 then
+      fail("matmul: w must be %s or [B, %s] with constant dims, got %s", kn and "[K, N]" or "[N, K]",
+        kn and "K, N" or "N, K", kg.shape_str(w.shape))
+    end
+    local batch = wr == 3 and w.shape[1] or 1
     local k = kg.const_cols("matmul", x)
-    local n = w.shape[1]
-    if w.shape[2] ~= k then
+    local n = kn and w.shape[wr] or w.shape[wr - 1]
+    local wk = kn and w.shape[wr - 1] or w.shape[wr]
+    if wk ~= k then
       fail("matmul: K mismatch: x %s has K = %d, w %s has K = %d", kg.shape_str(x.shape), k,
-        kg.shape_str(w.shape), w.shape[2])
+        kg.shape_str(w.shape), wk)
     end
-    -- M: the leading dims of x; its largest value is known now
-    local rows, mmax = {}, 1
-    for i = 1, #x.shape - 1 do
+    -- M: the dims of x between the batch dim (if any) and K; its largest value is known now
+    local first = 1
+    if batch > 1 or wr == 3 then
+      if #x.shape < 2 or x.shape[1] ~= batch then
+        fail("matmul: batched w %s needs x [%d, ..., %d], got %s", kg.shape_str(w.shape), batch, k,
+          kg.shape_str(x.shape))
+      end
+      first = 2
+    end
+    local rows, mmax, mmin = {}, 1, 1
+    for i = first, #x.shape - 1 do
       local d = x.shape[i]
       rows[#rows + 1] = d
       mmax = mmax * (kg.is_sym(d) and d.max or d)
+      mmin = mmin * (kg.is_sym(d) and 1 or d)
     end
-    if mmax > MMAX then
-      fail("matmul: x %s has up to %d rows; only the GEMV path (at most %d rows) is built, the GEMM path is not built yet",
-        kg.shape_str(x.shape), mmax, MMAX)
-    end
-    local waves, cpw = split_columns(n)
+    local m = #rows > 0 and rows or 1
     local shape = {}
     for i = 1, #x.shape - 1 do shape[i] = x.shape[i] end
     shape[#shape + 1] = n
-    node.template = "gemv"
-    node.grid = "rows"
-    node.grid_of = w
-    node.cols = k * waves * cpw -- one workgroup per NB rows of w
-    node.dim_args = { #rows > 0 and rows or 1 } -- M
-    node.holes = {
-      T = x.dtype.ctype, K = tostring(k), N = tostring(n), MMAX = tostring(mmax),
-      CPW = tostring(cpw), NB = tostring(waves * cpw),
-    }
-    node.params_info = { dtype = x.dtype.name, k = k, waves = waves }
     node.out_dtype, node.out_shape = x.dtype, shape
+    node.variants = {}
+    -- GEMV: w [N, K] unbatched, when M can be 8 or less
+    local gemv = not kn and wr == 2 and mmin <= MMAX
+    if gemv then
+      local waves, cpw = split_columns(n)
+      node.variants[#node.variants + 1] = {
+        template = "gemv", grid = "rows", grid_of = w,
+        cols = k * waves * cpw, -- one workgroup per NB rows of w
+        dim_args = { m },
+        holes = {
+          T = x.dtype.ctype, K = tostring(k), N = tostring(n), MMAX = tostring(math.min(mmax, MMAX)),
+          CPW = tostring(cpw), NB = tostring(waves * cpw),
+        },
+        params_info = { dtype = x.dtype.name, k = k, waves = waves },
+        select = mmax > MMAX and { size = m, max = MMAX } or nil,
+      }
+    end
+    if mmax > MMAX or not gemv then
+      node.variants[#node.variants + 1] = {
+        template = "gemm", grid = "tiles", tile_units = m,
+        dim_args = { m },
+        holes = { T = x.dtype.ctype, K = tostring(k), N = tostring(n), KN = kn and "1" or "",
+          NK = kn and "" or "1" },
+        params_info = { dtype = x.dtype.name, k = k, n = n, kn = kn, batch = batch, tile = a.tile,
+          -- "model.lua:LINE: " of the call (level 4: error <- pcall <- build <- kg.op
+          -- <- the model), for a tile that does not suit a target
+          where = select(2, pcall(error, "", 4)) },
+        select = gemv and { size = m, min = MMAX + 1 } or nil,
+      }
+    end
   end,
 }

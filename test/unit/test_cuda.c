@@ -448,11 +448,19 @@ static void test_model_init(test_model_t *m, const cubin_opts_t *o) {
   m->step0_args[1] = (kgrt_step_arg_t){KGRT_SPACE_WEIGHT, 0, 0, expr(4 * COLS, -1), zero};
   m->step0_args[2] = (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, expr(4 * COLS, 0), zero};
   m->step0_args[3] = (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, zero, expr(COLS, 0)};
-  m->steps[0] = (kgrt_step_t){0, expr(COLS, 0), 64, m->step0_args};
+  m->steps[0] = (kgrt_step_t){.kernel = 0,
+                              .units = expr(COLS, 0),
+                              .per_block = 64,
+                              .repeat = 1,
+                              .args = m->step0_args};
   m->step1_args[0] = (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, expr(4 * COLS, 0), zero};
   m->step1_args[1] = (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, 0, 0, expr(4, 0), zero};
   m->step1_args[2] = (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, zero, expr(1, 0)};
-  m->steps[1] = (kgrt_step_t){1, expr(1, 0), 2, m->step1_args};
+  m->steps[1] = (kgrt_step_t){.kernel = 1,
+                              .units = expr(1, 0),
+                              .per_block = 2,
+                              .repeat = 1,
+                              .args = m->step1_args};
   m->sm_90 = (kgrt_arch_table_t){
       .arch = "sm_90",
       .triple = "nvptx64-nvidia-cuda",

@@ -114,12 +114,20 @@ static void test_model_init(test_model_t *m) {
   m->step0_args[1] = buffer_arg(KGRT_SPACE_WEIGHT, constant(4 * COLS));
   m->step0_args[2] = buffer_arg(KGRT_SPACE_ARENA, expr(4 * COLS, 0));
   m->step0_args[3] = i64_arg(expr(COLS, 0));
-  m->steps[0] = (kgrt_step_t){0, expr(COLS, 0), 64, m->step0_args};
+  m->steps[0] = (kgrt_step_t){.kernel = 0,
+                              .units = expr(COLS, 0),
+                              .per_block = 64,
+                              .repeat = 1,
+                              .args = m->step0_args};
   /* step 1: out = row sums of y, 2 rows per workgroup */
   m->step1_args[0] = buffer_arg(KGRT_SPACE_ARENA, expr(4 * COLS, 0));
   m->step1_args[1] = buffer_arg(KGRT_SPACE_OUTPUT, expr(4, 0));
   m->step1_args[2] = i64_arg(expr(1, 0));
-  m->steps[1] = (kgrt_step_t){1, expr(1, 0), 2, m->step1_args};
+  m->steps[1] = (kgrt_step_t){.kernel = 1,
+                              .units = expr(1, 0),
+                              .per_block = 2,
+                              .repeat = 1,
+                              .args = m->step1_args};
 
   kgrt_arch_table_t arch = {
       .arch = "gfx1100",

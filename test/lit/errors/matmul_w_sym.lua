@@ -5,5 +5,5 @@
 local S = sym("S", 4)
 local x = input("x", f32, { 2, 64 })
 local w = input("w", f32, { S, 64 })
--- CHECK: matmul_w_sym.lua:[[@LINE+1]]: error: matmul: w must be [N, K] with constant dims, got [S, 64]
+-- CHECK: matmul_w_sym.lua:[[@LINE+1]]: error: matmul: w must be [N, K] or [B, N, K] with constant dims, got [S, 64]
 output("y", matmul(x, w))

@@ -1,0 +1,7 @@
+-- bench: GEMV batch 1 with GGUF q8_0 weights (matmul's quantized GEMV path,
+-- templates/gemv_q.hip): x [1, 4096] bf16 . W[14336, 4096]^T, twice per run,
+-- as a gate and an up projection, so that the weights of one run (2 x 33 MB
+-- in q4_0) never fit the H100's 50 MB L2 and every run streams from HBM.
+local x = input("x", bf16, { 1, 4096 })
+output("gate", matmul(x, weight("w_gate", q8_0, { 14336, 4096 })))
+output("up", matmul(x, weight("w_up", q8_0, { 14336, 4096 })))

@@ -1,0 +1,113 @@
+/* gemm: y[b, m, n] = sum_k x[b, m, k] * w[b, n, k] (w [N, K]; with KN, w is
+ * [K, N] and read w[b, k, n]) for M rows per batch (given at run time) and
+ * BATCH batches (w without a batch dim: BATCH = 1).
+ * One workgroup per BM x BN tile of y: workgroup i takes tile row i / REPEAT
+ * and, of i % REPEAT, batch / TILES_N and tile column % TILES_N. Its WM x WN
+ * waves each own a (BM / WM) x (BN / WN) part: FM x FN fragments of the
+ * target's matrix instruction (FRAG, templates/lib_mma.hip). K is walked in
+ * tiles of BK through a ring of STAGES LDS buffers: while the waves multiply
+ * tile t, tile t + STAGES - 1 is being copied in (asynchronously where the
+ * platform can). Elements past M, N or K are copied as zeros, so every
+ * fragment multiplies whole tiles; VEC elements per copy (VEC divides K, and
+ * N with KN). f32 accumulation; the result is rounded to T once. */
+extern "C" __global__ void __launch_bounds__({{BLOCK}})
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w, KG_GLOBAL({{T}}) y, long M) {
+  typedef {{FRAG}} F;
+  __shared__ {{T}} As[{{STAGES}}][{{BM}} * {{LD}}];
+  __shared__ {{T}} Bs[{{STAGES}}][{{BN}} * {{LD}}];
+  const long bid = (long)blockIdx.x;
+  const long rest = bid % {{REPEAT}};
+  const long batch = rest / {{TILES_N}};
+  const long m0 = bid / {{REPEAT}} * {{BM}}, n0 = rest % {{TILES_N}} * {{BN}};
+  const int tid = (int)threadIdx.x, wave = tid / {{WAVE}};
+  const int wm = wave / {{WN}} * ({{BM}} / {{WM}}), wn = wave % {{WN}} * ({{BN}} / {{WN}});
+  const long xoff = batch * M * {{K}}L, woff = batch * {{N}}L * {{K}}L;
+  const int KT = ({{K}} + {{BK}} - 1) / {{BK}};
+
+  /* tile kt of x and w into stage s */
+  auto load_tile = [&](int s, int kt) {
+    const long k0 = (long)kt * {{BK}};
+#pragma unroll
+    for (int u = tid; u < {{BM}} * {{BK}} / {{VEC}}; u += {{BLOCK}}) {
+      const int r = u / ({{BK}} / {{VEC}}), c = u % ({{BK}} / {{VEC}}) * {{VEC}};
+      const bool ok = m0 + r < M && k0 + c < {{K}};
+      kg_tile_copy<{{VEC}}>(&As[s][r * {{LD}} + c], x, xoff + (m0 + r) * {{K}}L + k0 + c, ok);
+    }
+{{#if KN}}
+    /* w [K, N]: VEC consecutive columns of one k, stored transposed */
+#pragma unroll
+    for (int u = tid; u < {{BN}} * {{BK}} / {{VEC}}; u += {{BLOCK}}) {
+      const int c = u / ({{BN}} / {{VEC}}), r = u % ({{BN}} / {{VEC}}) * {{VEC}};
+      const bool ok = n0 + r < {{N}} && k0 + c < {{K}};
+      kg_vec<{{T}}, {{VEC}}> v;
+      if (ok)
+        v = kg_ldv<{{VEC}}>(w, woff + (k0 + c) * {{N}}L + n0 + r);
+#pragma unroll
+      for (int e = 0; e < {{VEC}}; e++)
+        Bs[s][(r + e) * {{LD}} + c] = ok ? v.v[e] : kg_from_f32<{{T}}>(0.0f);
+    }
+{{/if}}
+{{#if NK}}
+#pragma unroll
+    for (int u = tid; u < {{BN}} * {{BK}} / {{VEC}}; u += {{BLOCK}}) {
+      const int r = u / ({{BK}} / {{VEC}}), c = u % ({{BK}} / {{VEC}}) * {{VEC}};
+      const bool ok = n0 + r < {{N}} && k0 + c < {{K}};
+      kg_tile_copy<{{VEC}}>(&Bs[s][r * {{LD}} + c], w, woff + (n0 + r) * {{K}}L + k0 + c, ok);
+    }
+{{/if}}
+  };
+
+  typename F::acc_t acc[{{FM}}][{{FN}}];
+#pragma unroll
+  for (int i = 0; i < {{FM}}; i++)
+#pragma unroll
+    for (int j = 0; j < {{FN}}; j++)
+#pragma unroll
+      for (int r = 0; r < F::ACC; r++)
+        acc[i][j][r] = 0.0f;
+
+#pragma unroll
+  for (int s = 0; s < {{STAGES}} - 1; s++) {
+    if (s < KT)
+      load_tile(s, s);
+    kg_async_commit();
+  }
+  for (int kt = 0; kt < KT; kt++) {
+    kg_async_wait<{{STAGES}} - 2>();
+    __syncthreads(); /* tile kt is in; every wave is done with tile kt - 1 */
+    if (kt + {{STAGES}} - 1 < KT)
+      load_tile((kt + {{STAGES}} - 1) % {{STAGES}}, kt + {{STAGES}} - 1);
+    kg_async_commit();
+    const {{T}} *as = As[kt % {{STAGES}}] + wm * {{LD}};
+    const {{T}} *bs = Bs[kt % {{STAGES}}] + wn * {{LD}};
+#pragma unroll
+    for (int kk = 0; kk < {{BK}}; kk += F::K) {
+      typename F::a_t a[{{FM}}];
+#pragma unroll
+      for (int i = 0; i < {{FM}}; i++)
+        F::load_a(a[i], as, i * F::M, kk);
+#pragma unroll
+      for (int j = 0; j < {{FN}}; j++) {
+        typename F::b_t b;
+        F::load_b(b, bs, j * F::N, kk);
+#pragma unroll
+        for (int i = 0; i < {{FM}}; i++)
+          F::mma(acc[i][j], a[i], b);
+      }
+    }
+  }
+
+  /* each lane stores the elements its accumulators hold */
+#pragma unroll
+  for (int i = 0; i < {{FM}}; i++)
+#pragma unroll
+    for (int j = 0; j < {{FN}}; j++)
+#pragma unroll
+      for (int r = 0; r < F::ACC; r++) {
+        const long m = m0 + wm + i * F::M + F::row(r), n = n0 + wn + j * F::N + F::col(r);
+        if (m < M && n < {{N}}) {
+          const float acc0 = acc[i][j][r];
+          kg_st(y, (batch * M + m) * {{N}}L + n, kg_from_f32<{{T}}>(acc0));
+        }
+      }
+}

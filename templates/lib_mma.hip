@@ -1,0 +1,238 @@
+/* lib_mma.hip - matrix fragments for the GEMM template (templates/gemm.hip):
+ * one struct per matrix-instruction kind, each loading its operands from LDS
+ * tiles and multiplying them on one wave. kgen defines KG_MMA_<KIND> for each
+ * kind the target's data file lists (targets/<arch>.lua, `mma`), so a source
+ * only holds the kinds its target can compile; the FMA kind exists everywhere
+ * (f32 on every target, and every dtype on targets without matrix cores).
+ *
+ * Tiles in LDS hold the storage type T, k contiguous: A is [rows][LD], B is
+ * [columns][LD] (w's rows, as w [N, K] stores them). LD = the tile's k extent
+ * plus a pad of 16 bytes, so rows start 16-byte aligned and consecutive rows
+ * fall in different LDS banks.
+ *
+ * A fragment struct F (template <typename T, int LD>) gives:
+ *   F::M, F::N, F::K   the shape one F::mma multiplies (A M x K, B K x N)
+ *   F::ACC             accumulator floats per lane; acc_t indexes as acc[r]
+ *   F::load_a(a, As, row0, k0)   this lane's A registers, rows row0.. of As
+ *   F::load_b(b, Bs, col0, k0)   this lane's B registers, columns col0..
+ *   F::mma(acc, a, b)            acc += A B (f32)
+ *   F::row(r), F::col(r)         where element r of this lane's acc lies
+ * The register layouts are the ones prelude_sim.hip documents (with their
+ * sources) and emulates, so the sim runs these same functions. */
+
+#if defined(KG_MMA_WMMA) || defined(KG_MMA_MFMA)
+/* The operand vectors of the AMD builtins, by storage type: f16 builtins
+ * take _Float16 vectors, bf16 ones the bf16 bits as shorts. */
+template <typename T> struct kg_mma_vec;
+template <> struct kg_mma_vec<kg_f16> {
+  typedef kg_v16h v16;
+  typedef kg_v4h v4;
+};
+template <> struct kg_mma_vec<kg_bf16> {
+  typedef kg_v16s v16;
+  typedef kg_v4s v4;
+};
+
+/* N consecutive 16-bit elements of an LDS tile as the builtin's vector V. */
+template <typename V, int N, typename T> KG_INLINE V kg_mma_ld16(const T *p) {
+  typedef short S __attribute__((vector_size(2 * N)));
+  S s;
+  const unsigned short *u = (const unsigned short *)p;
+#pragma unroll
+  for (int e = 0; e < N; e++)
+    s[e] = (short)u[e];
+  return __builtin_bit_cast(V, s);
+}
+#endif
+
+#if defined(KG_MMA_WMMA)
+KG_INLINE kg_v8f kg_mma_wmma(kg_v16h a, kg_v16h b, kg_v8f c) {
+  return __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a, b, c);
+}
+KG_INLINE kg_v8f kg_mma_wmma(kg_v16s a, kg_v16s b, kg_v8f c) {
+  return __builtin_amdgcn_wmma_f32_16x16x16_bf16_w32(a, b, c);
+}
+
+/* RDNA3 WMMA 16x16x16, wave32. A: lane l holds row l % 16 (16 k values);
+ * B: column l % 16; lanes 16-31 repeat lanes 0-15, as the ISA requires.
+ * D: element r is row 2r + l / 16, column l % 16. */
+template <typename T, int LD> struct kg_mma_wmma_16x16x16 {
+  enum { M = 16, N = 16, K = 16, ACC = 8 };
+  typedef typename kg_mma_vec<T>::v16 a_t;
+  typedef a_t b_t;
+  typedef kg_v8f acc_t;
+  KG_INLINE_SPEC static void load_a(a_t &a, const T *As, int row0, int k0) {
+    a = kg_mma_ld16<a_t, 16>(As + (row0 + (int)(kg_lane_id() % 16u)) * LD + k0);
+  }
+  KG_INLINE_SPEC static void load_b(b_t &b, const T *Bs, int col0, int k0) {
+    b = kg_mma_ld16<b_t, 16>(Bs + (col0 + (int)(kg_lane_id() % 16u)) * LD + k0);
+  }
+  KG_INLINE_SPEC static void mma(acc_t &acc, const a_t &a, const b_t &b) {
+    acc = kg_mma_wmma(a, b, acc);
+  }
+  KG_INLINE_SPEC static int row(int r) { return 2 * r + (int)(kg_lane_id() % 32u / 16u); }
+  KG_INLINE_SPEC static int col(int) { return (int)(kg_lane_id() % 16u); }
+};
+#endif
+
+#if defined(KG_MMA_MFMA)
+KG_INLINE kg_v16f kg_mma_mfma32(kg_v4h a, kg_v4h b, kg_v16f c) {
+  return __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);
+}
+KG_INLINE kg_v16f kg_mma_mfma32(kg_v4s a, kg_v4s b, kg_v16f c) {
+  return __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, 0, 0, 0);
+}
+KG_INLINE kg_v4f kg_mma_mfma16(kg_v4h a, kg_v4h b, kg_v4f c) {
+  return __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, 0, 0, 0);
+}
+KG_INLINE kg_v4f kg_mma_mfma16(kg_v4s a, kg_v4s b, kg_v4f c) {
+  return __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(a, b, c, 0, 0, 0);
+}
+
+/* CDNA MFMA 32x32x8, wave64, one block. A: lane l holds row l % 32, k =
+ * 4 (l / 32) + 0..3; B: column l % 32, the same k. D: element r is row
+ * 8 (r / 4) + 4 (l / 32) + r % 4, column l % 32. */
+template <typename T, int LD> struct kg_mma_mfma_32x32x8 {
+  enum { M = 32, N = 32, K = 8, ACC = 16 };
+  typedef typename kg_mma_vec<T>::v4 a_t;
+  typedef a_t b_t;
+  typedef kg_v16f acc_t;
+  KG_INLINE_SPEC static void load_a(a_t &a, const T *As, int row0, int k0) {
+    const int l = (int)(kg_lane_id() % 64u);
+    a = kg_mma_ld16<a_t, 4>(As + (row0 + l % 32) * LD + k0 + 4 * (l / 32));
+  }
+  KG_INLINE_SPEC static void load_b(b_t &b, const T *Bs, int col0, int k0) {
+    const int l = (int)(kg_lane_id() % 64u);
+    b = kg_mma_ld16<b_t, 4>(Bs + (col0 + l % 32) * LD + k0 + 4 * (l / 32));
+  }
+  KG_INLINE_SPEC static void mma(acc_t &acc, const a_t &a, const b_t &b) {
+    acc = kg_mma_mfma32(a, b, acc);
+  }
+  KG_INLINE_SPEC static int row(int r) {
+    return 8 * (r / 4) + 4 * (int)(kg_lane_id() % 64u / 32u) + r % 4;
+  }
+  KG_INLINE_SPEC static int col(int) { return (int)(kg_lane_id() % 32u); }
+};
+
+/* CDNA MFMA 16x16x16, wave64. A: lane l holds row l % 16, k = 4 (l / 16) +
+ * 0..3; B: column l % 16, the same k. D: element r is row 4 (l / 16) + r,
+ * column l % 16. */
+template <typename T, int LD> struct kg_mma_mfma_16x16x16 {
+  enum { M = 16, N = 16, K = 16, ACC = 4 };
+  typedef typename kg_mma_vec<T>::v4 a_t;
+  typedef a_t b_t;
+  typedef kg_v4f acc_t;
+  KG_INLINE_SPEC static void load_a(a_t &a, const T *As, int row0, int k0) {
+    const int l = (int)(kg_lane_id() % 64u);
+    a = kg_mma_ld16<a_t, 4>(As + (row0 + l % 16) * LD + k0 + 4 * (l / 16));
+  }
+  KG_INLINE_SPEC static void load_b(b_t &b, const T *Bs, int col0, int k0) {
+    const int l = (int)(kg_lane_id() % 64u);
+    b = kg_mma_ld16<b_t, 4>(Bs + (col0 + l % 16) * LD + k0 + 4 * (l / 16));
+  }
+  KG_INLINE_SPEC static void mma(acc_t &acc, const a_t &a, const b_t &b) {
+    acc = kg_mma_mfma16(a, b, acc);
+  }
+  KG_INLINE_SPEC static int row(int r) { return 4 * (int)(kg_lane_id() % 64u / 16u) + r; }
+  KG_INLINE_SPEC static int col(int) { return (int)(kg_lane_id() % 16u); }
+};
+#endif
+
+#if defined(KG_MMA_MMA)
+template <typename T> struct kg_mma_is_bf16 {
+  enum { value = 0 };
+};
+template <> struct kg_mma_is_bf16<kg_bf16> {
+  enum { value = 1 };
+};
+
+/* NVIDIA mma.sync m16n8k16 (f32 accumulate), warp 32, fragments loaded with
+ * ldmatrix (kg_ldmatrix_x4 / _x2 in the cuda and sim preludes). With
+ * g = l / 4 and t = l % 4: A's four registers are rows g, g + 8 at k 0..7,
+ * then the same rows at k 8..15 (two elements each: k = 2t, 2t + 1); lane l
+ * addresses row l % 16 at k 8 (l / 16) for ldmatrix.x4. B's two registers are
+ * column g at k = 2t, 2t + 1 and at 8 + 2t, 9 + 2t; lanes 0-15 address
+ * column l % 8 at k 8 ((l / 8) % 2) for ldmatrix.x2. D: element r is row
+ * g + 8 (r / 2), column 2t + r % 2. */
+template <typename T, int LD> struct kg_mma_mma_16x8x16 {
+  enum { M = 16, N = 8, K = 16, ACC = 4 };
+  struct a_t {
+    unsigned r[4];
+  };
+  struct b_t {
+    unsigned r[2];
+  };
+  struct acc_t {
+    float v[4];
+    KG_INLINE_SPEC float &operator[](int i) { return v[i]; }
+    KG_INLINE_SPEC const float &operator[](int i) const { return v[i]; }
+  };
+  KG_INLINE_SPEC static void load_a(a_t &a, const T *As, int row0, int k0) {
+    const int l = (int)(kg_lane_id() % 32u);
+    kg_ldmatrix_x4(a.r, As + (row0 + l % 16) * LD + k0 + 8 * (l / 16));
+  }
+  KG_INLINE_SPEC static void load_b(b_t &b, const T *Bs, int col0, int k0) {
+    const int l = (int)(kg_lane_id() % 32u);
+    kg_ldmatrix_x2(b.r, Bs + (col0 + l % 8) * LD + k0 + 8 * ((l / 8) % 2));
+  }
+  KG_INLINE_SPEC static void mma(acc_t &acc, const a_t &a, const b_t &b) {
+    kg_mma_16x8x16<kg_mma_is_bf16<T>::value>(acc.v, a.r, b.r);
+  }
+  KG_INLINE_SPEC static int row(int r) { return (int)(kg_lane_id() % 32u / 4u) + 8 * (r / 2); }
+  KG_INLINE_SPEC static int col(int r) { return 2 * (int)(kg_lane_id() % 4u) + r % 2; }
+};
+#endif
+
+/* FMA on the vector ALUs, any dtype, wave W: the wave's lanes are W / 8 rows
+ * by 8 columns of 4 x 4 outputs each, so one fragment is (W / 2) x 32 and
+ * one step takes one k. Lane l holds rows 4 (l / 8) + 0..3 and columns
+ * 4 (l % 8) + 0..3; element r is row 4 (l / 8) + r / 4, column 4 (l % 8) + r % 4. */
+template <typename T, int LD, int W> struct kg_mma_fma {
+  enum { M = W / 2, N = 32, K = 1, ACC = 16 };
+  struct a_t {
+    float v[4];
+  };
+  typedef a_t b_t;
+  struct acc_t {
+    float v[16];
+    KG_INLINE_SPEC float &operator[](int i) { return v[i]; }
+    KG_INLINE_SPEC const float &operator[](int i) const { return v[i]; }
+  };
+  KG_INLINE_SPEC static void load_a(a_t &a, const T *As, int row0, int k0) {
+    const int r = row0 + 4 * (int)(kg_lane_id() % (unsigned)W / 8u);
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      a.v[i] = kg_to_f32(As[(r + i) * LD + k0]);
+  }
+  KG_INLINE_SPEC static void load_b(b_t &b, const T *Bs, int col0, int k0) {
+    const int c = col0 + 4 * (int)(kg_lane_id() % 8u);
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      b.v[j] = kg_to_f32(Bs[(c + j) * LD + k0]);
+  }
+  KG_INLINE_SPEC static void mma(acc_t &acc, const a_t &a, const b_t &b) {
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        acc.v[4 * i + j] += a.v[i] * b.v[j];
+  }
+  KG_INLINE_SPEC static int row(int r) {
+    return 4 * (int)(kg_lane_id() % (unsigned)W / 8u) + r / 4;
+  }
+  KG_INLINE_SPEC static int col(int r) { return 4 * (int)(kg_lane_id() % 8u) + r % 4; }
+};
+
+/* Copies VEC elements of T from global g[i..] to LDS s[0..] (zeros when
+ * !valid): asynchronously where the platform can and the size allows
+ * (kg_async_copy: 4, 8 or 16 bytes), else through registers. */
+template <int VEC, typename T>
+KG_INLINE void kg_tile_copy(T *s, KG_GLOBAL(const T) g, long i, bool valid) {
+  if constexpr (VEC * sizeof(T) >= 4) {
+    kg_async_copy<VEC>(s, g, i, valid);
+  } else {
+#pragma unroll
+    for (int e = 0; e < VEC; e++)
+      s[e] = valid ? kg_ld(g, i + e) : kg_from_f32<T>(0.0f);
+  }
+}

@@ -3,7 +3,11 @@
  * Gives: kg_program_t.kernels in execution order. A map node whose result is
  * used once, by another map node, and is not a model output is spliced into
  * that consumer's expression; so a chain like silu(a) * b becomes one kernel.
- * Other nodes become one kernel each. */
+ * A matmul whose result is used once, by such a chain of the same size,
+ * becomes the chain's producer instead: the chain is the matmul kernel's
+ * epilogue (acc0 in the expression), and two matmuls of the same x and
+ * shape feeding one chain (silu(x wg^T) * (x wu^T)) share one kernel
+ * (acc0, acc1). Other nodes become one kernel each, or one per variant. */
 #include "fuse.h"
 
 #include <stdio.h>
@@ -27,6 +31,82 @@ static int sole_consumer(const kg_graph_t *g, int t) {
   return -1;
 }
 
+/* A matmul node that can take an epilogue: its template reads x and w at
+ * operands 0 and 1 and writes one result (the quantized GEMV cannot yet). */
+static int is_matmul(const kg_graph_t *g, int node) {
+  if (node < 0 || strcmp(g->nodes[node].op, "matmul") != 0)
+    return 0;
+  for (int v = 0; v < g->nodes[node].num_variants; v++) {
+    const char *t = g->nodes[node].variants[v].tmpl;
+    if (strcmp(t, "gemv") != 0 && strcmp(t, "gemm") != 0)
+      return 0;
+  }
+  return g->nodes[node].num_inputs == 2;
+}
+
+/* Same operands and template facts but w: two matmuls one kernel can do. */
+static int same_matmul(const kg_graph_t *g, int a, int b) {
+  const kg_node_t *x = &g->nodes[a], *y = &g->nodes[b];
+  const kg_tensor_t *wa = &g->tensors[x->inputs[1]], *wb = &g->tensors[y->inputs[1]];
+  if (x->inputs[0] != y->inputs[0] || x->num_variants != y->num_variants ||
+      wa->rank != wb->rank || wa->dtype.code != wb->dtype.code)
+    return 0;
+  for (int i = 0; i < wa->rank; i++)
+    if (wa->dims[i].sym >= 0 || wb->dims[i].sym >= 0 ||
+        wa->dims[i].value != wb->dims[i].value)
+      return 0;
+  for (int v = 0; v < x->num_variants; v++) {
+    const kg_variant_t *p = &x->variants[v], *q = &y->variants[v];
+    if (strcmp(p->tmpl, q->tmpl) != 0 || p->num_holes != q->num_holes)
+      return 0;
+    for (int h = 0; h < p->num_holes; h++)
+      if (strcmp(p->holes[h].name, q->holes[h].name) != 0 ||
+          strcmp(p->holes[h].value, q->holes[h].value) != 0)
+        return 0;
+  }
+  return 1;
+}
+
+static int is_inlined(const kg_graph_t *g, int n);
+
+/* Collects into mm[] (at most 2) the matmuls the map chain rooted at n can
+ * take as producers: each result used once, by this chain, not a model
+ * output, as large as the chain's result. */
+static void chain_matmuls(const kg_graph_t *g, int n, int root, int mm[2], int *count) {
+  const kg_node_t *node = &g->nodes[n];
+  for (int i = 0; i < node->num_inputs; i++) {
+    const int t = node->inputs[i], prod = g->tensors[t].producer;
+    if (prod >= 0 && is_map(g, prod) && is_inlined(g, prod)) {
+      chain_matmuls(g, prod, root, mm, count);
+      continue;
+    }
+    kgrt_expr_t a, b;
+    if (!is_matmul(g, prod) || g->tensors[t].uses != 1 ||
+        g->tensors[t].output_index >= 0 || kg_tensor_numel(g, &g->tensors[t], &a) ||
+        kg_tensor_numel(g, &g->tensors[g->nodes[root].output], &b) ||
+        a.scale != b.scale || memcmp(a.sym, b.sym, sizeof a.sym) != 0)
+      continue;
+    if (*count == 0 || (*count == 1 && mm[0] != prod && same_matmul(g, mm[0], prod)))
+      mm[(*count)++] = prod;
+  }
+}
+
+/* The map root whose epilogue matmul node m becomes, or -1. */
+static int epilogue_of(const kg_graph_t *g, int m) {
+  if (!is_matmul(g, m))
+    return -1;
+  for (int n = m + 1; n < g->num_nodes; n++) {
+    if (!is_map(g, n) || is_inlined(g, n))
+      continue;
+    int mm[2], count = 0;
+    chain_matmuls(g, n, n, mm, &count);
+    for (int i = 0; i < count; i++)
+      if (mm[i] == m)
+        return n;
+  }
+  return -1;
+}
+
 /* Does map node n's value get spliced into its consumer? */
 static int is_inlined(const kg_graph_t *g, int n) {
   const kg_tensor_t *t = &g->tensors[g->nodes[n].output];
@@ -36,9 +116,10 @@ static int is_inlined(const kg_graph_t *g, int n) {
 }
 
 /* Appends node n's expression with operands replaced: an inlined producer by
- * its own expression, any other operand by a<k> (k its index in k->ins). */
-static int splice(const kg_graph_t *g, int n, kg_kernel_t *k, kg_buf_t *out,
-                  kg_diag_t *d) {
+ * its own expression, a matmul taken as the kernel's producer by acc<i> (i
+ * its index in mm), any other operand by a<k> (k its index in k->ins). */
+static int splice(const kg_graph_t *g, int n, kg_kernel_t *k, const int *mm, int num_mm,
+                  kg_buf_t *out, kg_diag_t *d) {
   const kg_node_t *node = &g->nodes[n];
   for (const char *p = node->expr; *p; p++) {
     if (*p != '$' || p[1] < '0' || p[1] > '9') {
@@ -51,8 +132,16 @@ static int splice(const kg_graph_t *g, int n, kg_kernel_t *k, kg_buf_t *out,
       return kg_error(d, "internal: %s expression names operand $%d", node->op, idx);
     int t = node->inputs[idx];
     int prod = g->tensors[t].producer;
-    if (prod >= 0 && is_inlined(g, prod)) {
-      KG_TRY(splice(g, prod, k, out, d));
+    if (prod >= 0 && is_map(g, prod) && is_inlined(g, prod)) {
+      KG_TRY(splice(g, prod, k, mm, num_mm, out, d));
+      continue;
+    }
+    int acc = -1;
+    for (int i = 0; i < num_mm; i++)
+      if (mm[i] == prod)
+        acc = i;
+    if (acc >= 0) {
+      kg_buf_printf(out, "acc%d", acc);
       continue;
     }
     int slot = -1;
@@ -76,12 +165,50 @@ static void collect_ops(const kg_graph_t *g, int n, kg_buf_t *names, int *count)
   const kg_node_t *node = &g->nodes[n];
   for (int i = 0; i < node->num_inputs; i++) {
     int prod = g->tensors[node->inputs[i]].producer;
-    if (prod >= 0 && is_inlined(g, prod))
+    if (prod >= 0 &&
+        ((is_map(g, prod) && is_inlined(g, prod)) || epilogue_of(g, prod) >= 0))
       collect_ops(g, prod, names, count);
   }
   if (*count < 3)
     kg_buf_printf(names, "_%s", node->op);
   (*count)++;
+}
+
+/* The kernels of map root n whose chain takes the matmuls mm[] as its
+ * producers: one per variant of mm[0], the matmul template with operands x,
+ * w (and the second w), then the chain's other operands; the chain is the
+ * epilogue expression. */
+static int fuse_epilogue(const kg_graph_t *g, int n, const int *mm, int num_mm,
+                         kg_program_t *p, kg_diag_t *d) {
+  const kg_node_t *root = &g->nodes[n], *m = &g->nodes[mm[0]];
+  for (int v = 0; v < m->num_variants; v++) {
+    kg_kernel_t *k = &p->kernels[p->num_kernels];
+    k->node = mm[0];
+    k->variant = v;
+    k->epilogue_root = n;
+    k->num_mm = num_mm;
+    k->output = root->output;
+    k->outs[k->num_outs++] = root->output;
+    k->tmpl = m->variants[v].tmpl;
+    k->ins[k->num_ins++] = m->inputs[0];
+    for (int i = 0; i < num_mm; i++)
+      k->ins[k->num_ins++] = g->nodes[mm[i]].inputs[1];
+    kg_buf_t names, e;
+    kg_buf_init(&names);
+    int count = 0;
+    collect_ops(g, n, &names, &count);
+    kg_buf_printf(&names, "_%s", k->tmpl);
+    snprintf(k->name, sizeof k->name, "%s_%d%s", g->model, p->num_kernels,
+             kg_buf_cstr(&names));
+    kg_buf_free(&names);
+    kg_buf_init(&e);
+    int rc = splice(g, n, k, mm, num_mm, &e, d);
+    k->expr = kg_buf_take(&e, NULL);
+    if (rc)
+      return -1;
+    p->num_kernels++;
+  }
+  return 0;
 }
 
 int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
@@ -93,11 +220,22 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   for (int n = 0; n < g->num_nodes; n++) {
     if (is_map(g, n) && is_inlined(g, n))
       continue;
+    if (epilogue_of(g, n) >= 0) /* emitted with its chain */
+      continue;
     const kg_node_t *node = &g->nodes[n];
+    if (is_map(g, n)) {
+      int mm[2], num_mm = 0;
+      chain_matmuls(g, n, n, mm, &num_mm);
+      if (num_mm > 0) {
+        KG_TRY(fuse_epilogue(g, n, mm, num_mm, p, d));
+        continue;
+      }
+    }
     for (int v = 0; v < node->num_variants; v++) {
       kg_kernel_t *k = &p->kernels[p->num_kernels];
       k->node = n;
       k->variant = v;
+      k->epilogue_root = -1;
       k->output = node->output;
       if (node->inplace < 0)
         for (int i = 0; i < node->num_outputs; i++)
@@ -115,7 +253,7 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       if (is_map(g, n)) {
         kg_buf_t e;
         kg_buf_init(&e);
-        int rc = splice(g, n, k, &e, d);
+        int rc = splice(g, n, k, NULL, 0, &e, d);
         k->expr = kg_buf_take(&e, NULL);
         if (rc)
           return -1;

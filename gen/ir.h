@@ -128,14 +128,19 @@ typedef struct kg_graph {
 typedef struct kg_kernel {
   char name[128];
   const char *tmpl;
-  int node;     /* the root node (its outputs are the kernel's) */
-  int variant;  /* which of the root node's variants */
+  int node;    /* the root node (its outputs are the kernel's) */
+  int variant; /* which of the root node's variants */
+  /* a matmul kernel with an epilogue: the map node whose result it writes
+   * (else -1), and the matmuls it computes (acc0, acc1 in expr) */
+  int epilogue_root;
+  int num_mm;
   int output;   /* outs[0] */
   int num_outs; /* tensors written: the root node's outputs (none when in place) */
   int outs[KG_MAX_OUTPUTS];
   int num_ins; /* operands read from memory, in first-use order */
   int ins[KG_MAX_INPUTS];
-  char *expr; /* map kernels: the fused expression over a0, a1, ... */
+  char *expr; /* map kernels: the fused expression over a0, a1, ...;
+                 matmul kernels with an epilogue: over acc0, acc1, a<k> */
 } kg_kernel_t;
 
 typedef struct kg_program {

@@ -72,6 +72,8 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
   const kg_variant_t *v = &g->nodes[k->node].variants[k->variant];
   if (v->params_ref >= 0) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, v->params_ref);
+    lua_pushboolean(L, k->num_mm == 2); /* a gate/up pair: two accumulators */
+    lua_setfield(L, -2, "pair");
   } else { /* map kernels: the dtypes of every operand and the result */
     lua_createtable(L, 0, 1);
     lua_createtable(L, k->num_ins + 1, 0);
@@ -147,6 +149,35 @@ static int add_buffer(const kg_graph_t *g, kg_lowered_t *lw, int tensor, int is_
   return 0;
 }
 
+/* A matmul kernel's epilogue holes: EPI, the expression of the result over
+ * acc0 (and acc1 for a pair, PAIR) and a<k>; EPI_IN, each operand a<k> after
+ * x and the weights, read at the result's index (modulo its size when it is
+ * broadcast); OUT_T, the result's type. A plain matmul stores acc0. */
+static int matmul_epilogue(const kg_graph_t *g, const kg_kernel_t *k,
+                           const kgrt_expr_t *numel, kg_holes_t *h, kg_diag_t *d) {
+  kg_holes_set(h, "EPI", "%s", k->epilogue_root >= 0 ? k->expr : "acc0");
+  kg_holes_set(h, "PAIR", "%s", k->num_mm == 2 ? "1" : "");
+  kg_holes_set(h, "OUT_T", "%s", g->tensors[k->output].dtype.ctype);
+  kg_holes_set_list(h, "EPI_IN");
+  const int first = k->epilogue_root >= 0 ? 1 + k->num_mm : k->num_ins;
+  for (int i = first; i < k->num_ins; i++) {
+    kg_holes_t *item = kg_holes_add_item(h, "EPI_IN");
+    kgrt_expr_t m;
+    kg_holes_set(item, "I", "%d", i);
+    kg_holes_set(item, "T", "%s", g->tensors[k->ins[i]].dtype.ctype);
+    if (kg_tensor_numel(g, &g->tensors[k->ins[i]], &m))
+      return kg_error(d, "%s: more than %d symbolic dims", k->name, KGRT_EXPR_SYMS);
+    if (expr_equal(&m, numel))
+      kg_holes_set(item, "MOD", "%s", "");
+    else if (expr_is_const(&m))
+      kg_holes_set(item, "MOD", " %% %lldL", (long long)m.scale);
+    else
+      return kg_error(d, "internal: %s: operand %d is broadcast with a run-time size",
+                      k->name, i);
+  }
+  return 0;
+}
+
 static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                         const kg_target_t *t, kg_lowered_t *lw, kg_buf_t *src,
                         kg_diag_t *d) {
@@ -173,11 +204,17 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   kg_holes_set(h, "UNROLL", "%d", lw->unroll);
   for (int i = 0; i < v->num_holes; i++)
     kg_holes_set(h, v->holes[i].name, "%s", v->holes[i].value);
+  const int is_map = strcmp(k->tmpl, "map") == 0;
   for (int i = 0; i < k->num_ins; i++)
-    add_buffer(g, lw, k->ins[i], k->expr || i != n->inplace);
+    add_buffer(g, lw, k->ins[i], is_map || k->epilogue_root >= 0 || i != n->inplace);
   for (int i = 0; i < k->num_outs; i++)
     add_buffer(g, lw, k->outs[i], 0);
-  if (k->expr) { /* map */
+  if ((strcmp(k->tmpl, "gemv") == 0 || strcmp(k->tmpl, "gemm") == 0) &&
+      matmul_epilogue(g, k, &numel, h, d)) {
+    kg_holes_free(h);
+    return -1;
+  }
+  if (is_map) {
     kg_holes_set_list(h, "IN");
     for (int i = 0; i < k->num_ins; i++) {
       kg_holes_t *item = kg_holes_add_item(h, "IN");

@@ -9,12 +9,18 @@
  * tile t, tile t + STAGES - 1 is being copied in (asynchronously where the
  * platform can). Elements past M, N or K are copied as zeros, so every
  * fragment multiplies whole tiles; VEC elements per copy (VEC divides K, and
- * N with KN). f32 accumulation; the result is rounded to T once. */
+ * N with KN). f32 accumulation. The stored value is EPI over acc0, acc1
+ * (PAIR: the same product with a second weight w1 of w's shape, for a gate/up
+ * pair) and operands e<k> read at the result's index (a<k> in EPI), rounded
+ * to OUT_T once. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w, KG_GLOBAL({{T}}) y, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#each EPI_IN}}
+    KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
   typedef {{FRAG}} F;
   __shared__ {{T}} As[{{STAGES}}][{{BM}} * {{LD}}];
   __shared__ {{T}} Bs[{{STAGES}}][{{BN}} * {{LD}}];
+{{#if PAIR}}  __shared__ {{T}} Bs1[{{STAGES}}][{{BN}} * {{LD}}];
+{{/if}}
   const long bid = (long)blockIdx.x;
   const long rest = bid % {{REPEAT}};
   const long batch = rest / {{TILES_N}};
@@ -35,7 +41,6 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     }
 {{#if KN}}
     /* w [K, N]: VEC consecutive columns of one k, stored transposed */
-#pragma unroll
     for (int u = tid; u < {{BN}} * {{BK}} / {{VEC}}; u += {{BLOCK}}) {
       const int c = u / ({{BN}} / {{VEC}}), r = u % ({{BN}} / {{VEC}}) * {{VEC}};
       const bool ok = n0 + r < {{N}} && k0 + c < {{K}};
@@ -53,18 +58,23 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       const int r = u / ({{BK}} / {{VEC}}), c = u % ({{BK}} / {{VEC}}) * {{VEC}};
       const bool ok = n0 + r < {{N}} && k0 + c < {{K}};
       kg_tile_copy<{{VEC}}>(&Bs[s][r * {{LD}} + c], w, woff + (n0 + r) * {{K}}L + k0 + c, ok);
+{{#if PAIR}}      kg_tile_copy<{{VEC}}>(&Bs1[s][r * {{LD}} + c], w1, woff + (n0 + r) * {{K}}L + k0 + c, ok);
+{{/if}}
     }
 {{/if}}
   };
 
   typename F::acc_t acc[{{FM}}][{{FN}}];
-#pragma unroll
+{{#if PAIR}}  typename F::acc_t acc_up[{{FM}}][{{FN}}]; /* the second weight's (w1) */
+{{/if}}#pragma unroll
   for (int i = 0; i < {{FM}}; i++)
 #pragma unroll
     for (int j = 0; j < {{FN}}; j++)
 #pragma unroll
-      for (int r = 0; r < F::ACC; r++)
+      for (int r = 0; r < F::ACC; r++) {
         acc[i][j][r] = 0.0f;
+{{#if PAIR}}        acc_up[i][j][r] = 0.0f;
+{{/if}}      }
 
 #pragma unroll
   for (int s = 0; s < {{STAGES}} - 1; s++) {
@@ -80,6 +90,8 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     kg_async_commit();
     const {{T}} *as = As[kt % {{STAGES}}] + wm * {{LD}};
     const {{T}} *bs = Bs[kt % {{STAGES}}] + wn * {{LD}};
+{{#if PAIR}}    const {{T}} *bs1 = Bs1[kt % {{STAGES}}] + wn * {{LD}};
+{{/if}}
 #pragma unroll
     for (int kk = 0; kk < {{BK}}; kk += F::K) {
       typename F::a_t a[{{FM}}];
@@ -93,7 +105,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 #pragma unroll
         for (int i = 0; i < {{FM}}; i++)
           F::mma(acc[i][j], a[i], b);
-      }
+{{#if PAIR}}        F::load_b(b, bs1, j * F::N, kk);
+#pragma unroll
+        for (int i = 0; i < {{FM}}; i++)
+          F::mma(acc_up[i][j], a[i], b);
+{{/if}}      }
     }
   }
 
@@ -106,8 +122,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       for (int r = 0; r < F::ACC; r++) {
         const long m = m0 + wm + i * F::M + F::row(r), n = n0 + wn + j * F::N + F::col(r);
         if (m < M && n < {{N}}) {
+          const long idx = (batch * M + m) * {{N}}L + n;
           const float acc0 = acc[i][j][r];
-          kg_st(y, (batch * M + m) * {{N}}L + n, kg_from_f32<{{T}}>(acc0));
+{{#if PAIR}}          const float acc1 = acc_up[i][j][r];
+{{/if}}{{#each EPI_IN}}          const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
+{{/each}}          kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
         }
       }
 }

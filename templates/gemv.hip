@@ -7,9 +7,13 @@
  * flight), and the same vectors of every row of x; the f32 partial sums
  * acc[c][m] are registers (every loop over c and m is unrolled) and are
  * reduced across the wave at the end. A column past N (a guard: NB divides N
- * as kgen chooses it) reads the last row of w and is not stored. */
+ * as kgen chooses it) reads the last row of w and is not stored.
+ * Epilogue: the stored value is EPI over acc0 (the sum), acc1 (with PAIR: the
+ * same sum over a second weight w1, for a gate/up pair) and the operands
+ * e<k> read at the result's index (a<k> in EPI), rounded to OUT_T. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w, KG_GLOBAL({{T}}) y, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#each EPI_IN}}
+    KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
   const int lane = (int)(threadIdx.x % {{WAVE}});
   const long n0 = (long)blockIdx.x * {{NB}} + (long)(threadIdx.x / {{WAVE}}) * {{CPW}};
   long wrow[{{CPW}}];
@@ -17,11 +21,14 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   for (int c = 0; c < {{CPW}}; ++c)
     wrow[c] = (n0 + c < {{N}} ? n0 + c : {{N}} - 1) * {{K}}L;
   float acc[{{CPW}}][{{MMAX}}];
-#pragma unroll
+{{#if PAIR}}  float acc_up[{{CPW}}][{{MMAX}}]; /* the second weight's sums (w1) */
+{{/if}}#pragma unroll
   for (int c = 0; c < {{CPW}}; ++c)
 #pragma unroll
-    for (int m = 0; m < {{MMAX}}; ++m)
+    for (int m = 0; m < {{MMAX}}; ++m) {
       acc[c][m] = 0.0f;
+{{#if PAIR}}      acc_up[c][m] = 0.0f;
+{{/if}}    }
   /* KV vectors per row; the first FULL in whole steps of WAVE x UNROLL */
   const int KV = {{K}} / {{VEC}};
   const int FULL = KV / ({{WAVE}} * {{UNROLL}}) * ({{WAVE}} * {{UNROLL}});
@@ -32,6 +39,13 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 #pragma unroll
       for (int u = 0; u < {{UNROLL}}; ++u)
         wv[c][u] = kg_ldv<{{VEC}}>(w, wrow[c] + (long)(base + u * {{WAVE}} + lane) * {{VEC}});
+{{#if PAIR}}    kg_vec<{{T}}, {{VEC}}> wv1[{{CPW}}][{{UNROLL}}];
+#pragma unroll
+    for (int c = 0; c < {{CPW}}; ++c)
+#pragma unroll
+      for (int u = 0; u < {{UNROLL}}; ++u)
+        wv1[c][u] = kg_ldv<{{VEC}}>(w1, wrow[c] + (long)(base + u * {{WAVE}} + lane) * {{VEC}});
+{{/if}}
 #pragma unroll
     for (int m = 0; m < {{MMAX}}; ++m) {
       if (m < M) {
@@ -42,8 +56,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 #pragma unroll
           for (int c = 0; c < {{CPW}}; ++c)
 #pragma unroll
-            for (int e = 0; e < {{VEC}}; ++e)
+            for (int e = 0; e < {{VEC}}; ++e) {
               acc[c][m] += kg_to_f32(xv.v[e]) * kg_to_f32(wv[c][u].v[e]);
+{{#if PAIR}}              acc_up[c][m] += kg_to_f32(xv.v[e]) * kg_to_f32(wv1[c][u].v[e]);
+{{/if}}            }
         }
       }
     }
@@ -54,6 +70,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 #pragma unroll
     for (int c = 0; c < {{CPW}}; ++c)
       wv[c] = kg_ldv<{{VEC}}>(w, wrow[c] + (long)i * {{VEC}});
+{{#if PAIR}}    kg_vec<{{T}}, {{VEC}}> wv1[{{CPW}}];
+#pragma unroll
+    for (int c = 0; c < {{CPW}}; ++c)
+      wv1[c] = kg_ldv<{{VEC}}>(w1, wrow[c] + (long)i * {{VEC}});
+{{/if}}
 #pragma unroll
     for (int m = 0; m < {{MMAX}}; ++m) {
       if (m < M) {
@@ -61,8 +82,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 #pragma unroll
         for (int c = 0; c < {{CPW}}; ++c)
 #pragma unroll
-          for (int e = 0; e < {{VEC}}; ++e)
+          for (int e = 0; e < {{VEC}}; ++e) {
             acc[c][m] += kg_to_f32(xv.v[e]) * kg_to_f32(wv[c].v[e]);
+{{#if PAIR}}            acc_up[c][m] += kg_to_f32(xv.v[e]) * kg_to_f32(wv1[c].v[e]);
+{{/if}}          }
       }
     }
   }
@@ -72,9 +95,13 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     if (m < M) {
 #pragma unroll
       for (int c = 0; c < {{CPW}}; ++c) {
-        const float s = kg_wave_sum<{{WAVE}}>(acc[c][m]);
-        if (lane == 0 && n0 + c < {{N}})
-          kg_st(y, m * {{N}}L + n0 + c, kg_from_f32<{{T}}>(s));
+        const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]);
+{{#if PAIR}}        const float acc1 = kg_wave_sum<{{WAVE}}>(acc_up[c][m]);
+{{/if}}        if (lane == 0 && n0 + c < {{N}}) {
+          const long idx = m * {{N}}L + n0 + c;
+{{#each EPI_IN}}          const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
+{{/each}}          kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+        }
       }
     }
   }

@@ -42,7 +42,7 @@ local function build_quant_gemv(node, x, w)
     mmax = mmax * (kg.is_sym(x.shape[i]) and x.shape[i].max or x.shape[i])
   end
   if mmax > 8 then
-    fail("matmul: quantized weights with more than 8 rows of x need the GEMM path, not built yet")
+    fail("matmul: quantized weights take at most 8 rows of x (the GEMV path); the quantized GEMM is not built yet")
   end
   local dt = w.dtype
   local se = 2048
@@ -143,6 +143,15 @@ kg.template {
     local dt = kg.dtypes[info.dtype]
     local ld = t.bk + 16 // dt.size -- a 16-byte pad per LDS row
     local frag, fm, fn, fk = fragment(target, t, dt.ctype, ld)
+    if info.pair then
+      -- a gate/up pair keeps two accumulators and B tiles: half the columns
+      -- (or rows) per workgroup keeps registers and LDS as for one
+      if (t.bn // 2 // t.waves_n) % fn == 0 then
+        t.bn = t.bn // 2
+      elseif (t.bm // 2 // t.waves_m) % fm == 0 then
+        t.bm = t.bm // 2
+      end
+    end
     local wtm, wtn = t.bm // t.waves_m, t.bn // t.waves_n
     local function bad(why)
       error(("%smatmul: GEMM tile %dx%dx%d, %dx%d waves on %s: %s"):format(info.where, t.bm,
@@ -153,7 +162,7 @@ kg.template {
     end
     if t.bk % fk ~= 0 then bad(("bk is not a multiple of the fragment's k (%d)"):format(fk)) end
     if t.stages < 2 then bad("stages must be at least 2") end
-    local lds = t.stages * (t.bm + t.bn) * ld * dt.size
+    local lds = t.stages * (t.bm + t.bn * (info.pair and 2 or 1)) * ld * dt.size
     if lds > target.lds_bytes then
       bad(("needs %d bytes of LDS, the target has %d"):format(lds, target.lds_bytes))
     end

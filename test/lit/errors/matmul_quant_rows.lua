@@ -5,5 +5,5 @@
 local T = sym("T", 16)
 local x = input("x", bf16, { T, 256 })
 local w = weight("w", q4_k, { 32, 256 })
--- CHECK: matmul_quant_rows.lua:[[@LINE+1]]: error: matmul: quantized weights with more than 8 rows of x need the GEMM path, not built yet
+-- CHECK: matmul_quant_rows.lua:[[@LINE+1]]: error: matmul: quantized weights take at most 8 rows of x (the GEMV path); the quantized GEMM is not built yet
 output("y", matmul(x, w))

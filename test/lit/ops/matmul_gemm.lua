@@ -1,8 +1,8 @@
 -- matmul, the GEMM path: T rows (a sym, max 512) against w [4096, 4096]; the
 -- plan runs the GEMV kernel for T <= 8 and the GEMM one above. The GEMM
 -- kernel multiplies 128 x 128 tiles of y on the target's matrix instructions
--- (targets/*.lua gemm): WMMA on gfx1100 (4 waves of 64 x 64: 4 x 4
--- fragments, 2 k-steps per 32-wide k tile = 32 v_wmma per tile), MFMA
+-- (targets/*.lua gemm): WMMA on gfx1100 (8 waves of 32 x 64: 2 x 4
+-- fragments, 2 k-steps per 32-wide k tile = 16 v_wmma per tile), MFMA
 -- 32x32x8 on gfx942 (2 x 2 fragments, 4 k-steps = 16 v_mfma), mma.sync
 -- m16n8k16 on sm_90 with ldmatrix and cp.async. No kernel uses scratch.
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W32
@@ -20,7 +20,7 @@
 -- CHECK: __shared__ kg_f16 As[2][128 * 40];
 -- CHECK: kg_tile_copy<8>(&As[s][r * 40 + c], x,
 -- CHECK: kg_tile_copy<8>(&Bs[s][r * 40 + c], w,
--- W32: typename F::acc_t acc[4][4];
+-- W32: typename F::acc_t acc[2][4];
 -- W64: typename F::acc_t acc[2][2];
 -- CHECK-LABEL: matmul_gemm_3_matmul_gemm(KG_GLOBAL(const kg_bf16) x
 -- W32: typedef kg_mma_wmma_16x16x16<kg_bf16, 40> F;
@@ -28,10 +28,10 @@
 -- the k-tile loop body: every fragment product, then the branch back
 -- A32-LABEL: matmul_gemm_1_matmul_gemm:
 -- A32: [[LOOP:.LBB[0-9_]+]]:
--- A32-COUNT-32: v_wmma_f32_16x16x16_f16
+-- A32-COUNT-16: v_wmma_f32_16x16x16_f16
 -- A32: s_cbranch_{{.*}} [[LOOP]]
 -- A32-LABEL: matmul_gemm_3_matmul_gemm:
--- A32-COUNT-32: v_wmma_f32_16x16x16_bf16
+-- A32-COUNT-16: v_wmma_f32_16x16x16_bf16
 -- A64-LABEL: matmul_gemm_1_matmul_gemm:
 -- A64: [[LOOP:.LBB[0-9_]+]]:
 -- A64-COUNT-16: v_mfma_f32_32x32x8{{_?}}f16

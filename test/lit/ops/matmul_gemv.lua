@@ -17,7 +17,8 @@
 -- CHECK: kg_ldv<8>(x, m * 4096L
 -- W32: kg_wave_sum<32>(acc[c][m]);
 -- W64: kg_wave_sum<64>(acc[c][m]);
--- CHECK: kg_st(y, m * 14336L + n0 + c, kg_from_f32<kg_bf16>(s));
+-- CHECK: const long idx = m * 14336L + n0 + c;
+-- CHECK: kg_st(y, idx, kg_from_f32<kg_bf16>(acc0));
 -- the M = 1 GEMV over f32 rows of 4097 reads scalars; N = 37: 1 column per workgroup
 -- CHECK-LABEL: matmul_gemv_1_matmul(KG_GLOBAL(const float) x, KG_GLOBAL(const float) w, KG_GLOBAL(float) y, long M)
 -- CHECK: float acc[1][1];

@@ -435,6 +435,7 @@ function kg.env()
   require "ops.sketch"
   require "ops.resample"
   require "ops.matmul"
+  require "ops.conv"
   local env = {
     sym = kg.sym, input = kg.input, weight = kg.weight, output = kg.output,
   }

@@ -1,0 +1,180 @@
+-- ops/conv.lua - 2-D convolution as an implicit GEMM on the matmul tiles:
+-- conv2d(x, w, {stride, padding, dilation, groups, layout}) with x [N, C, H, W]
+-- (layout "nchw", the default) or [N, H, W, C] ("nhwc"), w [Cout, C / groups,
+-- KH, KW] (PyTorch's layout) or [Cout, KH, KW, C / groups] for nhwc, and y
+-- [N, Cout, OH, OW] or [N, OH, OW, Cout] in x's dtype; OH = (H + 2 ph - dh (KH
+-- - 1) - 1) / sh + 1 (OW alike). N may be a sym; every other dim is a
+-- constant. f32, f16 and bf16 (x and w the same), accumulated in f32; no bias.
+-- Per group, a GEMM: rows m = (n, oh, ow), columns = the group's output
+-- channels, k = (c, kh, kw) for nchw or (kh, kw, c) for nhwc, which is the
+-- order of each w row in either layout, so the B tile is a plain copy of w
+-- rows (as matmul's [N, K] path) while the A tile is gathered from x, with
+-- zeros for the padding (templates/conv2d.hip). The tile is the target's
+-- GEMM data (targets/<arch>.lua gemm[dtype]), multiplied with the same
+-- fragment structs (templates/lib_mma.hip) as matmul.
+local kg = require "kgen"
+local fail = kg.fail
+
+-- The tile logic below duplicates lua/ops/matmul.lua's gemm_tile / fragment /
+-- checks (kept local there), minus the model's `tile` override.
+
+--- The fragment struct of a tile (templates/lib_mma.hip) and its M, N, K.
+local function fragment(target, t, ctype, ld)
+  if t.mma == "fma" then
+    return ("kg_mma_fma<%s, %d, %d>"):format(ctype, ld, target.wave), target.wave // 2, 32, 1
+  end
+  for _, m in ipairs(target.mma or {}) do
+    if m.op == t.mma and m.m == t.shape[1] and m.n == t.shape[2] and m.k == t.shape[3] then
+      return ("kg_mma_%s_%dx%dx%d<%s, %d>"):format(t.mma, m.m, m.n, m.k, ctype, ld), m.m, m.n, m.k
+    end
+  end
+  error(("conv2d: target %s has no %s %s instruction"):format(target.name, t.mma,
+    table.concat(t.shape or {}, "x")), 0)
+end
+
+kg.template {
+  name = "conv2d",
+  params = function(target, info)
+    local t = target.gemm and target.gemm[info.dtype]
+    if not t then
+      error(("%sconv2d: target %s has no GEMM tile for %s"):format(info.where, target.name,
+        info.dtype), 0)
+    end
+    local dt = kg.dtypes[info.dtype]
+    local ld = t.bk + 16 // dt.size -- a 16-byte pad per LDS row
+    local frag, fm, fn, fk = fragment(target, t, dt.ctype, ld)
+    local wtm, wtn = t.bm // t.waves_m, t.bn // t.waves_n
+    local function bad(why)
+      error(("%sconv2d: GEMM tile %dx%dx%d, %dx%d waves on %s: %s"):format(info.where, t.bm,
+        t.bn, t.bk, t.waves_m, t.waves_n, target.name, why), 0)
+    end
+    if t.bm % t.waves_m ~= 0 or t.bn % t.waves_n ~= 0 or wtm % fm ~= 0 or wtn % fn ~= 0 then
+      bad(("a wave's part is not whole %dx%d fragments"):format(fm, fn))
+    end
+    if t.bk % fk ~= 0 then bad(("bk is not a multiple of the fragment's k (%d)"):format(fk)) end
+    if t.stages < 2 then bad("stages must be at least 2") end
+    local lds = t.stages * (t.bm + t.bn) * ld * dt.size
+    if lds > target.lds_bytes then
+      bad(("needs %d bytes of LDS, the target has %d"):format(lds, target.lds_bytes))
+    end
+    -- the B tile (w rows of K elements) is copied VEC at a time
+    local vec = kg.vector_width(dt, { info.k, t.bk })
+    local tiles_n = (info.cog + t.bn - 1) // t.bn
+    return {
+      BLOCK = t.waves_m * t.waves_n * target.wave, VEC = vec,
+      per_block = t.bm, ["repeat"] = tiles_n * info.groups,
+      holes = {
+        FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
+        WM = t.waves_m, WN = t.waves_n, FM = wtm // fm, FN = wtn // fn,
+        TILES_N = tiles_n, REPEAT = tiles_n * info.groups,
+      },
+    }
+  end,
+}
+
+--- A pair attribute: a positive (or, with zero_ok, non-negative) integer or a
+--- table of two.
+local function pair_check(zero_ok)
+  local lo = zero_ok and 0 or 1
+  local why = ("must be an integer >= %d or a table of two"):format(lo)
+  return function(v)
+    if math.type(v) == "integer" then return v >= lo, why end
+    if type(v) ~= "table" or #v ~= 2 then return false, why end
+    for i = 1, 2 do
+      if math.type(v[i]) ~= "integer" or v[i] < lo then return false, why end
+    end
+    return true
+  end
+end
+
+local function pair(v)
+  if type(v) == "table" then return v[1], v[2] end
+  return v, v
+end
+
+local function const_dims(what, t, names)
+  for i, d in ipairs(t.shape) do
+    if i > 1 or what == "w" then
+      if math.type(d) ~= "integer" then
+        fail("conv2d: %s must have constant %s, got %s", what, names, kg.shape_str(t.shape))
+      end
+    end
+  end
+end
+
+kg.op {
+  name = "conv2d",
+  doc = "2-D convolution: x [N, C, H, W] (or [N, H, W, C] with layout = \"nhwc\"), w [Cout, C / groups, KH, KW] (or [Cout, KH, KW, C / groups]) -> [N, Cout, OH, OW] (or [N, OH, OW, Cout]); stride, padding, dilation, groups; implicit GEMM, f32 accumulation",
+  inputs = { "x", "w" },
+  attrs = {
+    stride = { default = 1, check = pair_check(false) },
+    padding = { default = 0, check = pair_check(true) },
+    dilation = { default = 1, check = pair_check(false) },
+    groups = { default = 1, type = "number", check = function(v)
+      return math.type(v) == "integer" and v >= 1, "must be a positive integer"
+    end },
+    layout = { default = "nchw", check = function(v)
+      return v == "nchw" or v == "nhwc", "must be \"nchw\" or \"nhwc\""
+    end },
+  },
+  build = function(node, ins, a)
+    local x, w = ins[1], ins[2]
+    kg.check_float("conv2d", x, "x")
+    kg.check_float("conv2d", w, "w")
+    if x.dtype ~= w.dtype then
+      fail("conv2d: dtype mismatch: x is %s, w is %s", x.dtype.name, w.dtype.name)
+    end
+    local nhwc = a.layout == "nhwc"
+    if #x.shape ~= 4 then
+      fail("conv2d: x must be %s, got %s", nhwc and "[N, H, W, C]" or "[N, C, H, W]", kg.shape_str(x.shape))
+    end
+    if #w.shape ~= 4 then
+      fail("conv2d: w must be %s, got %s", nhwc and "[Cout, KH, KW, C / groups]" or
+        "[Cout, C / groups, KH, KW]", kg.shape_str(w.shape))
+    end
+    const_dims("x", x, nhwc and "H, W, C" or "C, H, W")
+    const_dims("w", w, "dims")
+    local nb = x.shape[1]
+    local c, h, wd
+    if nhwc then h, wd, c = x.shape[2], x.shape[3], x.shape[4]
+    else c, h, wd = x.shape[2], x.shape[3], x.shape[4] end
+    local cout, cg, kh, kw
+    if nhwc then cout, kh, kw, cg = w.shape[1], w.shape[2], w.shape[3], w.shape[4]
+    else cout, cg, kh, kw = w.shape[1], w.shape[2], w.shape[3], w.shape[4] end
+    local g = a.groups
+    if c % g ~= 0 or cout % g ~= 0 then
+      fail("conv2d: groups = %d must divide C = %d and Cout = %d", g, c, cout)
+    end
+    if cg ~= c // g then
+      fail("conv2d: channel mismatch: x %s has C = %d, so w %s needs C / groups = %d, got %d",
+        kg.shape_str(x.shape), c, kg.shape_str(w.shape), c // g, cg)
+    end
+    local sh, sw = pair(a.stride)
+    local ph, pw = pair(a.padding)
+    local dh, dw = pair(a.dilation)
+    local oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    local ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if h + 2 * ph - dh * (kh - 1) - 1 < 0 or wd + 2 * pw - dw * (kw - 1) - 1 < 0 then
+      fail("conv2d: the output would be empty: input %dx%d, padding %dx%d, kernel %dx%d, dilation %dx%d",
+        h, wd, ph, pw, kh, kw, dh, dw)
+    end
+    local k = cg * kh * kw
+    node.out_dtype = x.dtype
+    node.out_shape = nhwc and { nb, oh, ow, cout } or { nb, cout, oh, ow }
+    node.template = "conv2d"
+    node.grid = "tiles"
+    node.tile_units = { nb, oh * ow }
+    node.dim_args = { { nb, oh * ow } } -- M, the output pixels
+    local function s(v) return tostring(v) end
+    node.holes = {
+      T = x.dtype.ctype, C = s(c), IH = s(h), IW = s(wd), COUT = s(cout), CG = s(cg),
+      COG = s(cout // g), KH = s(kh), KW = s(kw), SH = s(sh), SW = s(sw), PH = s(ph),
+      PW = s(pw), DH = s(dh), DW = s(dw), OH = s(oh), OW = s(ow), K = s(k),
+      NCHW = nhwc and "" or "1", NHWC = nhwc and "1" or "",
+    }
+    node.params_info = { dtype = x.dtype.name, k = k, cog = cout // g, groups = g,
+      -- "model.lua:LINE: " of the call (level 4: error <- pcall <- build <- kg.op
+      -- <- the model), for a tile that does not suit a target
+      where = select(2, pcall(error, "", 4)) }
+  end,
+}

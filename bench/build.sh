@@ -2,7 +2,8 @@
 # bench/build.sh - on the CPU machine: builds what one device call needs into
 # .bench/ (git-ignored): kgbench and its sm_90 tables, the numerics harness,
 # sample_test and blocks_demo built for sm_90 (with sim images, for the
-# sim-vs-GPU cross-check), and a copy of the peers script.
+# sim-vs-GPU cross-check), the matmul and quantized-matmul checks, and a
+# copy of the peers script.
 #   bash bench/build.sh [PEERS_PY]      (default ../shared/bench/peers.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,11 +11,13 @@ peers=${1:-../shared/bench/peers.py}
 cmake -S . -B build-bench -DKGEN_BENCH=ON -DBUILD_TESTING=ON \
   "-DKGEN_NUMERICS_ARCHES=sm_90" "-DKGEN_EXAMPLE_ARCHES=sm_90" > /dev/null
 cmake --build build-bench -j"$(nproc)" --target kgbench numerics_f32 numerics_f16 \
-  numerics_bf16 sample_test blocks_demo
+  numerics_bf16 sample_test blocks_demo matmul_f32 matmul_f16 matmul_bf16 quant_matmul_test
 rm -rf .bench && mkdir -p .bench
 cp build-bench/bench/kgbench build-bench/test/numerics/numerics_f32 \
   build-bench/test/numerics/numerics_f16 build-bench/test/numerics/numerics_bf16 \
-  build-bench/test/numerics/sample_test build-bench/examples/blocks_demo .bench/
+  build-bench/test/numerics/sample_test build-bench/examples/blocks_demo \
+  build-bench/test/numerics/matmul_f32 build-bench/test/numerics/matmul_f16 \
+  build-bench/test/numerics/matmul_bf16 build-bench/test/numerics/quant_matmul_test .bench/
 cp bench/report.py bench/run.sh .bench/
 if [ -f "$peers" ]; then cp "$peers" .bench/peers.py; fi
 du -sh .bench

@@ -13,62 +13,17 @@
 -- GEMM data (targets/<arch>.lua gemm[dtype]), multiplied with the same
 -- fragment structs (templates/lib_mma.hip) as matmul.
 local kg = require "kgen"
+require "ops.matmul" -- kg.gemm_params
 local fail = kg.fail
-
--- The tile logic below duplicates lua/ops/matmul.lua's gemm_tile / fragment /
--- checks (kept local there), minus the model's `tile` override.
-
---- The fragment struct of a tile (templates/lib_mma.hip) and its M, N, K.
-local function fragment(target, t, ctype, ld)
-  if t.mma == "fma" then
-    return ("kg_mma_fma<%s, %d, %d>"):format(ctype, ld, target.wave), target.wave // 2, 32, 1
-  end
-  for _, m in ipairs(target.mma or {}) do
-    if m.op == t.mma and m.m == t.shape[1] and m.n == t.shape[2] and m.k == t.shape[3] then
-      return ("kg_mma_%s_%dx%dx%d<%s, %d>"):format(t.mma, m.m, m.n, m.k, ctype, ld), m.m, m.n, m.k
-    end
-  end
-  error(("conv2d: target %s has no %s %s instruction"):format(target.name, t.mma,
-    table.concat(t.shape or {}, "x")), 0)
-end
 
 kg.template {
   name = "conv2d",
   params = function(target, info)
-    local t = target.gemm and target.gemm[info.dtype]
-    if not t then
-      error(("%sconv2d: target %s has no GEMM tile for %s"):format(info.where, target.name,
-        info.dtype), 0)
-    end
-    local dt = kg.dtypes[info.dtype]
-    local ld = t.bk + 16 // dt.size -- a 16-byte pad per LDS row
-    local frag, fm, fn, fk = fragment(target, t, dt.ctype, ld)
-    local wtm, wtn = t.bm // t.waves_m, t.bn // t.waves_n
-    local function bad(why)
-      error(("%sconv2d: GEMM tile %dx%dx%d, %dx%d waves on %s: %s"):format(info.where, t.bm,
-        t.bn, t.bk, t.waves_m, t.waves_n, target.name, why), 0)
-    end
-    if t.bm % t.waves_m ~= 0 or t.bn % t.waves_n ~= 0 or wtm % fm ~= 0 or wtn % fn ~= 0 then
-      bad(("a wave's part is not whole %dx%d fragments"):format(fm, fn))
-    end
-    if t.bk % fk ~= 0 then bad(("bk is not a multiple of the fragment's k (%d)"):format(fk)) end
-    if t.stages < 2 then bad("stages must be at least 2") end
-    local lds = t.stages * (t.bm + t.bn) * ld * dt.size
-    if lds > target.lds_bytes then
-      bad(("needs %d bytes of LDS, the target has %d"):format(lds, target.lds_bytes))
-    end
-    -- the B tile (w rows of K elements) is copied VEC at a time
-    local vec = kg.vector_width(dt, { info.k, t.bk })
-    local tiles_n = (info.cog + t.bn - 1) // t.bn
-    return {
-      BLOCK = t.waves_m * t.waves_n * target.wave, VEC = vec,
-      per_block = t.bm, ["repeat"] = tiles_n * info.groups,
-      holes = {
-        FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
-        WM = t.waves_m, WN = t.waves_n, FM = wtm // fm, FN = wtn // fn,
-        TILES_N = tiles_n, REPEAT = tiles_n * info.groups,
-      },
-    }
+    -- the tile, fragment and checks of matmul's GEMM (lua/ops/matmul.lua);
+    -- the B tile (w rows of K elements) is copied VEC at a time, and each
+    -- group is a batch of column tiles
+    return kg.gemm_params("conv2d", target, { dtype = info.dtype, where = info.where,
+      k = info.k, n = info.cog, batch = info.groups })
   end,
 }
 

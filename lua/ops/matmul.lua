@@ -113,9 +113,11 @@ local TILE_KEYS = { bm = true, bn = true, bk = true, waves_m = true, waves_n = t
 
 --- The GEMM tile for a dtype on a target: the target's gemm[dtype] with the
 --- model's overrides (matmul's `tile` attribute) on top.
-local function gemm_tile(target, dtype, override)
+local function gemm_tile(op, target, dtype, override, where)
   local base = target.gemm and target.gemm[dtype]
-  if not base then error(("matmul: target %s has no GEMM tile for %s"):format(target.name, dtype), 0) end
+  if not base then
+    error(("%s%s: target %s has no GEMM tile for %s"):format(where, op, target.name, dtype), 0)
+  end
   local t = {}
   for key, v in pairs(base) do t[key] = v end
   for key, v in pairs(override or {}) do t[key] = v end
@@ -123,7 +125,7 @@ local function gemm_tile(target, dtype, override)
 end
 
 --- The fragment struct of a tile (templates/lib_mma.hip) and its M, N, K.
-local function fragment(target, t, ctype, ld)
+local function fragment(op, target, t, ctype, ld, where)
   if t.mma == "fma" then
     return ("kg_mma_fma<%s, %d, %d>"):format(ctype, ld, target.wave), target.wave // 2, 32, 1
   end
@@ -132,52 +134,59 @@ local function fragment(target, t, ctype, ld)
       return ("kg_mma_%s_%dx%dx%d<%s, %d>"):format(t.mma, m.m, m.n, m.k, ctype, ld), m.m, m.n, m.k
     end
   end
-  error(("matmul: target %s has no %s %s instruction"):format(target.name, t.mma,
+  error(("%s%s: target %s has no %s %s instruction"):format(where, op, target.name, t.mma,
     table.concat(t.shape or {}, "x")), 0)
+end
+
+--- The launch parameters of a GEMM-shaped template (gemm, conv2d) on a
+--- target: the tile, its fragment struct and checks, the grid (per_block =
+--- the tile's rows; repeat = column tiles x info.batch) and the holes. info:
+--- dtype, k and n (the product's K and columns), kn (w [K, N]), batch, tile
+--- (overrides), pair (two weights), where ("model.lua:LINE: " for errors).
+function kg.gemm_params(op, target, info)
+  local t = gemm_tile(op, target, info.dtype, info.tile, info.where)
+  local dt = kg.dtypes[info.dtype]
+  local ld = t.bk + 16 // dt.size -- a 16-byte pad per LDS row
+  local frag, fm, fn, fk = fragment(op, target, t, dt.ctype, ld, info.where)
+  if info.pair then
+    -- a gate/up pair keeps two accumulators and B tiles: half the columns
+    -- (or rows) per workgroup keeps registers and LDS as for one
+    if (t.bn // 2 // t.waves_n) % fn == 0 then
+      t.bn = t.bn // 2
+    elseif (t.bm // 2 // t.waves_m) % fm == 0 then
+      t.bm = t.bm // 2
+    end
+  end
+  local wtm, wtn = t.bm // t.waves_m, t.bn // t.waves_n
+  local function bad(why)
+    error(("%s%s: GEMM tile %dx%dx%d, %dx%d waves on %s: %s"):format(info.where, op, t.bm,
+      t.bn, t.bk, t.waves_m, t.waves_n, target.name, why), 0)
+  end
+  if t.bm % t.waves_m ~= 0 or t.bn % t.waves_n ~= 0 or wtm % fm ~= 0 or wtn % fn ~= 0 then
+    bad(("a wave's part is not whole %dx%d fragments"):format(fm, fn))
+  end
+  if t.bk % fk ~= 0 then bad(("bk is not a multiple of the fragment's k (%d)"):format(fk)) end
+  if t.stages < 2 then bad("stages must be at least 2") end
+  local lds = t.stages * (t.bm + t.bn * (info.pair and 2 or 1)) * ld * dt.size
+  if lds > target.lds_bytes then
+    bad(("needs %d bytes of LDS, the target has %d"):format(lds, target.lds_bytes))
+  end
+  local vec = kg.vector_width(dt, info.kn and { info.k, t.bk, info.n, t.bn } or { info.k, t.bk })
+  local tiles_n = (info.n + t.bn - 1) // t.bn
+  return {
+    BLOCK = t.waves_m * t.waves_n * target.wave, VEC = vec,
+    per_block = t.bm, ["repeat"] = tiles_n * info.batch,
+    holes = {
+      FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
+      WM = t.waves_m, WN = t.waves_n, FM = wtm // fm, FN = wtn // fn,
+      TILES_N = tiles_n, REPEAT = tiles_n * info.batch,
+    },
+  }
 end
 
 kg.template {
   name = "gemm",
-  params = function(target, info)
-    local t = gemm_tile(target, info.dtype, info.tile)
-    local dt = kg.dtypes[info.dtype]
-    local ld = t.bk + 16 // dt.size -- a 16-byte pad per LDS row
-    local frag, fm, fn, fk = fragment(target, t, dt.ctype, ld)
-    if info.pair then
-      -- a gate/up pair keeps two accumulators and B tiles: half the columns
-      -- (or rows) per workgroup keeps registers and LDS as for one
-      if (t.bn // 2 // t.waves_n) % fn == 0 then
-        t.bn = t.bn // 2
-      elseif (t.bm // 2 // t.waves_m) % fm == 0 then
-        t.bm = t.bm // 2
-      end
-    end
-    local wtm, wtn = t.bm // t.waves_m, t.bn // t.waves_n
-    local function bad(why)
-      error(("%smatmul: GEMM tile %dx%dx%d, %dx%d waves on %s: %s"):format(info.where, t.bm,
-        t.bn, t.bk, t.waves_m, t.waves_n, target.name, why), 0)
-    end
-    if t.bm % t.waves_m ~= 0 or t.bn % t.waves_n ~= 0 or wtm % fm ~= 0 or wtn % fn ~= 0 then
-      bad(("a wave's part is not whole %dx%d fragments"):format(fm, fn))
-    end
-    if t.bk % fk ~= 0 then bad(("bk is not a multiple of the fragment's k (%d)"):format(fk)) end
-    if t.stages < 2 then bad("stages must be at least 2") end
-    local lds = t.stages * (t.bm + t.bn * (info.pair and 2 or 1)) * ld * dt.size
-    if lds > target.lds_bytes then
-      bad(("needs %d bytes of LDS, the target has %d"):format(lds, target.lds_bytes))
-    end
-    local vec = kg.vector_width(dt, info.kn and { info.k, t.bk, info.n, t.bn } or { info.k, t.bk })
-    local tiles_n = (info.n + t.bn - 1) // t.bn
-    return {
-      BLOCK = t.waves_m * t.waves_n * target.wave, VEC = vec,
-      per_block = t.bm, ["repeat"] = tiles_n * info.batch,
-      holes = {
-        FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
-        WM = t.waves_m, WN = t.waves_n, FM = wtm // fm, FN = wtn // fn,
-        TILES_N = tiles_n, REPEAT = tiles_n * info.batch,
-      },
-    }
-  end,
+  params = function(target, info) return kg.gemm_params("matmul", target, info) end,
 }
 
 local function check_tile(v)

@@ -122,31 +122,10 @@ int main(int argc, char **argv) {
 static int dtype;
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
-static double uniform(double lo, double hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return lo + (hi - lo) * (double)(rng >> 11) * 0x1p-53;
-}
-
-/* A host tensor: values as stored (rounded to the dtype), as doubles too. */
-typedef struct host {
-  void *raw;
-  double *v;
-  int64_t n;
-} host_t;
+typedef kn_host_t host_t;
 
 static host_t make_random(int64_t n, double lo, double hi) {
-  host_t h = {malloc((size_t)n * kn_dtype_size(dtype)),
-              malloc((size_t)n * sizeof(double)), n};
-  for (int64_t i = 0; i < n; i++)
-    h.v[i] = kn_store(h.raw, i, dtype, uniform(lo, hi));
-  return h;
-}
-
-static void host_free(host_t *h) {
-  free(h->raw);
-  free(h->v);
+  return kn_host_random(dtype, n, lo, hi, &rng);
 }
 
 /* The convolution over nb images, straight from its definition. */
@@ -273,8 +252,8 @@ static void run_case(kgrt_device_t *dev, int i, int64_t nb, const char *devname)
   }
   free(got);
   free(ref);
-  host_free(&x);
-  host_free(&w);
+  kn_host_free(&x);
+  kn_host_free(&w);
   kgrt_model_unload(model);
 }
 

@@ -91,6 +91,19 @@ size_t kn_dtype_size(int dtype);
 double kn_store(void *host, int64_t i, int dtype, double v);
 double kn_load(const void *host, int64_t i, int dtype);
 
+/* A host tensor for the dedicated op tests (matmul_test.c, conv_test.c):
+ * n values as stored in a dtype (raw) and as doubles (v). kn_host_random
+ * fills it from *state (xorshift64), uniform in [lo, hi), each value rounded
+ * to the dtype as stored. */
+typedef struct kn_host {
+  void *raw;
+  double *v;
+  int64_t n;
+} kn_host_t;
+double kn_uniform(uint64_t *state, double lo, double hi);
+kn_host_t kn_host_random(int dtype, int64_t n, double lo, double hi, uint64_t *state);
+void kn_host_free(kn_host_t *h);
+
 /* The size of a case's instance `s` (its C, or N for FLAT cases). */
 int64_t kn_case_size(const kn_case_t *c, int s);
 /* Number of elements of a shape string at dims d; -1 on a malformed shape. */

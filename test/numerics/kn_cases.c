@@ -1,6 +1,7 @@
 /* kn_cases.c - the families of the numerics harness and the helpers kn_emit
  * and kn_run share. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -70,6 +71,26 @@ void kn_instance_name(char *buf, size_t cap, int family, int index, const kn_cas
 
 size_t kn_dtype_size(int dtype) {
   return dtype == KGRT_DTYPE_F16 || dtype == KGRT_DTYPE_BF16 ? 2 : 4;
+}
+
+double kn_uniform(uint64_t *state, double lo, double hi) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return lo + (hi - lo) * (double)(*state >> 11) * 0x1p-53;
+}
+
+kn_host_t kn_host_random(int dtype, int64_t n, double lo, double hi, uint64_t *state) {
+  kn_host_t h = {malloc((size_t)n * kn_dtype_size(dtype)),
+                 malloc((size_t)n * sizeof(double)), n};
+  for (int64_t i = 0; i < n; i++)
+    h.v[i] = kn_store(h.raw, i, dtype, kn_uniform(state, lo, hi));
+  return h;
+}
+
+void kn_host_free(kn_host_t *h) {
+  free(h->raw);
+  free(h->v);
 }
 
 /* Stores v in `dtype` at host[i]; returns the value as stored. */

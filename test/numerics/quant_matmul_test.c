@@ -22,6 +22,7 @@
 #include "kgrt.h"
 #include "kgrt_gguf.h"
 #include "kgrt_half.h"
+#include "kn.h"
 #include "quant_matmul.h"
 
 enum { MMAX = 8, NFMT = 4, NDT = 3, NSHAPE = 4 };
@@ -54,32 +55,6 @@ static double unit(void) { /* [0, 1) */
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   z ^= z >> 31;
   return (double)(z >> 11) / 9007199254740992.0;
-}
-
-/* v rounded to dtype, written at host[i]; returns the stored value. */
-static double store(void *host, int64_t i, kgrt_dtype_t dt, double v) {
-  switch (dt) {
-  case KGRT_DTYPE_F16:
-    ((uint16_t *)host)[i] = kgrt_f32_to_f16((float)v);
-    return kgrt_f16_to_f32(((uint16_t *)host)[i]);
-  case KGRT_DTYPE_BF16:
-    ((uint16_t *)host)[i] = kgrt_f32_to_bf16((float)v);
-    return kgrt_bf16_to_f32(((uint16_t *)host)[i]);
-  default:
-    ((float *)host)[i] = (float)v;
-    return ((float *)host)[i];
-  }
-}
-
-static double load(const void *host, int64_t i, kgrt_dtype_t dt) {
-  switch (dt) {
-  case KGRT_DTYPE_F16:
-    return kgrt_f16_to_f32(((const uint16_t *)host)[i]);
-  case KGRT_DTYPE_BF16:
-    return kgrt_bf16_to_f32(((const uint16_t *)host)[i]);
-  default:
-    return ((const float *)host)[i];
-  }
 }
 
 typedef struct {
@@ -167,7 +142,7 @@ static int run_rows(kgrt_model_t *m, int64_t rows, const data_t *d,
         double e = 0, sum = 0;
         int64_t first_bad = -1;
         for (int64_t i = 0; i < count; i++) {
-          const double v = load(y, i, dts[t].dtype);
+          const double v = kn_load(y, i, dts[t].dtype);
           if (!isfinite(v) && first_bad < 0)
             first_bad = i;
           e += (v - ref[i]) * (v - ref[i]);
@@ -178,7 +153,7 @@ static int run_rows(kgrt_model_t *m, int64_t rows, const data_t *d,
           const int64_t i = first_bad >= 0 ? first_bad : 0;
           printf("FAIL %s M=%lld: nmse %.3e > %.0e (y[%lld, %lld] = %g, want %g)\n", name,
                  (long long)rows, nmse, dts[t].bound, (long long)(i / n),
-                 (long long)(i % n), load(y, i, dts[t].dtype), ref[i]);
+                 (long long)(i % n), kn_load(y, i, dts[t].dtype), ref[i]);
           failed = 1;
         }
         if (nmse > worst[f][t] || isnan(nmse))
@@ -208,7 +183,7 @@ static int run_device(const char *spec) {
       d.host[t][s] = malloc((size_t)count * dts[t].size);
       d.val[t][s] = malloc(sizeof(double) * (size_t)count);
       for (int64_t i = 0; i < count; i++)
-        d.val[t][s][i] = store(d.host[t][s], i, dts[t].dtype, 2 * unit() - 1);
+        d.val[t][s][i] = kn_store(d.host[t][s], i, dts[t].dtype, 2 * unit() - 1);
     }
   int failed = 0;
   for (int f = 0; f < NFMT; f++)

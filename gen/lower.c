@@ -58,8 +58,9 @@ static void params_holes(lua_State *L, int idx, kg_holes_t *h) {
   lua_pop(L, 2);
 }
 
-/* BLOCK, VEC, UNROLL (and for tiles grids per_block and repeat, and any extra
- * holes) from kg.template_params(tmpl, target, info). */
+/* BLOCK, VEC, UNROLL (and for tiles grids per_block and repeat, the bytes of
+ * a KG_SHARED_BUFFER as shared_bytes, and any extra holes) from kg.template_params(tmpl,
+ * target, info). */
 static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                            const kg_target_t *t, kg_lowered_t *lw, kg_holes_t *h,
                            kg_diag_t *d) {
@@ -100,6 +101,11 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
   lw->per_block = (uint32_t)lua_tointeger(L, -1);
   lua_getfield(L, -5, "repeat");
   lw->repeat = lua_isinteger(L, -1) ? (uint32_t)lua_tointeger(L, -1) : 1;
+  /* a KG_SHARED_BUFFER is dynamic shared memory on cuda only (the preludes) */
+  lua_getfield(L, -6, "shared_bytes");
+  lw->dyn_shared = strcmp(t->platform, "cuda") == 0 && lua_isinteger(L, -1)
+                       ? (uint32_t)lua_tointeger(L, -1)
+                       : 0;
   params_holes(L, res, h);
   lua_settop(L, top);
   if (v->grid == KG_GRID_TILES && (lw->per_block == 0 || lw->repeat == 0))

@@ -27,7 +27,8 @@ typedef struct kg_lowered {
   kgrt_expr_t units;
   uint32_t per_block;
   uint32_t repeat;
-  kgrt_expr_t select; /* the variant's run-time choice (scale 0: always) */
+  uint32_t dyn_shared; /* dynamic shared bytes a launch passes (cuda; else 0) */
+  kgrt_expr_t select;  /* the variant's run-time choice (scale 0: always) */
   int64_t select_min, select_max;
 } kg_lowered_t;
 

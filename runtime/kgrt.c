@@ -998,6 +998,7 @@ static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
       .grid_x = (uint32_t)(((uint64_t)units + step->per_block - 1) / step->per_block *
                            step->repeat),
       .block_x = kern->block_size,
+      .shared_bytes = kern->dyn_lds_bytes,
       .kernarg = model->kernarg,
       .kernarg_size = kern->kernarg_size,
       .arg_bytes = model->arg_bytes,

@@ -40,6 +40,8 @@ typedef void *kgrt_cu_event_t;
 #define KGRT_CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
 #define KGRT_CU_ATTRIBUTE_CC_MAJOR 75 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
 #define KGRT_CU_ATTRIBUTE_CC_MINOR 76 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR */
+/* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+#define KGRT_CU_FUNC_MAX_DYNAMIC_SHARED 8
 #define KGRT_CU_LIBRARY "libcuda.so.1"
 
 /* Every libcuda entry point kgrt uses. */
@@ -58,6 +60,7 @@ typedef struct kgrt_cu_api {
   kgrt_cu_result_t (*cuModuleUnload)(kgrt_cu_module_t module);
   kgrt_cu_result_t (*cuModuleGetFunction)(kgrt_cu_function_t *function,
                                           kgrt_cu_module_t module, const char *name);
+  kgrt_cu_result_t (*cuFuncSetAttribute)(kgrt_cu_function_t f, int attribute, int value);
   kgrt_cu_result_t (*cuLaunchKernel)(kgrt_cu_function_t f, unsigned gx, unsigned gy,
                                      unsigned gz, unsigned bx, unsigned by, unsigned bz,
                                      unsigned shared_bytes, kgrt_cu_stream_t stream,
@@ -88,8 +91,7 @@ typedef struct kgrt_cu_symbol {
   size_t offset; /* of the pointer in kgrt_cu_api_t */
 } kgrt_cu_symbol_t;
 
-#define KGRT_CU_SYMBOL(name)                                                             \
-  { #name, offsetof(kgrt_cu_api_t, name) }
+#define KGRT_CU_SYMBOL(name) {#name, offsetof(kgrt_cu_api_t, name)}
 
 static const kgrt_cu_symbol_t kgrt_cu_symbols[] = {
     KGRT_CU_SYMBOL(cuInit),
@@ -103,6 +105,7 @@ static const kgrt_cu_symbol_t kgrt_cu_symbols[] = {
     KGRT_CU_SYMBOL(cuModuleLoadData),
     KGRT_CU_SYMBOL(cuModuleUnload),
     KGRT_CU_SYMBOL(cuModuleGetFunction),
+    KGRT_CU_SYMBOL(cuFuncSetAttribute),
     KGRT_CU_SYMBOL(cuLaunchKernel),
     KGRT_CU_SYMBOL(cuMemAlloc_v2),
     KGRT_CU_SYMBOL(cuMemFree_v2),
@@ -251,6 +254,18 @@ static kgrt_status_t kgrt_cuda_program_load(kgrt_device_t *device,
                           cuda->ordinal, arch->kernels[k].name,
                           kgrt_cuda_describe(&cuda->api, e, why, sizeof why));
     }
+    /* past the 48 KiB every kernel may use, the kernel opts in (up to the
+     * device's limit: the driver refuses more, and says so here) */
+    const uint32_t dyn = arch->kernels[k].dyn_lds_bytes;
+    if (st == KGRT_STATUS_OK && dyn > 48u * 1024u &&
+        (e = cuda->api.cuFuncSetAttribute(
+             p->functions[k], KGRT_CU_FUNC_MAX_DYNAMIC_SHARED, (int)dyn)) != 0) {
+      char why[192];
+      st = kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR,
+                          "model %s: cuda:%d: %s wants %u bytes of shared memory: %s",
+                          name, cuda->ordinal, arch->kernels[k].name, dyn,
+                          kgrt_cuda_describe(&cuda->api, e, why, sizeof why));
+    }
   }
   if (st == KGRT_STATUS_OK && (e = cuda->api.cuStreamCreate(&p->stream, 0)) != 0) {
     p->stream = NULL;
@@ -351,8 +366,8 @@ static kgrt_status_t kgrt_cuda_launch(kgrt_device_t *device,
   };
   /* The driver copies the parameter bytes before cuLaunchKernel returns. */
   kgrt_cu_result_t e = cuda->api.cuLaunchKernel(
-      program->functions[launch->kernel], launch->grid_x, 1, 1, launch->block_x, 1, 1, 0,
-      program->stream, NULL, size > 0 ? extra : NULL);
+      program->functions[launch->kernel], launch->grid_x, 1, 1, launch->block_x, 1, 1,
+      launch->shared_bytes, program->stream, NULL, size > 0 ? extra : NULL);
   if (e != 0) {
     char why[192];
     return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR,

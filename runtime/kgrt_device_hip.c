@@ -79,8 +79,7 @@ typedef struct kgrt_hip_symbol {
   int optional;
 } kgrt_hip_symbol_t;
 
-#define KGRT_HIP_SYMBOL(name, optional)                                                  \
-  { #name, offsetof(kgrt_hip_api_t, name), optional }
+#define KGRT_HIP_SYMBOL(name, optional) {#name, offsetof(kgrt_hip_api_t, name), optional}
 
 static const kgrt_hip_symbol_t kgrt_hip_symbols[] = {
     KGRT_HIP_SYMBOL(hipInit, 0),
@@ -298,8 +297,8 @@ static kgrt_status_t kgrt_hip_launch(kgrt_device_t *device,
       KGRT_HIP_LAUNCH_PARAM_END,
   };
   kgrt_hip_error_t e = hip->api.hipModuleLaunchKernel(
-      program->functions[launch->kernel], launch->grid_x, 1, 1, launch->block_x, 1, 1, 0,
-      program->stream, NULL, size > 0 ? extra : NULL);
+      program->functions[launch->kernel], launch->grid_x, 1, 1, launch->block_x, 1, 1,
+      launch->shared_bytes, program->stream, NULL, size > 0 ? extra : NULL);
   if (e != 0) {
     char why[160];
     return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR,

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 2
+#define KGRT_TABLE_ABI 3
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
@@ -88,6 +88,7 @@ typedef struct kgrt_kernel {
   uint32_t vgprs;
   uint32_t sgprs;
   uint32_t scratch_bytes;
+  uint32_t dyn_lds_bytes; /* dynamic shared memory each launch passes (cuda) */
 } kgrt_kernel_t;
 
 /* What a step passes for one kernel argument. */

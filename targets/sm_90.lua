@@ -18,8 +18,8 @@ return {
   -- workgroup tile bm x bn, k tiles of bk through `stages` LDS buffers,
   -- waves_m x waves_n waves, each multiplying with the `mma` instruction
   gemm = {
-    f16 = { mma = "mma", shape = { 16, 8, 16 }, bm = 128, bn = 128, bk = 32, waves_m = 4, waves_n = 2, stages = 2 },
-    bf16 = { mma = "mma", shape = { 16, 8, 16 }, bm = 128, bn = 128, bk = 32, waves_m = 4, waves_n = 2, stages = 2 },
+    f16 = { mma = "mma", shape = { 16, 8, 16 }, bm = 128, bn = 256, bk = 64, waves_m = 2, waves_n = 4, stages = 3 },
+    bf16 = { mma = "mma", shape = { 16, 8, 16 }, bm = 128, bn = 256, bk = 64, waves_m = 2, waves_n = 4, stages = 3 },
     f32 = { mma = "fma", bm = 64, bn = 64, bk = 16, waves_m = 2, waves_n = 2, stages = 2 },
   },
   flags = {},

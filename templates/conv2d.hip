@@ -16,8 +16,12 @@
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w, KG_GLOBAL({{T}}) y, long M) {
   typedef {{FRAG}} F;
-  __shared__ {{T}} As[{{STAGES}}][{{BM}} * {{LD}}];
-  __shared__ {{T}} Bs[{{STAGES}}][{{BN}} * {{LD}}];
+  /* the LDS ring: As[STAGES][BM * LD], Bs[STAGES][BN * LD] */
+  KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
+  typedef {{T}} a_tile[{{BM}} * {{LD}}];
+  typedef {{T}} b_tile[{{BN}} * {{LD}}];
+  a_tile *const As = (a_tile *)lds;
+  b_tile *const Bs = (b_tile *)(As + {{STAGES}});
   const long bid = (long)blockIdx.x;
   const long rest = bid % {{REPEAT}};
   const int group = (int)(rest / {{TILES_N}});

@@ -12,14 +12,18 @@
  * N with KN). f32 accumulation. The stored value is EPI over acc0, acc1
  * (PAIR: the same product with a second weight w1 of w's shape, for a gate/up
  * pair) and operands e<k> read at the result's index (a<k> in EPI), rounded
- * to OUT_T once. */
+ * to OUT_T once; a lane's runs of consecutive columns are stored as one vector. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#each EPI_IN}}
     KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
   typedef {{FRAG}} F;
-  __shared__ {{T}} As[{{STAGES}}][{{BM}} * {{LD}}];
-  __shared__ {{T}} Bs[{{STAGES}}][{{BN}} * {{LD}}];
-{{#if PAIR}}  __shared__ {{T}} Bs1[{{STAGES}}][{{BN}} * {{LD}}];
+  /* the LDS ring: As[STAGES][BM * LD], Bs[STAGES][BN * LD] (and Bs1) */
+  KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
+  typedef {{T}} a_tile[{{BM}} * {{LD}}];
+  typedef {{T}} b_tile[{{BN}} * {{LD}}];
+  a_tile *const As = (a_tile *)lds;
+  b_tile *const Bs = (b_tile *)(As + {{STAGES}});
+{{#if PAIR}}  b_tile *const Bs1 = Bs + {{STAGES}};
 {{/if}}
   const long bid = (long)blockIdx.x;
   const long rest = bid % {{REPEAT}};
@@ -30,14 +34,21 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const long xoff = batch * M * {{K}}L, woff = batch * {{N}}L * {{K}}L;
   const int KT = ({{K}} + {{BK}} - 1) / {{BK}};
 
-  /* tile kt of x and w into stage s */
+  /* tile kt of x and w into stage s. Thread tid copies the VEC elements at
+   * column cc = tid % CPR * VEC (CPR = BK / VEC copies per row) of the rows
+   * cr + i RP (RP = BLOCK / CPR rows per pass): loops of constant trips, so
+   * every address is a base plus a constant. */
+  constexpr int CPR = {{BK}} / {{VEC}}, RP = {{BLOCK}} / CPR;
+  const int cr = tid / CPR, cc = tid % CPR * {{VEC}};
   auto load_tile = [&](int s, int kt) {
     const long k0 = (long)kt * {{BK}};
+    const bool kin = {{K}} % {{BK}} == 0 || k0 + cc < {{K}};
 #pragma unroll
-    for (int u = tid; u < {{BM}} * {{BK}} / {{VEC}}; u += {{BLOCK}}) {
-      const int r = u / ({{BK}} / {{VEC}}), c = u % ({{BK}} / {{VEC}}) * {{VEC}};
-      const bool ok = m0 + r < M && k0 + c < {{K}};
-      kg_tile_copy<{{VEC}}>(&As[s][r * {{LD}} + c], x, xoff + (m0 + r) * {{K}}L + k0 + c, ok);
+    for (int i = 0; i < ({{BM}} + RP - 1) / RP; i++) {
+      const int r = cr + i * RP;
+      if ({{BM}} % RP == 0 || r < {{BM}})
+        kg_tile_copy<{{VEC}}>(&As[s][r * {{LD}} + cc], x, xoff + (m0 + r) * {{K}}L + k0 + cc,
+                              kin && m0 + r < M);
     }
 {{#if KN}}
     /* w [K, N]: VEC consecutive columns of one k, stored transposed */
@@ -54,12 +65,13 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{/if}}
 {{#if NK}}
 #pragma unroll
-    for (int u = tid; u < {{BN}} * {{BK}} / {{VEC}}; u += {{BLOCK}}) {
-      const int r = u / ({{BK}} / {{VEC}}), c = u % ({{BK}} / {{VEC}}) * {{VEC}};
-      const bool ok = n0 + r < {{N}} && k0 + c < {{K}};
-      kg_tile_copy<{{VEC}}>(&Bs[s][r * {{LD}} + c], w, woff + (n0 + r) * {{K}}L + k0 + c, ok);
-{{#if PAIR}}      kg_tile_copy<{{VEC}}>(&Bs1[s][r * {{LD}} + c], w1, woff + (n0 + r) * {{K}}L + k0 + c, ok);
-{{/if}}
+    for (int i = 0; i < ({{BN}} + RP - 1) / RP; i++) {
+      const int r = cr + i * RP;
+      if ({{BN}} % RP == 0 || r < {{BN}}) {
+        const bool ok = kin && n0 + r < {{N}};
+        kg_tile_copy<{{VEC}}>(&Bs[s][r * {{LD}} + cc], w, woff + (n0 + r) * {{K}}L + k0 + cc, ok);
+{{#if PAIR}}        kg_tile_copy<{{VEC}}>(&Bs1[s][r * {{LD}} + cc], w1, woff + (n0 + r) * {{K}}L + k0 + cc, ok);
+{{/if}}      }
     }
 {{/if}}
   };
@@ -98,35 +110,55 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 #pragma unroll
       for (int i = 0; i < {{FM}}; i++)
         F::load_a(a[i], as, i * F::M, kk);
+      /* JB B fragments at a time: two where one instruction loads both */
+      constexpr int JB = F::B2 && {{FN}} % 2 == 0 ? 2 : 1;
 #pragma unroll
-      for (int j = 0; j < {{FN}}; j++) {
-        typename F::b_t b;
-        F::load_b(b, bs, j * F::N, kk);
+      for (int j = 0; j < {{FN}}; j += JB) {
+        typename F::b_t b[JB];
+        kg_mma_load_bs<F, JB>(b, bs, j * F::N, kk);
 #pragma unroll
-        for (int i = 0; i < {{FM}}; i++)
-          F::mma(acc[i][j], a[i], b);
-{{#if PAIR}}        F::load_b(b, bs1, j * F::N, kk);
+        for (int jj = 0; jj < JB; jj++)
 #pragma unroll
-        for (int i = 0; i < {{FM}}; i++)
-          F::mma(acc_up[i][j], a[i], b);
+          for (int i = 0; i < {{FM}}; i++)
+            F::mma(acc[i][j + jj], a[i], b[jj]);
+{{#if PAIR}}        kg_mma_load_bs<F, JB>(b, bs1, j * F::N, kk);
+#pragma unroll
+        for (int jj = 0; jj < JB; jj++)
+#pragma unroll
+          for (int i = 0; i < {{FM}}; i++)
+            F::mma(acc_up[i][j + jj], a[i], b[jj]);
 {{/if}}      }
     }
   }
 
-  /* each lane stores the elements its accumulators hold */
+  /* the stored value of one element: EPI at y's index idx */
+  auto epi = [&](long idx, float acc0{{#if PAIR}}, float acc1{{/if}}) {
+{{#each EPI_IN}}    const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
+{{/each}}    return kg_from_f32<{{OUT_T}}>({{EPI}});
+  };
+  /* each lane stores the elements its accumulators hold: runs of F::RUN
+   * consecutive columns of one row at once where they are whole and aligned */
 #pragma unroll
   for (int i = 0; i < {{FM}}; i++)
 #pragma unroll
     for (int j = 0; j < {{FN}}; j++)
 #pragma unroll
-      for (int r = 0; r < F::ACC; r++) {
+      for (int r = 0; r < F::ACC; r += F::RUN) {
         const long m = m0 + wm + i * F::M + F::row(r), n = n0 + wn + j * F::N + F::col(r);
-        if (m < M && n < {{N}}) {
+        if (m < M) {
           const long idx = (batch * M + m) * {{N}}L + n;
-          const float acc0 = acc[i][j][r];
-{{#if PAIR}}          const float acc1 = acc_up[i][j][r];
-{{/if}}{{#each EPI_IN}}          const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
-{{/each}}          kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+          if (F::RUN > 1 && n + F::RUN <= {{N}} && idx % F::RUN == 0) {
+            kg_vec<{{OUT_T}}, F::RUN> v;
+#pragma unroll
+            for (int e = 0; e < F::RUN; e++)
+              v.v[e] = epi(idx + e, acc[i][j][r + e]{{#if PAIR}}, acc_up[i][j][r + e]{{/if}});
+            kg_stv<F::RUN>(y, idx, v);
+          } else {
+#pragma unroll
+            for (int e = 0; e < F::RUN; e++)
+              if (n + e < {{N}})
+                kg_st(y, idx + e, epi(idx + e, acc[i][j][r + e]{{#if PAIR}}, acc_up[i][j][r + e]{{/if}}));
+          }
         }
       }
 }

@@ -17,6 +17,10 @@
  *   F::load_b(b, Bs, col0, k0)   this lane's B registers, columns col0..
  *   F::mma(acc, a, b)            acc += A B (f32)
  *   F::row(r), F::col(r)         where element r of this lane's acc lies
+ *   F::RUN             elements r .. r + RUN - 1 (r a multiple of RUN) are
+ *                      consecutive columns of one row (stored as one vector)
+ *   F::B2              1: F::load_b2(b0, b1, Bs, col0, k0) loads columns col0..
+ *                      and col0 + N.. with one instruction (kg_mma_load_bs)
  * The register layouts are the ones prelude_sim.hip documents (with their
  * sources) and emulates, so the sim runs these same functions. */
 
@@ -57,7 +61,7 @@ KG_INLINE kg_v8f kg_mma_wmma(kg_v16s a, kg_v16s b, kg_v8f c) {
  * B: column l % 16; lanes 16-31 repeat lanes 0-15, as the ISA requires.
  * D: element r is row 2r + l / 16, column l % 16. */
 template <typename T, int LD> struct kg_mma_wmma_16x16x16 {
-  enum { M = 16, N = 16, K = 16, ACC = 8 };
+  enum { M = 16, N = 16, K = 16, ACC = 8, RUN = 1, B2 = 0 };
   typedef typename kg_mma_vec<T>::v16 a_t;
   typedef a_t b_t;
   typedef kg_v8f acc_t;
@@ -93,7 +97,7 @@ KG_INLINE kg_v4f kg_mma_mfma16(kg_v4s a, kg_v4s b, kg_v4f c) {
  * 4 (l / 32) + 0..3; B: column l % 32, the same k. D: element r is row
  * 8 (r / 4) + 4 (l / 32) + r % 4, column l % 32. */
 template <typename T, int LD> struct kg_mma_mfma_32x32x8 {
-  enum { M = 32, N = 32, K = 8, ACC = 16 };
+  enum { M = 32, N = 32, K = 8, ACC = 16, RUN = 1, B2 = 0 };
   typedef typename kg_mma_vec<T>::v4 a_t;
   typedef a_t b_t;
   typedef kg_v16f acc_t;
@@ -118,7 +122,7 @@ template <typename T, int LD> struct kg_mma_mfma_32x32x8 {
  * 0..3; B: column l % 16, the same k. D: element r is row 4 (l / 16) + r,
  * column l % 16. */
 template <typename T, int LD> struct kg_mma_mfma_16x16x16 {
-  enum { M = 16, N = 16, K = 16, ACC = 4 };
+  enum { M = 16, N = 16, K = 16, ACC = 4, RUN = 1, B2 = 0 };
   typedef typename kg_mma_vec<T>::v4 a_t;
   typedef a_t b_t;
   typedef kg_v4f acc_t;
@@ -147,7 +151,8 @@ template <> struct kg_mma_is_bf16<kg_bf16> {
 };
 
 /* NVIDIA mma.sync m16n8k16 (f32 accumulate), warp 32, fragments loaded with
- * ldmatrix (kg_ldmatrix_x4 / _x2 in the cuda and sim preludes). With
+ * ldmatrix (kg_ldmatrix_x4_at / _x2_at in the cuda and sim preludes, at the
+ * tile's shared address plus bytes: T is 16 bits). With
  * g = l / 4 and t = l % 4: A's four registers are rows g, g + 8 at k 0..7,
  * then the same rows at k 8..15 (two elements each: k = 2t, 2t + 1); lane l
  * addresses row l % 16 at k 8 (l / 16) for ldmatrix.x4. B's two registers are
@@ -155,7 +160,7 @@ template <> struct kg_mma_is_bf16<kg_bf16> {
  * column l % 8 at k 8 ((l / 8) % 2) for ldmatrix.x2. D: element r is row
  * g + 8 (r / 2), column 2t + r % 2. */
 template <typename T, int LD> struct kg_mma_mma_16x8x16 {
-  enum { M = 16, N = 8, K = 16, ACC = 4 };
+  enum { M = 16, N = 8, K = 16, ACC = 4, RUN = 2, B2 = 1 };
   struct a_t {
     unsigned r[4];
   };
@@ -169,11 +174,24 @@ template <typename T, int LD> struct kg_mma_mma_16x8x16 {
   };
   KG_INLINE_SPEC static void load_a(a_t &a, const T *As, int row0, int k0) {
     const int l = (int)(kg_lane_id() % 32u);
-    kg_ldmatrix_x4(a.r, As + (row0 + l % 16) * LD + k0 + 8 * (l / 16));
+    kg_ldmatrix_x4_at(a.r, kg_lds_addr(As) + 2 * ((row0 + l % 16) * LD + k0 + 8 * (l / 16)));
   }
   KG_INLINE_SPEC static void load_b(b_t &b, const T *Bs, int col0, int k0) {
     const int l = (int)(kg_lane_id() % 32u);
-    kg_ldmatrix_x2(b.r, Bs + (col0 + l % 8) * LD + k0 + 8 * ((l / 8) % 2));
+    kg_ldmatrix_x2_at(b.r, kg_lds_addr(Bs) + 2 * ((col0 + l % 8) * LD + k0 + 8 * ((l / 8) % 2)));
+  }
+  /* two B fragments, columns col0.. and col0 + 8.., with one ldmatrix.x4:
+   * lanes 8q..8q+7 address matrix q, column col0 + 8 (q / 2) + l % 8 at k
+   * k0 + 8 (q % 2); registers 0-1 are the first fragment, 2-3 the second */
+  KG_INLINE_SPEC static void load_b2(b_t &b0, b_t &b1, const T *Bs, int col0, int k0) {
+    const int l = (int)(kg_lane_id() % 32u);
+    unsigned r[4];
+    kg_ldmatrix_x4_at(r, kg_lds_addr(Bs) +
+                             2 * ((col0 + 8 * (l / 16) + l % 8) * LD + k0 + 8 * ((l / 8) % 2)));
+    b0.r[0] = r[0];
+    b0.r[1] = r[1];
+    b1.r[0] = r[2];
+    b1.r[1] = r[3];
   }
   KG_INLINE_SPEC static void mma(acc_t &acc, const a_t &a, const b_t &b) {
     kg_mma_16x8x16<kg_mma_is_bf16<T>::value>(acc.v, a.r, b.r);
@@ -188,7 +206,7 @@ template <typename T, int LD> struct kg_mma_mma_16x8x16 {
  * one step takes one k. Lane l holds rows 4 (l / 8) + 0..3 and columns
  * 4 (l % 8) + 0..3; element r is row 4 (l / 8) + r / 4, column 4 (l % 8) + r % 4. */
 template <typename T, int LD, int W> struct kg_mma_fma {
-  enum { M = W / 2, N = 32, K = 1, ACC = 16 };
+  enum { M = W / 2, N = 32, K = 1, ACC = 16, RUN = 4, B2 = 0 };
   struct a_t {
     float v[4];
   };
@@ -222,6 +240,21 @@ template <typename T, int LD, int W> struct kg_mma_fma {
   }
   KG_INLINE_SPEC static int col(int r) { return 4 * (int)(kg_lane_id() % 8u) + r % 4; }
 };
+
+/* FN B fragments, columns col0 + j F::N (j < FN) at k k0: in pairs where the
+ * fragment loads two at once (F::B2), else one by one. */
+template <typename F, int FN, typename T>
+KG_INLINE void kg_mma_load_bs(typename F::b_t (&b)[FN], const T *Bs, int col0, int k0) {
+  if constexpr (F::B2 && FN % 2 == 0) {
+#pragma unroll
+    for (int j = 0; j < FN; j += 2)
+      F::load_b2(b[j], b[j + 1], Bs, col0 + j * F::N, k0);
+  } else {
+#pragma unroll
+    for (int j = 0; j < FN; j++)
+      F::load_b(b[j], Bs, col0 + j * F::N, k0);
+  }
+}
 
 /* Copies VEC elements of T from global g[i..] to LDS s[0..] (zeros when
  * !valid): asynchronously where the platform can and the size allows

@@ -12,6 +12,10 @@
 #define KG_INLINE_SPEC __device__ inline __attribute__((always_inline, unused))
 /* A kernel parameter pointing at global memory. */
 #define KG_GLOBAL(T) T *__restrict__
+/* The workgroup's tile buffer of `bytes` bytes, 16-byte aligned (static LDS;
+ * see prelude_cuda.hip for why it is a macro). */
+#define KG_SHARED_BUFFER(name, bytes)                                                    \
+  __shared__ __attribute__((aligned(16))) unsigned char name[bytes]
 
 struct kg_thread_idx_t {
   __device__ unsigned get_x() const { return __builtin_amdgcn_workitem_id_x(); }

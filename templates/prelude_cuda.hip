@@ -10,6 +10,11 @@
 #define KG_INLINE_SPEC __device__ __forceinline__
 /* A kernel parameter pointing at global memory. */
 #define KG_GLOBAL(T) T *__restrict__
+/* The workgroup's tile buffer of `bytes` bytes, 16-byte aligned: dynamic
+ * shared memory, so a tile may pass the 48 KiB of static shared memory (the
+ * kernel table's dyn_lds_bytes: kgrt opts the kernel in and passes it at
+ * launch). At most one per kernel. */
+#define KG_SHARED_BUFFER(name, bytes) extern __shared__ __align__(16) unsigned char name[]
 
 /* The clang builtins kg.float_literal writes for non-finite constants. */
 #define __builtin_inff() __int_as_float(0x7f800000)
@@ -123,24 +128,36 @@ KG_INLINE void kg_mma_16x8x16(float d[4], const unsigned a[4], const unsigned b[
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+/* A shared-memory address as ldmatrix takes it: 32 bits (the sim's is a host
+ * pointer). Offsets add in bytes. Taking the tile's address once and adding
+ * constants keeps 64-bit pointer arithmetic out of the fragment loads. */
+typedef unsigned kg_lds_addr_t;
+KG_INLINE kg_lds_addr_t kg_lds_addr(const void *p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+
 /* ldmatrix .m8n8 .b16 without .trans, four or two 8 x 8 matrices: `row` is
  * this lane's row address in shared memory (16 bytes, 16-byte aligned; lanes
  * 8q..8q+7 give matrix q's rows, .x2 reads lanes 0-15 only); r[q] gets
  * matrix q's word for this lane. The "memory" clobber keeps plain shared
  * stores of this thread before it. */
-KG_INLINE void kg_ldmatrix_x4(unsigned r[4], const void *row) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(row);
+KG_INLINE void kg_ldmatrix_x4_at(unsigned r[4], kg_lds_addr_t row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(s)
+               : "r"(row)
                : "memory");
 }
-KG_INLINE void kg_ldmatrix_x2(unsigned r[2], const void *row) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(row);
+KG_INLINE void kg_ldmatrix_x2_at(unsigned r[2], kg_lds_addr_t row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
                : "=r"(r[0]), "=r"(r[1])
-               : "r"(s)
+               : "r"(row)
                : "memory");
+}
+KG_INLINE void kg_ldmatrix_x4(unsigned r[4], const void *row) {
+  kg_ldmatrix_x4_at(r, kg_lds_addr(row));
+}
+KG_INLINE void kg_ldmatrix_x2(unsigned r[2], const void *row) {
+  kg_ldmatrix_x2_at(r, kg_lds_addr(row));
 }
 
 /* Asynchronous global -> shared copy (common.hip has the contract): N

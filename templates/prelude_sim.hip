@@ -156,6 +156,9 @@ template <typename T> struct kg_gptr {
   unsigned long long bytes;
 };
 #define KG_GLOBAL(T) kg_gptr<T>
+/* The workgroup's tile buffer of `bytes` bytes, 16-byte aligned: one per
+ * host thread, as every __shared__ (see prelude_cuda.hip for the macro). */
+#define KG_SHARED_BUFFER(name, bytes) alignas(16) __shared__ unsigned char name[bytes]
 
 /* What the thunks pass: buffer arguments are 8-byte host pointers in the
  * kernarg bytes, i64 arguments 8 bytes. */
@@ -480,3 +483,8 @@ template <int X> KG_INLINE void kg_sim_ldmatrix(unsigned *r, const void *row) {
 }
 KG_INLINE void kg_ldmatrix_x4(unsigned r[4], const void *row) { kg_sim_ldmatrix<4>(r, row); }
 KG_INLINE void kg_ldmatrix_x2(unsigned r[2], const void *row) { kg_sim_ldmatrix<2>(r, row); }
+/* A shared address (prelude_cuda.hip): here the host pointer, offsets in bytes. */
+typedef const unsigned char *kg_lds_addr_t;
+KG_INLINE kg_lds_addr_t kg_lds_addr(const void *p) { return (kg_lds_addr_t)p; }
+KG_INLINE void kg_ldmatrix_x4_at(unsigned r[4], kg_lds_addr_t row) { kg_sim_ldmatrix<4>(r, row); }
+KG_INLINE void kg_ldmatrix_x2_at(unsigned r[2], kg_lds_addr_t row) { kg_sim_ldmatrix<2>(r, row); }

@@ -167,16 +167,24 @@ function kg.gemm_params(op, target, info)
   end
   if t.bk % fk ~= 0 then bad(("bk is not a multiple of the fragment's k (%d)"):format(fk)) end
   if t.stages < 2 then bad("stages must be at least 2") end
+  -- the ring is one KG_SHARED_BUFFER: static LDS on AMD, dynamic shared
+  -- memory on CUDA (where a kernel may opt in past the static 48 KiB)
   local lds = t.stages * (t.bm + t.bn * (info.pair and 2 or 1)) * ld * dt.size
-  if lds > target.lds_bytes then
-    bad(("needs %d bytes of LDS, the target has %d"):format(lds, target.lds_bytes))
+  local lds_max = target.shared_optin_bytes or target.lds_bytes
+  if lds > lds_max then
+    bad(("needs %d bytes of LDS, the target has %d"):format(lds, lds_max))
   end
   local vec = kg.vector_width(dt, info.kn and { info.k, t.bk, info.n, t.bn } or { info.k, t.bk })
+  if (t.waves_m * t.waves_n * target.wave) % (t.bk // vec) ~= 0 then
+    bad(("the %d threads do not cover whole rows of a k tile (%d copies of %d elements)")
+      :format(t.waves_m * t.waves_n * target.wave, t.bk // vec, vec))
+  end
   local tiles_n = (info.n + t.bn - 1) // t.bn
   return {
     BLOCK = t.waves_m * t.waves_n * target.wave, VEC = vec,
-    per_block = t.bm, ["repeat"] = tiles_n * info.batch,
+    per_block = t.bm, ["repeat"] = tiles_n * info.batch, shared_bytes = lds,
     holes = {
+      SHARED_BYTES = lds,
       FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
       WM = t.waves_m, WN = t.waves_n, FM = wtm // fm, FN = wtn // fn,
       TILES_N = tiles_n, REPEAT = tiles_n * info.batch,

@@ -15,7 +15,7 @@
 -- CHECK-LABEL: conv2d_0_conv2d(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) w, KG_GLOBAL(kg_f16) y, long M)
 -- W32: typedef kg_mma_wmma_16x16x16<kg_f16, [[LD:[0-9]+]]> F;
 -- W64: typedef kg_mma_mfma_32x32x8<kg_f16, [[LD:[0-9]+]]> F;
--- CHECK: __shared__ kg_f16 As[{{[0-9]+}}][{{[0-9]+}} * [[LD]]];
+-- CHECK: typedef kg_f16 a_tile[{{[0-9]+}} * [[LD]]];
 -- CHECK: v = kg_ld(x, ((n * 64 + group * 64 + ci) * 16 + ih) * 16L + iw);
 -- CHECK: kg_tile_copy<8>(&Bs[s][r * [[LD]] + c], w, woff + (n0 + r) * 576L + k0 + c, ok);
 -- CHECK: typename F::acc_t acc[{{[0-9]+}}][{{[0-9]+}}];

@@ -17,9 +17,10 @@
 -- CHECK-LABEL: matmul_gemm_1_matmul_gemm(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) w, KG_GLOBAL(kg_f16) y, long M)
 -- W32: typedef kg_mma_wmma_16x16x16<kg_f16, 40> F;
 -- W64: typedef kg_mma_mfma_32x32x8<kg_f16, 40> F;
--- CHECK: __shared__ kg_f16 As[2][128 * 40];
--- CHECK: kg_tile_copy<8>(&As[s][r * 40 + c], x,
--- CHECK: kg_tile_copy<8>(&Bs[s][r * 40 + c], w,
+-- CHECK: KG_SHARED_BUFFER(lds, 40960);
+-- CHECK: typedef kg_f16 a_tile[128 * 40];
+-- CHECK: kg_tile_copy<8>(&As[s][r * 40 + cc], x,
+-- CHECK: kg_tile_copy<8>(&Bs[s][r * 40 + cc], w,
 -- W32: typename F::acc_t acc[2][4];
 -- W64: typename F::acc_t acc[2][2];
 -- CHECK-LABEL: matmul_gemm_3_matmul_gemm(KG_GLOBAL(const kg_bf16) x

@@ -300,10 +300,11 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
 /* extern "C" void <k>__sim(kernarg, arg_bytes): unpack and call the kernel. */
 static void emit_thunk(const kg_graph_t *g, const kg_kernel_t *k, const kg_lowered_t *lw,
                        kg_buf_t *s) {
-  kg_buf_printf(s,
-                "extern \"C\" KG_SIM_EXPORT void %s__sim(const unsigned char *kernarg,\n"
-                "    const unsigned long long *arg_bytes) {\n  %s(",
-                k->name, k->name);
+  kg_buf_printf(
+      s,
+      "extern \"C\" KG_SIM_EXPORT void %s__sim(const unsigned char *kernarg,\n"
+      "    const unsigned long long *arg_bytes) {\n  kg_sim_async_reset();\n  %s(",
+      k->name, k->name);
   for (int i = 0; i < lw->num_args; i++) {
     const kg_larg_t *a = &lw->args[i];
     if (i)

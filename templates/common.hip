@@ -142,9 +142,9 @@ template <int WAVE, int BLOCK> KG_INLINE float kg_block_max(float v) {
  * complete for the issuing thread once kg_async_wait<P>() returns with at
  * most P groups pending, kg_async_commit() closing a group; a __syncthreads()
  * after the wait makes it visible to the workgroup. The prelude may do it
- * asynchronously (KG_HAS_ASYNC_COPY: cp.async on CUDA); this version, for
- * amdgcn and the sim, copies through registers at once, so commit and wait
- * have nothing to do. */
+ * asynchronously (KG_HAS_ASYNC_COPY: cp.async on CUDA; the sim defers the
+ * copies to the wait, so a missing wait shows); this version, for amdgcn,
+ * copies through registers at once, so commit and wait have nothing to do. */
 #ifndef KG_HAS_ASYNC_COPY
 template <int N, typename T>
 KG_INLINE void kg_async_copy(T *s, KG_GLOBAL(const T) g, long i, bool valid) {

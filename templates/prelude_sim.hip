@@ -225,6 +225,68 @@ KG_INLINE void kg_stv(kg_gptr<T> p, long i, const kg_vec<T, N> &v) {
   memcpy(a, &v, sizeof v);
 }
 
+/* ---- Asynchronous copies (common.hip has the contract) ----
+ *
+ * Deferred as on the GPU, so a kernel that reads a tile before waiting for it
+ * reads stale LDS here too: kg_async_copy checks the source and records the
+ * copy in the calling thread's queue; kg_async_commit closes the thread's
+ * group; kg_async_wait<P>() performs every recorded copy of all but the P
+ * newest groups (copies not yet committed stay pending, as on the GPU). A
+ * full queue performs its oldest copy early, which the contract allows. The
+ * queues are per thread of the workgroup (the host thread's fibers share
+ * thread_local storage) and start empty in every thunk. */
+#define KG_HAS_ASYNC_COPY 1
+enum { KG_SIM_ASYNC_QUEUE = 64, KG_SIM_MAX_THREADS = 1024 };
+struct kg_sim_async_copy {
+  void *dst;
+  const void *src; /* NULL: zero fill */
+  unsigned bytes, group;
+};
+struct kg_sim_async_queue {
+  unsigned head, n, committed;
+  kg_sim_async_copy c[KG_SIM_ASYNC_QUEUE];
+};
+static thread_local kg_sim_async_queue kg_sim_async[KG_SIM_MAX_THREADS];
+
+KG_INLINE kg_sim_async_queue &kg_sim_async_mine() {
+  return kg_sim_async[kg_sim_api->thread_idx() % KG_SIM_MAX_THREADS];
+}
+KG_INLINE void kg_sim_async_reset() {
+  kg_sim_async_queue &q = kg_sim_async_mine();
+  q.head = q.n = q.committed = 0;
+}
+/* Performs the oldest recorded copy. */
+KG_INLINE void kg_sim_async_pop(kg_sim_async_queue &q) {
+  const kg_sim_async_copy &c = q.c[q.head];
+  if (c.src)
+    memcpy(c.dst, c.src, c.bytes);
+  else
+    memset(c.dst, 0, c.bytes);
+  q.head = (q.head + 1) % KG_SIM_ASYNC_QUEUE;
+  q.n--;
+}
+template <int N, typename T>
+KG_INLINE void kg_async_copy(T *s, kg_gptr<const T> g, long i, bool valid) {
+  static_assert(N * sizeof(T) == 4 || N * sizeof(T) == 8 || N * sizeof(T) == 16,
+                "kg_async_copy: N * sizeof(T) is 4, 8 or 16 bytes");
+  const void *src = NULL;
+  if (valid) {
+    src = kg_sim_addr(g, i);
+    kg_sim_api->check(g.p, g.bytes, src, N * sizeof(T), 0);
+  }
+  kg_sim_async_queue &q = kg_sim_async_mine();
+  if (q.n == KG_SIM_ASYNC_QUEUE)
+    kg_sim_async_pop(q);
+  q.c[(q.head + q.n) % KG_SIM_ASYNC_QUEUE] = {s, src, (unsigned)(N * sizeof(T)), q.committed};
+  q.n++;
+}
+KG_INLINE void kg_async_commit() { kg_sim_async_mine().committed++; }
+template <int P> KG_INLINE void kg_async_wait() {
+  kg_sim_async_queue &q = kg_sim_async_mine();
+  while (q.n > 0 && q.c[q.head].group + P < q.committed)
+    kg_sim_async_pop(q);
+}
+
 /* ---- Matrix builtins: WMMA (gfx1100, wave32) and MFMA (gfx942, wave64) ----
  *
  * The clang builtins the matmul templates call, under the same names and with

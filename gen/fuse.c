@@ -38,7 +38,7 @@ static int is_matmul(const kg_graph_t *g, int node) {
     return 0;
   for (int v = 0; v < g->nodes[node].num_variants; v++) {
     const char *t = g->nodes[node].variants[v].tmpl;
-    if (strcmp(t, "gemv") != 0 && strcmp(t, "gemm") != 0)
+    if (strcmp(t, "gemv") != 0 && strcmp(t, "gemv_kn") != 0 && strcmp(t, "gemm") != 0)
       return 0;
   }
   return g->nodes[node].num_inputs == 2;

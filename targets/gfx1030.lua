@@ -6,6 +6,7 @@ return {
   triple = "amdgcn-amd-amdhsa",
   wave = 32,
   max_block = 1024,
+  cus = 80, -- compute units (the RX 6900 XT); sizes the GEMV's grid (lua/ops/matmul.lua)
   lds_bytes = 65536,
   vgprs_per_lane = 256,
   sgprs = 106,

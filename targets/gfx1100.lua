@@ -6,6 +6,7 @@ return {
   triple = "amdgcn-amd-amdhsa",
   wave = 32,
   max_block = 1024,
+  cus = 96, -- compute units (the RX 7900 XTX); sizes the GEMV's grid (lua/ops/matmul.lua)
   lds_bytes = 65536,
   vgprs_per_lane = 256, -- per wave32 lane in wave32 mode (1536 per SIMD lane budget shared)
   sgprs = 106,

@@ -6,6 +6,7 @@ return {
   triple = "amdgcn-amd-amdhsa",
   wave = 64,
   max_block = 1024,
+  cus = 110, -- compute units per GCD (one device); sizes the GEMV's grid (lua/ops/matmul.lua)
   lds_bytes = 65536,
   vgprs_per_lane = 512,
   sgprs = 102,

@@ -6,6 +6,7 @@ return {
   triple = "amdgcn-amd-amdhsa",
   wave = 64,
   max_block = 1024,
+  cus = 304, -- compute units (the MI300X); sizes the GEMV's grid (lua/ops/matmul.lua)
   lds_bytes = 65536,
   vgprs_per_lane = 512, -- unified VGPR + AGPR file
   sgprs = 102,

@@ -6,6 +6,7 @@ return {
   triple = "nvptx64-nvidia-cuda",
   wave = 32, -- a warp
   max_block = 1024,
+  cus = 108, -- SMs (the A100); sizes the GEMV's grid (lua/ops/matmul.lua)
   lds_bytes = 49152, -- static __shared__ per block; 163 KiB with the dynamic opt-in
   shared_optin_bytes = 166912,
   registers_per_thread = 255,

@@ -6,6 +6,7 @@ return {
   triple = "nvptx64-nvidia-cuda",
   wave = 32, -- a warp
   max_block = 1024,
+  cus = 132, -- SMs (the H100 SXM); sizes the GEMV's grid (lua/ops/matmul.lua)
   lds_bytes = 49152, -- static __shared__ per block; 227 KiB with the dynamic opt-in
   shared_optin_bytes = 232448,
   registers_per_thread = 255,

@@ -1,13 +1,18 @@
 /* gemv: y[m, n] = sum_k x[m, k] * w[n, k] for the M <= MMAX rows of x
  * (M given at run time), w [N, K] read once per launch.
- * One workgroup per NB output columns; wave v of the workgroup owns the CPW
- * columns n = (blockIdx.x * NB) + v * CPW + c (c < CPW). Lane l of a wave
- * reads the vectors l, l + WAVE, ... of VEC elements of each of its rows of w,
- * UNROLL vectors of each column per step (CPW x UNROLL 128-bit loads in
- * flight), and the same vectors of every row of x; the f32 partial sums
- * acc[c][m] are registers (every loop over c and m is unrolled) and are
- * reduced across the wave at the end. A column past N (a guard: NB divides N
- * as kgen chooses it) reads the last row of w and is not stored.
+ * One workgroup per NB output columns. Its waves form groups of KSPLIT: group
+ * g owns the CPW columns n = (blockIdx.x * NB) + g * CPW + c (c < CPW), and
+ * the GW = KSPLIT x WAVE lanes of the group split each row between them: lane
+ * l of the group reads the vectors l, l + GW, ... of VEC elements of each of
+ * its rows of w, UNROLL vectors of each column per step (CPW x UNROLL 128-bit
+ * loads in flight), and the same vectors of every row of x; the f32 partial
+ * sums acc[c][m] are registers (every loop over c and m is unrolled) and are
+ * reduced across the wave at the end. With KSPLIT = 1 (NO_SPLIT) a group is
+ * one wave, which stores its sums. With SPLIT (split K, for an N too small to
+ * fill the machine with whole columns) each wave's sums go through LDS and
+ * the group's first wave adds the KSPLIT parts in wave order: a fixed order,
+ * so every run gives the same bits. A column past N (NB need not divide N)
+ * reads the last row of w and is not stored.
  * Epilogue: the stored value is EPI over acc0 (the sum), acc1 (with PAIR: the
  * same sum over a second weight w1, for a gate/up pair) and the operands
  * e<k> read at the result's index (a<k> in EPI), rounded to OUT_T. */
@@ -15,7 +20,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#each EPI_IN}}
     KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
   const int lane = (int)(threadIdx.x % {{WAVE}});
-  const long n0 = (long)blockIdx.x * {{NB}} + (long)(threadIdx.x / {{WAVE}}) * {{CPW}};
+  const int wave = (int)(threadIdx.x / {{WAVE}});
+  const int kp = wave % {{KSPLIT}}; /* the wave's place in its group */
+  const int gl = kp * {{WAVE}} + lane; /* the lane's place in the group */
+  constexpr int GW = {{KSPLIT}} * {{WAVE}};
+  const long n0 = (long)blockIdx.x * {{NB}} + (long)(wave / {{KSPLIT}}) * {{CPW}};
   long wrow[{{CPW}}];
 #pragma unroll
   for (int c = 0; c < {{CPW}}; ++c)
@@ -29,22 +38,22 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       acc[c][m] = 0.0f;
 {{#if PAIR}}      acc_up[c][m] = 0.0f;
 {{/if}}    }
-  /* KV vectors per row; the first FULL in whole steps of WAVE x UNROLL */
+  /* KV vectors per row; the first FULL in whole steps of GW x UNROLL */
   const int KV = {{K}} / {{VEC}};
-  const int FULL = KV / ({{WAVE}} * {{UNROLL}}) * ({{WAVE}} * {{UNROLL}});
-  for (int base = 0; base < FULL; base += {{WAVE}} * {{UNROLL}}) {
+  const int FULL = KV / (GW * {{UNROLL}}) * (GW * {{UNROLL}});
+  for (int base = 0; base < FULL; base += GW * {{UNROLL}}) {
     kg_vec<{{T}}, {{VEC}}> wv[{{CPW}}][{{UNROLL}}];
 #pragma unroll
     for (int c = 0; c < {{CPW}}; ++c)
 #pragma unroll
       for (int u = 0; u < {{UNROLL}}; ++u)
-        wv[c][u] = kg_ldv<{{VEC}}>(w, wrow[c] + (long)(base + u * {{WAVE}} + lane) * {{VEC}});
+        wv[c][u] = kg_ldv<{{VEC}}>(w, wrow[c] + (long)(base + u * GW + gl) * {{VEC}});
 {{#if PAIR}}    kg_vec<{{T}}, {{VEC}}> wv1[{{CPW}}][{{UNROLL}}];
 #pragma unroll
     for (int c = 0; c < {{CPW}}; ++c)
 #pragma unroll
       for (int u = 0; u < {{UNROLL}}; ++u)
-        wv1[c][u] = kg_ldv<{{VEC}}>(w1, wrow[c] + (long)(base + u * {{WAVE}} + lane) * {{VEC}});
+        wv1[c][u] = kg_ldv<{{VEC}}>(w1, wrow[c] + (long)(base + u * GW + gl) * {{VEC}});
 {{/if}}
 #pragma unroll
     for (int m = 0; m < {{MMAX}}; ++m) {
@@ -52,7 +61,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 #pragma unroll
         for (int u = 0; u < {{UNROLL}}; ++u) {
           const kg_vec<{{T}}, {{VEC}}> xv =
-              kg_ldv<{{VEC}}>(x, m * {{K}}L + (long)(base + u * {{WAVE}} + lane) * {{VEC}});
+              kg_ldv<{{VEC}}>(x, m * {{K}}L + (long)(base + u * GW + gl) * {{VEC}});
 #pragma unroll
           for (int c = 0; c < {{CPW}}; ++c)
 #pragma unroll
@@ -64,8 +73,8 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       }
     }
   }
-  /* the rest: fewer than WAVE x UNROLL vectors, one per lane at a time */
-  for (int i = FULL + lane; i < KV; i += {{WAVE}}) {
+  /* the rest: fewer than GW x UNROLL vectors, one per lane at a time */
+  for (int i = FULL + gl; i < KV; i += GW) {
     kg_vec<{{T}}, {{VEC}}> wv[{{CPW}}];
 #pragma unroll
     for (int c = 0; c < {{CPW}}; ++c)
@@ -89,7 +98,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       }
     }
   }
-  /* M is the same for every lane: the wave reduces inside the guard */
+{{#if NO_SPLIT}}  /* M is the same for every lane: the wave reduces inside the guard */
 #pragma unroll
   for (int m = 0; m < {{MMAX}}; ++m) {
     if (m < M) {
@@ -105,4 +114,36 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       }
     }
   }
-}
+{{/if}}{{#if SPLIT}}  /* split K: each wave reduces its sums (inside the guard: M is the same
+   * for every lane) and puts them in LDS; then lane c * MMAX + m of the
+   * group's first wave adds the KSPLIT parts of column c, row m in wave order */
+  __shared__ float part[{{BLOCK}} / {{WAVE}}][{{CPW}}][{{MMAX}}];
+{{#if PAIR}}  __shared__ float part_up[{{BLOCK}} / {{WAVE}}][{{CPW}}][{{MMAX}}];
+{{/if}}#pragma unroll
+  for (int m = 0; m < {{MMAX}}; ++m) {
+    if (m < M) {
+#pragma unroll
+      for (int c = 0; c < {{CPW}}; ++c) {
+        const float s = kg_wave_sum<{{WAVE}}>(acc[c][m]);
+{{#if PAIR}}        const float s1 = kg_wave_sum<{{WAVE}}>(acc_up[c][m]);
+{{/if}}        if (lane == 0) {
+          part[wave][c][m] = s;
+{{#if PAIR}}          part_up[wave][c][m] = s1;
+{{/if}}        }
+      }
+    }
+  }
+  __syncthreads();
+  const int c = lane / {{MMAX}}, m = lane % {{MMAX}};
+  if (kp == 0 && c < {{CPW}} && m < M && n0 + c < {{N}}) {
+    float acc0 = part[wave][c][m];
+{{#if PAIR}}    float acc1 = part_up[wave][c][m];
+{{/if}}    for (int j = 1; j < {{KSPLIT}}; ++j) {
+      acc0 += part[wave + j][c][m];
+{{#if PAIR}}      acc1 += part_up[wave + j][c][m];
+{{/if}}    }
+    const long idx = m * {{N}}L + n0 + c;
+{{#each EPI_IN}}    const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
+{{/each}}    kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+  }
+{{/if}}}

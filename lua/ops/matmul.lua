@@ -5,12 +5,19 @@
 -- same), accumulated in f32. A w [B, N, K] multiplies x [B, ..., K] batch by
 -- batch. GGUF block weights (q8_0, ...) are dequantized in the kernel.
 -- Two kernels, and the plan picks by the run-time M:
---   GEMV (M <= 8, w [N, K]): each launch streams every weight once; one
---     workgroup per NB output columns, each wave owning CPW of them; a lane
---     reads VEC elements of w[n, :] per 128-bit load, UNROLL vectors per
---     step, multiplies them with all M rows of x and the wave reduces each of
---     the CPW x M sums (templates/gemv.hip).
---   GEMM (larger M, [K, N] or batched w): tiles of y on the target's matrix
+--   GEMV (M <= 8, unbatched w): each launch streams every weight once.
+--     w [N, K] (templates/gemv.hip): one workgroup per NB output columns,
+--     each wave owning CPW of them; a lane reads VEC elements of w[n, :] per
+--     128-bit load, UNROLL vectors per step, multiplies them with all M rows
+--     of x and the wave reduces each of the CPW x M sums. Where whole columns
+--     per wave would give the target fewer than 4 workgroups per compute unit
+--     (targets/<arch>.lua cus: a small N, a router or an LM head shard), the
+--     waves of a workgroup split K instead and add their sums through LDS.
+--     w [K, N] (templates/gemv_kn.hip): threads across n, each reading VEC
+--     columns w[k, n .. n + VEC) per 128-bit load; the rows of w are split
+--     over the threads of a workgroup, whose sums are added through LDS.
+--     Both add the parts in a fixed order (no atomics): the same bits every run.
+--   GEMM (larger M, or batched w): tiles of y on the target's matrix
 --     instructions, staged through LDS (templates/gemm.hip, lib_mma.hip);
 --     the tile is the target's data (targets/<arch>.lua gemm[dtype]), which
 --     a model may override with matmul's `tile` attribute.
@@ -86,9 +93,14 @@ kg.template {
 -- The most rows of x the GEMV kernel serves (float acc[CPW][MMAX] in registers).
 local MMAX = 8
 
+-- The GEMV grids aim at this many workgroups per compute unit (targets/<arch>.lua
+-- cus) at least, of 4 waves each: fewer, and whole columns (gemv) or whole
+-- rows of w (gemv_kn) per workgroup leave the machine idle.
+local WG_PER_CU = 4
+
 --- Waves per workgroup and columns per wave: NB = waves * cpw columns per
---- workgroup, NB dividing N (the rows grid counts whole rows of w; the kernel
---- still guards n < N). N = 14336 gives 1792 workgroups of 4 waves.
+--- workgroup, NB dividing N where it can (the kernel guards n < N). N = 14336
+--- gives 1792 workgroups of 4 waves.
 local function split_columns(n)
   if n % 8 == 0 then return 4, 2 end
   if n % 4 == 0 then return 2, 2 end
@@ -96,14 +108,68 @@ local function split_columns(n)
   return 1, 1
 end
 
+--- The waves that split K for the GEMV (KSPLIT; 1: no split). Whole columns
+--- per wave while that gives WG_PER_CU workgroups per compute unit; below
+--- that, each workgroup takes the CPW columns of one wave and its waves split
+--- the rows of w between them: the split doubles (up to 16 waves, the
+--- target's max_block) while every lane still reads a vector of each row
+--- (kv: vectors per row) and the grid holds fewer than WG_PER_CU x 4 waves per
+--- compute unit. N = 16 at K = 4096 (bf16, 512 vectors a row): 8 workgroups
+--- of 16 waves on gfx1100, of 8 on gfx942 (512 lanes, a vector each).
+local function split_k(target, n, kv, waves, cpw)
+  if (n + waves * cpw - 1) // (waves * cpw) >= WG_PER_CU * target.cus then return 1 end
+  local groups = (n + cpw - 1) // cpw
+  local most = math.min(16, target.max_block // target.wave)
+  local s = 1
+  while s * 2 <= most and s * 2 * target.wave <= kv and groups * s < WG_PER_CU * 4 * target.cus do
+    s = s * 2
+  end
+  return s
+end
+
 kg.template {
   name = "gemv",
   params = function(target, info)
     -- VEC divides K, so every row of x and w starts aligned to a vector
     -- (K = 4097 reads scalars); UNROLL vectors per lane are in flight at once
-    -- for each of the wave's CPW columns.
+    -- for each of the wave's CPW columns: 4, or with split K as many as every
+    -- lane of the group has (at most 4), so they are loaded in one step.
     local vec = kg.vector_width(kg.dtypes[info.dtype], { info.k })
-    return { BLOCK = info.waves * target.wave, VEC = vec, UNROLL = 4 }
+    local waves, cpw = split_columns(info.n)
+    local kv = info.k // vec
+    local ksplit = split_k(target, info.n, kv, waves, cpw)
+    local unroll = 4
+    if ksplit > 1 then
+      waves = ksplit
+      unroll = math.max(1, math.min(4, kv // (ksplit * target.wave)))
+    end
+    local nb = waves // ksplit * cpw
+    return { BLOCK = waves * target.wave, VEC = vec, UNROLL = unroll, per_block = nb, ["repeat"] = 1,
+      holes = { CPW = cpw, NB = nb, KSPLIT = ksplit, SPLIT = ksplit > 1 and "1" or "",
+        NO_SPLIT = ksplit > 1 and "" or "1" } }
+  end,
+}
+
+kg.template {
+  name = "gemv_kn",
+  params = function(target, info)
+    -- VEC divides N (w[k, n .. n + VEC) is one 128-bit load where N allows),
+    -- XV divides K (x is read in vectors; at most 4 for a gate/up pair, whose
+    -- two sets of sums take twice the registers); UNROLL blocks of XV rows
+    -- keep at least 4 loads of w in flight per thread. NT threads across the
+    -- columns: a wave's worth of vectors, halved while the grid has fewer
+    -- than WG_PER_CU workgroups per compute unit, down to 128 bytes of a row.
+    -- 4 waves: the MMAX x VEC sums a thread keeps leave no registers for more.
+    local dt = kg.dtypes[info.dtype]
+    local vec = kg.vector_width(dt, { info.n })
+    local xv = math.min(kg.vector_width(dt, { info.k }), info.pair and 4 or 8)
+    local nt, least = target.wave, math.max(1, math.min(target.wave, 128 // (vec * dt.size)))
+    while nt > least and (info.n + nt * vec - 1) // (nt * vec) < WG_PER_CU * target.cus do
+      nt = nt // 2
+    end
+    local block = 4 * target.wave
+    return { BLOCK = block, VEC = vec, UNROLL = math.max(1, 4 // xv), per_block = nt * vec,
+      ["repeat"] = 1, holes = { XV = xv, NT = nt, KS = block // nt, CW = nt * vec } }
   end,
 }
 
@@ -208,7 +274,7 @@ end
 
 kg.op {
   name = "matmul",
-  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K], M <= 8) -> [..., N]; GEMV for M <= 8, GEMM above; f32 accumulation",
+  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K], M <= 8) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above; f32 accumulation",
   inputs = { "x", "w" },
   attrs = {
     w_layout = { default = "nk", check = function(v) return v == "nk" or v == "kn", "must be \"nk\" or \"kn\"" end },
@@ -261,19 +327,17 @@ kg.op {
     shape[#shape + 1] = n
     node.out_dtype, node.out_shape = x.dtype, shape
     node.variants = {}
-    -- GEMV: w [N, K] unbatched, when M can be 8 or less
-    local gemv = not kn and wr == 2 and mmin <= MMAX
+    -- GEMV: w unbatched, when M can be 8 or less; one workgroup per NB (gemv)
+    -- or CW (gemv_kn) columns, which the target's params rule chooses
+    local gemv = wr == 2 and mmin <= MMAX
     if gemv then
-      local waves, cpw = split_columns(n)
       node.variants[#node.variants + 1] = {
-        template = "gemv", grid = "rows", grid_of = w,
-        cols = k * waves * cpw, -- one workgroup per NB rows of w
+        template = kn and "gemv_kn" or "gemv", grid = "tiles", tile_units = n,
         dim_args = { m },
         holes = {
           T = x.dtype.ctype, K = tostring(k), N = tostring(n), MMAX = tostring(math.min(mmax, MMAX)),
-          CPW = tostring(cpw), NB = tostring(waves * cpw),
         },
-        params_info = { dtype = x.dtype.name, k = k, waves = waves },
+        params_info = { dtype = x.dtype.name, k = k, n = n },
         select = mmax > MMAX and { size = m, max = MMAX } or nil,
       }
     end

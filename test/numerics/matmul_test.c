@@ -3,12 +3,19 @@
  * sym, max 257, so the plan picks GEMV for M <= 8 and GEMM above), with N
  * and K off the tiles (129, 4097), [K, N] and batched weights, and each
  * epilogue (bias, scale + silu, gelu + residual, the SwiGLU gate/up pair).
+ * The GEMV cases (splitk_*: a small N at a large K, where the waves of a
+ * workgroup split K; kn_*: w [K, N]) run at M <= 8 only, their GEMM shapes
+ * being what the other cases test; each of their runs is done twice and the
+ * two outputs must be the same bytes (the split sums in a fixed order).
  * Built twice from this source:
  *   matmul_emit DTYPE OUT.lua       (MM_EMIT) writes the model for a dtype;
- *   matmul_<dt> [--full] DEVICE...  runs it: a fresh load per M (outputs
- *     start poisoned), random inputs and weights, every output compared with
- *     a float64 reference of the stored (rounded) inputs by NMSE (f32 1e-9,
- *     f16 1e-6, bf16 1e-4); NaN or inf fails.
+ *   matmul_<dt> [--full] [--part P] [--case NAME] DEVICE...  runs it:
+ *     a fresh load per M (outputs start poisoned), random inputs and weights,
+ *     every output compared with a float64 reference of the stored (rounded)
+ *     inputs by NMSE (f32 1e-9, f16 1e-6, bf16 1e-4); NaN or inf fails.
+ *     --part gemv runs only the small cases at M <= 8, --part gemm those at
+ *     M > 8, --part real the real sizes (ctest runs the three parts as three
+ *     tests).
  * Each case has its own rows M<i> (the others run at one row). The real sizes
  * (4096 x 4096, 14336 x 4096) are a second model; without --full they run
  * only at M <= 8 (the GEMV path; GEMM at M = 257 over them is minutes on the
@@ -34,22 +41,33 @@ typedef struct mm_case {
   int kn;    /* w stored [K, N] */
   int batch; /* w [batch, N, K], x [batch, M, K]; 0: unbatched */
   mm_epi_t epi;
-  int big; /* a real size: every M only with --full */
+  int big;  /* a real size: every M only with --full */
+  int gemv; /* a GEMV case: M <= 8 only, each run twice (the same bytes) */
 } mm_case_t;
 
 static const mm_case_t cases[] = {
-    {"small", 64, 64, 0, 0, MM_PLAIN, 0},
-    {"n129_k4097", 129, 4097, 0, 0, MM_PLAIN, 0},
-    {"n4097_k96", 4097, 96, 0, 0, MM_PLAIN, 0},
-    {"kn_n136_k80", 136, 80, 1, 0, MM_PLAIN, 0},
-    {"kn_n33_k47", 33, 47, 1, 0, MM_PLAIN, 0},
-    {"batched3", 40, 72, 0, 3, MM_PLAIN, 0},
-    {"bias", 96, 128, 0, 0, MM_BIAS, 0},
-    {"scale_silu", 80, 64, 0, 0, MM_SILU, 0},
-    {"gelu_residual", 72, 104, 0, 0, MM_GELU_RES, 0},
-    {"swiglu", 144, 136, 0, 0, MM_SWIGLU, 0},
-    {"real_4096x4096", 4096, 4096, 0, 0, MM_PLAIN, 1},
-    {"real_14336x4096", 14336, 4096, 0, 0, MM_PLAIN, 1},
+    {"small", 64, 64, 0, 0, MM_PLAIN, 0, 0},
+    {"n129_k4097", 129, 4097, 0, 0, MM_PLAIN, 0, 0},
+    {"n4097_k96", 4097, 96, 0, 0, MM_PLAIN, 0, 0},
+    {"kn_n136_k80", 136, 80, 1, 0, MM_PLAIN, 0, 0},
+    {"kn_n33_k47", 33, 47, 1, 0, MM_PLAIN, 0, 0},
+    {"batched3", 40, 72, 0, 3, MM_PLAIN, 0, 0},
+    {"bias", 96, 128, 0, 0, MM_BIAS, 0, 0},
+    {"scale_silu", 80, 64, 0, 0, MM_SILU, 0, 0},
+    {"gelu_residual", 72, 104, 0, 0, MM_GELU_RES, 0, 0},
+    {"swiglu", 144, 136, 0, 0, MM_SWIGLU, 0, 0},
+    {"real_4096x4096", 4096, 4096, 0, 0, MM_PLAIN, 1, 0},
+    {"real_14336x4096", 14336, 4096, 0, 0, MM_PLAIN, 1, 0},
+    /* split K: whole columns would give under 4 workgroups per CU */
+    {"splitk_n16_k4096", 16, 4096, 0, 0, MM_PLAIN, 0, 1},
+    {"splitk_n64_k4096_bias", 64, 4096, 0, 0, MM_BIAS, 0, 1},
+    {"splitk_n40_k4097", 40, 4097, 0, 0, MM_PLAIN, 0, 1},
+    {"splitk_n64_k4096_swiglu", 64, 4096, 0, 0, MM_SWIGLU, 0, 1},
+    /* w [K, N] (kn_n136_k80 and kn_n33_k47 above run it at M <= 8 too) */
+    {"kn_n136_k80_bias", 136, 80, 1, 0, MM_BIAS, 0, 1},
+    {"kn_n80_k136_swiglu", 80, 136, 1, 0, MM_SWIGLU, 0, 1},
+    {"kn_n47_k33_gelu_res", 47, 33, 1, 0, MM_GELU_RES, 0, 1},
+    {"kn_real_4096x4096", 4096, 4096, 1, 0, MM_PLAIN, 1, 1},
 };
 enum { NCASES = (int)(sizeof cases / sizeof cases[0]), MMAX = 257 };
 static const int64_t ms[] = {1, 3, 8, 17, 128, 257};
@@ -79,19 +97,20 @@ static void emit_case(FILE *f, int i, const mm_case_t *c, const char *dt) {
     break;
   case MM_BIAS:
     fprintf(f, "  local b = weight(\"c%d_b\", %s, {%lld})\n", i, dt, (long long)c->n);
-    fprintf(f, "  output(\"c%d_y\", add(matmul(x, w), b))\n", i);
+    fprintf(f, "  output(\"c%d_y\", add(matmul(x, w%s), b))\n", i, attrs);
     break;
   case MM_SILU:
-    fprintf(f, "  output(\"c%d_y\", silu(scale(matmul(x, w), 0.5)))\n", i);
+    fprintf(f, "  output(\"c%d_y\", silu(scale(matmul(x, w%s), 0.5)))\n", i, attrs);
     break;
   case MM_GELU_RES:
     fprintf(f, "  local r = input(\"c%d_r\", %s, {M, %lld})\n", i, dt, (long long)c->n);
-    fprintf(f, "  output(\"c%d_y\", add(gelu(matmul(x, w)), r))\n", i);
+    fprintf(f, "  output(\"c%d_y\", add(gelu(matmul(x, w%s)), r))\n", i, attrs);
     break;
   case MM_SWIGLU:
     fprintf(f, "  local wu = weight(\"c%d_wu\", %s, {%lld, %lld})\n", i, dt,
-            (long long)c->n, (long long)c->k);
-    fprintf(f, "  output(\"c%d_y\", mul(silu(matmul(x, w)), matmul(x, wu)))\n", i);
+            (long long)d0, (long long)d1);
+    fprintf(f, "  output(\"c%d_y\", mul(silu(matmul(x, w%s)), matmul(x, wu%s)))\n", i,
+            attrs, attrs);
     break;
   }
   fputs("end\n", f);
@@ -190,8 +209,17 @@ static void set_zeros(kgrt_model_t *model, const char *name, int64_t count, int 
   set(model, name, &h, weight);
 }
 
-/* Runs case i at M rows on a freshly loaded model; compares its output. */
-static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devname) {
+/* A case's operands at one M: x and w, the bias or residual (extra) and the
+ * up weight (wu) where its epilogue has them. */
+typedef struct mm_data {
+  host_t x, w, extra, wu;
+} mm_data_t;
+
+/* Runs case i at M rows on a freshly loaded model (outputs start poisoned)
+ * and copies its output (ny elements) to got; with `again`, runs it a second
+ * time and copies that output there. 0, or -1 after a FAIL line. */
+static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t *in,
+                     void *got, void *again, int64_t ny, const char *devname) {
   const mm_case_t *c = &cases[i];
   kgrt_error_t err;
   kgrt_model_t *model = NULL;
@@ -207,14 +235,10 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
     printf("FAIL %s: load: %s\n", devname, err.message);
     failures++;
     kgrt_model_unload(model);
-    return;
+    return -1;
   }
   /* every case's tensors must be bound for the plan to run: this case's get
-   * random values, the others zeros (their outputs are not checked here) */
-  const int nb = c->batch ? c->batch : 1;
-  const int64_t rows = nb * m_rows;
-  host_t x = make_random(rows * c->k, -1, 1), w = make_random(nb * c->n * c->k, -1, 1);
-  host_t extra = {0}, wu = {0};
+   * its operands, the others zeros (their outputs are not checked here) */
   for (int j = 0; j < NCASES; j++) {
     const mm_case_t *o = &cases[j];
     const int64_t ob = o->batch ? o->batch : 1;
@@ -235,50 +259,73 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
       set_zeros(model, name, o->n * o->k, 1);
   }
   snprintf(name, sizeof name, "c%d_x", i);
-  set(model, name, &x, 0);
+  set(model, name, &in->x, 0);
   snprintf(name, sizeof name, "c%d_w", i);
-  set(model, name, &w, 1);
+  set(model, name, &in->w, 1);
   if (c->epi == MM_BIAS) {
-    extra = make_random(c->n, -1, 1);
     snprintf(name, sizeof name, "c%d_b", i);
-    set(model, name, &extra, 1);
+    set(model, name, &in->extra, 1);
   } else if (c->epi == MM_GELU_RES) {
-    extra = make_random(m_rows * c->n, -1, 1);
     snprintf(name, sizeof name, "c%d_r", i);
-    set(model, name, &extra, 0);
+    set(model, name, &in->extra, 0);
   } else if (c->epi == MM_SWIGLU) {
-    wu = make_random(c->n * c->k, -1, 1);
     snprintf(name, sizeof name, "c%d_wu", i);
-    set(model, name, &wu, 1);
+    set(model, name, &in->wu, 1);
   }
+  snprintf(name, sizeof name, "c%d_y", i);
+  const size_t bytes = (size_t)ny * kn_dtype_size(dtype);
+  int rc = 0;
+  if (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
+      kgrt_model_get_output(model, name, got, bytes, &err) != KGRT_STATUS_OK ||
+      (again &&
+       (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
+        kgrt_model_get_output(model, name, again, bytes, &err) != KGRT_STATUS_OK))) {
+    printf("FAIL %s %s M=%lld: %s\n", devname, c->name, (long long)m_rows, err.message);
+    failures++;
+    rc = -1;
+  }
+  kgrt_model_unload(model);
+  return rc;
+}
+
+/* Runs case i at M rows on random operands and compares its output with the
+ * float64 reference; a GEMV case runs twice and the two outputs must be the
+ * same bytes (the first, from poisoned outputs, is the one compared). */
+static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devname) {
+  const mm_case_t *c = &cases[i];
+  const int nb = c->batch ? c->batch : 1;
+  const int64_t rows = nb * m_rows;
+  mm_data_t in = {
+      make_random(rows * c->k, -1, 1), make_random(nb * c->n * c->k, -1, 1), {0}, {0}};
+  if (c->epi == MM_BIAS)
+    in.extra = make_random(c->n, -1, 1);
+  else if (c->epi == MM_GELU_RES)
+    in.extra = make_random(m_rows * c->n, -1, 1);
+  else if (c->epi == MM_SWIGLU)
+    in.wu = make_random(c->n * c->k, -1, 1);
 
   const int64_t ny = rows * c->n;
   double *ref = malloc((size_t)ny * sizeof *ref);
-  ref_matmul(c, m_rows, x.v, w.v, ref);
+  ref_matmul(c, m_rows, in.x.v, in.w.v, ref);
   if (c->epi == MM_SWIGLU) {
     double *up = malloc((size_t)ny * sizeof *up);
-    ref_matmul(c, m_rows, x.v, wu.v, up);
+    ref_matmul(c, m_rows, in.x.v, in.wu.v, up);
     for (int64_t e = 0; e < ny; e++)
       ref[e] = silu(ref[e]) * up[e];
     free(up);
   }
   for (int64_t e = 0; e < ny && c->epi != MM_SWIGLU; e++) {
     if (c->epi == MM_BIAS)
-      ref[e] += extra.v[e % c->n];
+      ref[e] += in.extra.v[e % c->n];
     else if (c->epi == MM_SILU)
       ref[e] = silu(0.5 * ref[e]);
     else if (c->epi == MM_GELU_RES)
-      ref[e] = gelu(ref[e]) + extra.v[e];
+      ref[e] = gelu(ref[e]) + in.extra.v[e];
   }
 
-  void *got = malloc((size_t)ny * kn_dtype_size(dtype));
-  snprintf(name, sizeof name, "c%d_y", i);
-  if (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
-      kgrt_model_get_output(model, name, got, (size_t)ny * kn_dtype_size(dtype), &err) !=
-          KGRT_STATUS_OK) {
-    printf("FAIL %s %s M=%lld: %s\n", devname, c->name, (long long)m_rows, err.message);
-    failures++;
-  } else {
+  const size_t bytes = (size_t)ny * kn_dtype_size(dtype);
+  void *got = malloc(bytes), *again = c->gemv ? malloc(bytes) : NULL;
+  if (run_model(dev, i, m_rows, &in, got, again, ny, devname) == 0) {
     double se = 0, ss = 0;
     int64_t bad = -1;
     for (int64_t e = 0; e < ny; e++) {
@@ -292,44 +339,63 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
                          : dtype == KGRT_DTYPE_F16 ? 1e-6
                                                    : 1e-4;
     const double nmse = ss > 0 ? se / ss : se;
+    const int same = !again || memcmp(got, again, bytes) == 0;
     checked++;
-    if (bad >= 0 || !(nmse <= bound)) {
-      printf("FAIL %s %-16s M=%-4lld %s: nmse %.3e (bound %.0e)", devname, c->name,
+    if (bad >= 0 || !(nmse <= bound) || !same) {
+      printf("FAIL %s %-23s M=%-4lld %s: nmse %.3e (bound %.0e)", devname, c->name,
              (long long)m_rows, STR(KN_DTYPE), nmse, bound);
       if (bad >= 0)
         printf(", element %lld is %g", (long long)bad, kn_load(got, bad, dtype));
+      if (!same)
+        printf(", a second run gave other bytes");
       putchar('\n');
       failures++;
     } else {
-      printf("ok   %s %-16s M=%-4lld %s: nmse %.3e\n", devname, c->name,
-             (long long)m_rows, STR(KN_DTYPE), nmse);
+      printf("ok   %s %-23s M=%-4lld %s: nmse %.3e%s\n", devname, c->name,
+             (long long)m_rows, STR(KN_DTYPE), nmse, again ? ", twice the same" : "");
     }
   }
   free(got);
+  free(again);
   free(ref);
-  kn_host_free(&x);
-  kn_host_free(&w);
-  if (extra.raw)
-    kn_host_free(&extra);
-  if (wu.raw)
-    kn_host_free(&wu);
-  kgrt_model_unload(model);
+  kn_host_free(&in.x);
+  kn_host_free(&in.w);
+  if (in.extra.raw)
+    kn_host_free(&in.extra);
+  if (in.wu.raw)
+    kn_host_free(&in.wu);
+}
+
+/* The part (--part) a run of case c at M rows belongs to: the real sizes, or
+ * the small cases' GEMV (M <= 8) or GEMM half. */
+static const char *part_of(const mm_case_t *c, int64_t m_rows) {
+  if (c->big)
+    return "real";
+  return m_rows <= 8 ? "gemv" : "gemm";
 }
 
 int main(int argc, char **argv) {
   int full = 0, first = 1;
+  const char *part = NULL;
   const char *only = NULL;
   setvbuf(stdout, NULL, _IOLBF, 0);
   for (; first < argc && argv[first][0] == '-'; first++) {
     if (strcmp(argv[first], "--full") == 0)
       full = 1;
+    else if (strcmp(argv[first], "--part") == 0 && first + 1 < argc &&
+             (strcmp(argv[first + 1], "gemv") == 0 ||
+              strcmp(argv[first + 1], "gemm") == 0 ||
+              strcmp(argv[first + 1], "real") == 0))
+      part = argv[++first];
     else if (strcmp(argv[first], "--case") == 0 && first + 1 < argc)
       only = argv[++first];
     else
       first = argc; /* usage */
   }
   if (first >= argc) {
-    fprintf(stderr, "usage: matmul_%s [--full] [--case NAME] DEVICE...\n", STR(KN_DTYPE));
+    fprintf(stderr,
+            "usage: matmul_%s [--full] [--part gemv|gemm|real] [--case NAME] DEVICE...\n",
+            STR(KN_DTYPE));
     return 2;
   }
   dtype = kn_dtype_parse(STR(KN_DTYPE));
@@ -343,7 +409,8 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < NCASES; i++)
       for (int s = 0; s < NMS; s++)
-        if ((!cases[i].big || full || ms[s] <= 8) &&
+        if ((ms[s] <= 8 || (!cases[i].gemv && (!cases[i].big || full))) &&
+            (!part || strcmp(part, part_of(&cases[i], ms[s])) == 0) &&
             (!only || strcmp(only, cases[i].name) == 0))
           run_case(dev, i, ms[s], argv[a]);
     kgrt_device_close(dev);

@@ -12,9 +12,18 @@
  * N with KN). f32 accumulation. The stored value is EPI over acc0, acc1
  * (PAIR: the same product with a second weight w1 of w's shape, for a gate/up
  * pair) and operands e<k> read at the result's index (a<k> in EPI), rounded
- * to OUT_T once. */
+ * to OUT_T once.
+ * QUANT: w [N, K] is in a GGUF block format (FMT), stored as GGUF stores it:
+ * row n is the RB bytes of its blocks, and w comes as 16-bit units (W_T; for
+ * float weights W_T is T). Its B tile is dequantized on the way into LDS:
+ * each thread decodes a group of 32 weights of one row straight from global
+ * memory (DEQ, lib_quant.hip; BK is a multiple of 32 and K one of the block,
+ * so a group lies all in K or all past it) and stores them as T. The
+ * fragments thus read the weights rounded to T (f16, bf16), as llama.cpp's
+ * dequantize-then-GEMM does; with f32 x (the FMA fragment) they stay exact.
+ * The copy is synchronous: plain loads and LDS stores. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#each EPI_IN}}
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#each EPI_IN}}
     KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
   typedef {{FRAG}} F;
   __shared__ {{T}} As[{{STAGES}}][{{BM}} * {{LD}}];
@@ -60,6 +69,20 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       kg_tile_copy<{{VEC}}>(&Bs[s][r * {{LD}} + c], w, woff + (n0 + r) * {{K}}L + k0 + c, ok);
 {{#if PAIR}}      kg_tile_copy<{{VEC}}>(&Bs1[s][r * {{LD}} + c], w1, woff + (n0 + r) * {{K}}L + k0 + c, ok);
 {{/if}}
+    }
+{{/if}}
+{{#if QUANT}}
+    /* group u: row r, weights c .. c + 31 of the tile; one past N or K
+     * decodes row N - 1, group 0 instead (no branch around the loads) and
+     * stores zeros */
+    for (int u = tid; u < {{BN}} * ({{BK}} / 32); u += {{BLOCK}}) {
+      const int r = u / ({{BK}} / 32), c = u % ({{BK}} / 32) * 32;
+      const bool ok = n0 + r < {{N}} && k0 + c < {{K}};
+      float q[32], sc[2], mn;
+      {{DEQ}}(w, (ok ? n0 + r : {{N}} - 1) * {{RB}}L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
+#pragma unroll
+      for (int e = 0; e < 32; e++)
+        Bs[s][r * {{LD}} + c + e] = kg_from_f32<{{T}}>(ok ? sc[e >> 4] * q[e] - mn : 0.0f);
     }
 {{/if}}
   };

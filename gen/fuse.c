@@ -6,8 +6,9 @@
  * A matmul whose result is used once, by such a chain of the same size,
  * becomes the chain's producer instead: the chain is the matmul kernel's
  * epilogue (acc0 in the expression), and two matmuls of the same x and
- * shape feeding one chain (silu(x wg^T) * (x wu^T)) share one kernel
- * (acc0, acc1). Other nodes become one kernel each, or one per variant. */
+ * shape (float weights) feeding one chain (silu(x wg^T) * (x wu^T)) share
+ * one kernel (acc0, acc1). Other nodes become one kernel each, or one per
+ * variant. */
 #include "fuse.h"
 
 #include <stdio.h>
@@ -32,24 +33,27 @@ static int sole_consumer(const kg_graph_t *g, int t) {
 }
 
 /* A matmul node that can take an epilogue: its template reads x and w at
- * operands 0 and 1 and writes one result (the quantized GEMV cannot yet). */
+ * operands 0 and 1 and writes one result. */
 static int is_matmul(const kg_graph_t *g, int node) {
   if (node < 0 || strcmp(g->nodes[node].op, "matmul") != 0)
     return 0;
   for (int v = 0; v < g->nodes[node].num_variants; v++) {
     const char *t = g->nodes[node].variants[v].tmpl;
-    if (strcmp(t, "gemv") != 0 && strcmp(t, "gemv_kn") != 0 && strcmp(t, "gemm") != 0)
+    if (strcmp(t, "gemv") != 0 && strcmp(t, "gemv_kn") != 0 && strcmp(t, "gemv_q") != 0 &&
+        strcmp(t, "gemm") != 0)
       return 0;
   }
   return g->nodes[node].num_inputs == 2;
 }
 
-/* Same operands and template facts but w: two matmuls one kernel can do. */
+/* Same operands and template facts but w: two matmuls one kernel can do.
+ * Not for quantized weights (gemv_q has no second weight). */
 static int same_matmul(const kg_graph_t *g, int a, int b) {
   const kg_node_t *x = &g->nodes[a], *y = &g->nodes[b];
   const kg_tensor_t *wa = &g->tensors[x->inputs[1]], *wb = &g->tensors[y->inputs[1]];
   if (x->inputs[0] != y->inputs[0] || x->num_variants != y->num_variants ||
-      wa->rank != wb->rank || wa->dtype.code != wb->dtype.code)
+      wa->rank != wb->rank || wa->dtype.code != wb->dtype.code ||
+      wa->dtype.block_elems > 0)
     return 0;
   for (int i = 0; i < wa->rank; i++)
     if (wa->dims[i].sym >= 0 || wb->dims[i].sym >= 0 ||

@@ -216,7 +216,7 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   for (int i = 0; i < k->num_outs; i++)
     add_buffer(g, lw, k->outs[i], 0);
   if ((strcmp(k->tmpl, "gemv") == 0 || strcmp(k->tmpl, "gemv_kn") == 0 ||
-       strcmp(k->tmpl, "gemm") == 0) &&
+       strcmp(k->tmpl, "gemv_q") == 0 || strcmp(k->tmpl, "gemm") == 0) &&
       matmul_epilogue(g, k, &numel, h, d)) {
     kg_holes_free(h);
     return -1;

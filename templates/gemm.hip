@@ -12,9 +12,18 @@
  * N with KN). f32 accumulation. The stored value is EPI over acc0, acc1
  * (PAIR: the same product with a second weight w1 of w's shape, for a gate/up
  * pair) and operands e<k> read at the result's index (a<k> in EPI), rounded
- * to OUT_T once; a lane's runs of consecutive columns are stored as one vector. */
+ * to OUT_T once; a lane's runs of consecutive columns are stored as one vector.
+ * QUANT: w [N, K] is in a GGUF block format (FMT), stored as GGUF stores it:
+ * row n is the RB bytes of its blocks, and w comes as 16-bit units (W_T; for
+ * float weights W_T is T). Its B tile is dequantized on the way into LDS:
+ * each thread decodes a group of 32 weights of one row straight from global
+ * memory (DEQ, lib_quant.hip; BK is a multiple of 32 and K one of the block,
+ * so a group lies all in K or all past it) and stores them as T. The
+ * fragments thus read the weights rounded to T (f16, bf16), as llama.cpp's
+ * dequantize-then-GEMM does; with f32 x (the FMA fragment) they stay exact.
+ * The copy is synchronous: plain loads and LDS stores. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#each EPI_IN}}
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#each EPI_IN}}
     KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
   typedef {{FRAG}} F;
   /* the LDS ring: As[STAGES][BM * LD], Bs[STAGES][BN * LD] (and Bs1) */
@@ -34,21 +43,24 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const long xoff = batch * M * {{K}}L, woff = batch * {{N}}L * {{K}}L;
   const int KT = ({{K}} + {{BK}} - 1) / {{BK}};
 
-  /* tile kt of x and w into stage s. Thread tid copies the VEC elements at
-   * column cc = tid % CPR * VEC (CPR = BK / VEC copies per row) of the rows
-   * cr + i RP (RP = BLOCK / CPR rows per pass): loops of constant trips, so
-   * every address is a base plus a constant. */
-  constexpr int CPR = {{BK}} / {{VEC}}, RP = {{BLOCK}} / CPR;
+  /* tile kt of x and w into stage s: copy u = tid + i BLOCK of a tile is
+   * row u / CPR, column u % CPR * VEC (CPR = BK / VEC copies per row), in
+   * loops of constant trips. Where the BLOCK threads cover whole rows (ROWS)
+   * thread tid keeps column cc and steps RP rows, so every address is a base
+   * plus a constant. */
+  constexpr int CPR = {{BK}} / {{VEC}};
+  constexpr bool ROWS = {{BLOCK}} % CPR == 0;
+  constexpr int RP = ROWS ? {{BLOCK}} / CPR : 1;
   const int cr = tid / CPR, cc = tid % CPR * {{VEC}};
   auto load_tile = [&](int s, int kt) {
     const long k0 = (long)kt * {{BK}};
-    const bool kin = {{K}} % {{BK}} == 0 || k0 + cc < {{K}};
 #pragma unroll
-    for (int i = 0; i < ({{BM}} + RP - 1) / RP; i++) {
-      const int r = cr + i * RP;
-      if ({{BM}} % RP == 0 || r < {{BM}})
-        kg_tile_copy<{{VEC}}>(&As[s][r * {{LD}} + cc], x, xoff + (m0 + r) * {{K}}L + k0 + cc,
-                              kin && m0 + r < M);
+    for (int i = 0; i < ({{BM}} * CPR + {{BLOCK}} - 1) / {{BLOCK}}; i++) {
+      const int u = tid + i * {{BLOCK}};
+      const int r = ROWS ? cr + i * RP : u / CPR, c = ROWS ? cc : u % CPR * {{VEC}};
+      if (({{BM}} * CPR) % {{BLOCK}} == 0 || u < {{BM}} * CPR)
+        kg_tile_copy<{{VEC}}>(&As[s][r * {{LD}} + c], x, xoff + (m0 + r) * {{K}}L + k0 + c,
+                              ({{K}} % {{BK}} == 0 || k0 + c < {{K}}) && m0 + r < M);
     }
 {{#if KN}}
     /* w [K, N]: VEC consecutive columns of one k, stored transposed */
@@ -65,13 +77,28 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{/if}}
 {{#if NK}}
 #pragma unroll
-    for (int i = 0; i < ({{BN}} + RP - 1) / RP; i++) {
-      const int r = cr + i * RP;
-      if ({{BN}} % RP == 0 || r < {{BN}}) {
-        const bool ok = kin && n0 + r < {{N}};
-        kg_tile_copy<{{VEC}}>(&Bs[s][r * {{LD}} + cc], w, woff + (n0 + r) * {{K}}L + k0 + cc, ok);
-{{#if PAIR}}        kg_tile_copy<{{VEC}}>(&Bs1[s][r * {{LD}} + cc], w1, woff + (n0 + r) * {{K}}L + k0 + cc, ok);
+    for (int i = 0; i < ({{BN}} * CPR + {{BLOCK}} - 1) / {{BLOCK}}; i++) {
+      const int u = tid + i * {{BLOCK}};
+      const int r = ROWS ? cr + i * RP : u / CPR, c = ROWS ? cc : u % CPR * {{VEC}};
+      if (({{BN}} * CPR) % {{BLOCK}} == 0 || u < {{BN}} * CPR) {
+        const bool ok = ({{K}} % {{BK}} == 0 || k0 + c < {{K}}) && n0 + r < {{N}};
+        kg_tile_copy<{{VEC}}>(&Bs[s][r * {{LD}} + c], w, woff + (n0 + r) * {{K}}L + k0 + c, ok);
+{{#if PAIR}}        kg_tile_copy<{{VEC}}>(&Bs1[s][r * {{LD}} + c], w1, woff + (n0 + r) * {{K}}L + k0 + c, ok);
 {{/if}}      }
+    }
+{{/if}}
+{{#if QUANT}}
+    /* group u: row r, weights c .. c + 31 of the tile; one past N or K
+     * decodes row N - 1, group 0 instead (no branch around the loads) and
+     * stores zeros */
+    for (int u = tid; u < {{BN}} * ({{BK}} / 32); u += {{BLOCK}}) {
+      const int r = u / ({{BK}} / 32), c = u % ({{BK}} / 32) * 32;
+      const bool ok = n0 + r < {{N}} && k0 + c < {{K}};
+      float q[32], sc[2], mn;
+      {{DEQ}}(w, (ok ? n0 + r : {{N}} - 1) * {{RB}}L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
+#pragma unroll
+      for (int e = 0; e < 32; e++)
+        Bs[s][r * {{LD}} + c + e] = kg_from_f32<{{T}}>(ok ? sc[e >> 4] * q[e] - mn : 0.0f);
     }
 {{/if}}
   };

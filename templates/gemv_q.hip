@@ -18,9 +18,12 @@
  * once, go to the f32 partial sums acc[c][m], registers (every loop over c
  * and m is unrolled), reduced across the wave at the end. The last stage may be shorter (LE weights, LB bytes).
  * A column past N (a guard: NB divides N as kgen chooses it) reads the last
- * row of w and is not stored. */
+ * row of w and is not stored.
+ * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
+ * read at the result's index (a<k> in EPI), rounded to OUT_T. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL({{T}}) y, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#each EPI_IN}}
+    KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
   /* stages: NS of SE weights, then one of LE (when LE > 0) */
   constexpr int NST = {{NS}} + ({{LE}} > 0 ? 1 : 0);
   /* a piece: VEC bytes loaded at once, PB = max(VEC, 4) bytes stored (a VEC
@@ -131,9 +134,12 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     if (m < M) {
 #pragma unroll
       for (int c = 0; c < {{CPW}}; ++c) {
-        const float s = kg_wave_sum<{{WAVE}}>(acc[c][m]);
-        if (lane == 0 && n0 + c < {{N}})
-          kg_st(y, m * {{N}}L + n0 + c, kg_from_f32<{{T}}>(s));
+        const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]);
+        if (lane == 0 && n0 + c < {{N}}) {
+          const long idx = m * {{N}}L + n0 + c;
+{{#each EPI_IN}}          const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
+{{/each}}          kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+        }
       }
     }
   }

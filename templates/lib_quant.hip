@@ -2,7 +2,9 @@
  * float: Q8_0, Q4_0, Q4_K and Q6_K, one element (by its index in the tensor)
  * or one group of 32 consecutive elements; and, for kernels that stage blocks
  * in LDS (templates/gemv_q.hip), a group of 32 read from there, factored into
- * small integers and scales (see "Groups of 32 from blocks staged in LDS").
+ * small integers and scales (see "Groups of 32 from blocks staged in LDS"),
+ * or the same read straight from global memory (templates/gemm.hip, see
+ * "Groups of 32 straight from global memory").
  * Needs a prelude (kg_ld, kg_ldv, kg_f16_bits_to_f32, kg_bits_f32). Unused
  * helpers cost nothing (KG_INLINE only).
  *
@@ -215,33 +217,33 @@ template <int NW> KG_INLINE void kg_q_lds_words(const unsigned *s, int off, unsi
   }
 }
 
-/* Q8_0: group g is block g (34 bytes at 34 g); q = qs[e]. */
-KG_INLINE void kg_q8_0_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
-  const int off = g * 34;
-  sc[0] = sc[1] = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s, off));
+/* The decoders proper take a group's fields as words already gathered
+ * (from LDS by the _lds32 helpers below, from global memory by the _gl32
+ * ones at the end of this file); both gather the same bytes, so a group
+ * decodes bit for bit alike from either. */
+
+/* Q8_0 from its fields: d the f16 bits, qs[i] bytes 4i .. 4i + 3 of qs. */
+KG_INLINE void kg_q8_0_words32(unsigned d, const unsigned qs[8], float q[32], float sc[2],
+                               float *mn) {
+  sc[0] = sc[1] = kg_f16_bits_to_f32((unsigned short)d);
   *mn = 0.0f;
-  unsigned w[8];
-  kg_q_lds_words<8>(s, off + 2, w);
 #pragma unroll
   for (int i = 0; i < 8; i++) {
-    const unsigned u = w[i] ^ 0x80808080u; /* each byte: q + 128 */
+    const unsigned u = qs[i] ^ 0x80808080u; /* each byte: q + 128 */
 #pragma unroll
     for (int b = 0; b < 4; b++)
       q[4 * i + b] = kg_q_f32(u >> (b << 3) & 255u, 8388736.0f);
   }
 }
 
-/* Q4_0: group g is block g (18 bytes at 18 g); q = nibble - 8, element
- * e < 16 the low nibble of qs[e], e >= 16 the high nibble of qs[e - 16]. */
-KG_INLINE void kg_q4_0_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
-  const int off = g * 18;
-  sc[0] = sc[1] = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s, off));
+/* Q4_0 from its fields: d the f16 bits, qs[i] bytes 4i .. 4i + 3 of qs. */
+KG_INLINE void kg_q4_0_words32(unsigned d, const unsigned qs[4], float q[32], float sc[2],
+                               float *mn) {
+  sc[0] = sc[1] = kg_f16_bits_to_f32((unsigned short)d);
   *mn = 0.0f;
-  unsigned w[4];
-  kg_q_lds_words<4>(s, off + 2, w);
 #pragma unroll
   for (int i = 0; i < 4; i++) {
-    const unsigned lo = w[i] & 0x0f0f0f0fu, hi = w[i] >> 4 & 0x0f0f0f0fu;
+    const unsigned lo = qs[i] & 0x0f0f0f0fu, hi = qs[i] >> 4 & 0x0f0f0f0fu;
 #pragma unroll
     for (int b = 0; b < 4; b++) {
       q[4 * i + b] = kg_q_f32(lo >> (b << 3) & 255u, 8388616.0f);
@@ -250,24 +252,69 @@ KG_INLINE void kg_q4_0_lds32(const unsigned *s, int g, float q[32], float sc[2],
   }
 }
 
-/* Q4_K: group g is sub-block j = g & 7 of block g >> 3 (144 bytes, 36
- * words); q = nibble, sc = d sc_j, mn = dmin m_j. */
-KG_INLINE void kg_q4k_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
-  const unsigned *b = s + (g >> 3) * 36;
-  const int j = g & 7, sh = (j & 3) << 3;
+/* Q4_K sub-block j from its fields: head the block's first 16 bytes (d,
+ * dmin, scales) as 4 words, qs the 32 bytes qs[32 (j >> 1) ..] as 8. */
+KG_INLINE void kg_q4k_words32(const unsigned head[4], const unsigned qs[8], int j, float q[32],
+                              float sc[2], float *mn) {
+  const int sh = (j & 3) << 3;
   int scale, m;
-  kg_q4k_scale_min(b[1] >> sh & 255u, b[2] >> sh & 255u, b[3] >> sh & 255u, j, &scale, &m);
-  sc[0] = sc[1] = kg_f16_bits_to_f32((unsigned short)(b[0] & 0xffffu)) * (float)scale;
-  *mn = kg_f16_bits_to_f32((unsigned short)(b[0] >> 16)) * (float)m;
-  const unsigned *w = b + 4 + (j >> 1) * 8;
+  kg_q4k_scale_min(head[1] >> sh & 255u, head[2] >> sh & 255u, head[3] >> sh & 255u, j, &scale,
+                   &m);
+  sc[0] = sc[1] = kg_f16_bits_to_f32((unsigned short)(head[0] & 0xffffu)) * (float)scale;
+  *mn = kg_f16_bits_to_f32((unsigned short)(head[0] >> 16)) * (float)m;
   const int nib = (j & 1) << 2;
 #pragma unroll
   for (int i = 0; i < 8; i++) {
-    const unsigned v = w[i] >> nib & 0x0f0f0f0fu;
+    const unsigned v = qs[i] >> nib & 0x0f0f0f0fu;
 #pragma unroll
     for (int e = 0; e < 4; e++)
       q[4 * i + e] = kg_q_f32(v >> (e << 3) & 255u, 8388608.0f);
   }
+}
+
+/* Q6_K group grp (0..7) from its fields: ql the 32 bytes ql[64 h + 32 (k &
+ * 1) ..], qh the 32 bytes qh[32 h ..] (h = grp >> 2, k = grp & 3), scales
+ * the two int8 scales of the group (scales[2 grp], [2 grp + 1]) as 16 bits,
+ * d the f16 bits. */
+KG_INLINE void kg_q6k_words32(const unsigned ql[8], const unsigned qh[8], unsigned scales,
+                              unsigned d, int grp, float q[32], float sc[2], float *mn) {
+  const float df = kg_f16_bits_to_f32((unsigned short)d);
+  sc[0] = df * (float)kg_q_i8(scales);
+  sc[1] = df * (float)kg_q_i8(scales >> 8);
+  *mn = 0.0f;
+  const int k = grp & 3, lo_shift = (k >> 1) << 2, hi_shift = k << 1;
+#pragma unroll
+  for (int i = 0; i < 8; i++) {
+    const unsigned v = (ql[i] >> lo_shift & 0x0f0f0f0fu) | (qh[i] >> hi_shift & 0x03030303u) << 4;
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+      q[4 * i + e] = kg_q_f32(v >> (e << 3) & 255u, 8388640.0f);
+  }
+}
+
+/* Q8_0: group g is block g (34 bytes at 34 g); q = qs[e]. */
+KG_INLINE void kg_q8_0_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
+  const int off = g * 34;
+  unsigned w[8];
+  kg_q_lds_words<8>(s, off + 2, w);
+  kg_q8_0_words32(kg_q_lds_u16(s, off), w, q, sc, mn);
+}
+
+/* Q4_0: group g is block g (18 bytes at 18 g); q = nibble - 8, element
+ * e < 16 the low nibble of qs[e], e >= 16 the high nibble of qs[e - 16]. */
+KG_INLINE void kg_q4_0_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
+  const int off = g * 18;
+  unsigned w[4];
+  kg_q_lds_words<4>(s, off + 2, w);
+  kg_q4_0_words32(kg_q_lds_u16(s, off), w, q, sc, mn);
+}
+
+/* Q4_K: group g is sub-block j = g & 7 of block g >> 3 (144 bytes, 36
+ * words); q = nibble, sc = d sc_j, mn = dmin m_j. */
+KG_INLINE void kg_q4k_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
+  const unsigned *b = s + (g >> 3) * 36;
+  const int j = g & 7;
+  kg_q4k_words32(b, b + 4 + (j >> 1) * 8, j, q, sc, mn);
 }
 
 /* Q6_K: group g is group g & 7 of block g >> 3 (210 bytes at 210 (g >> 3));
@@ -277,19 +324,8 @@ KG_INLINE void kg_q6k_lds32(const unsigned *s, int g, float q[32], float sc[2], 
   unsigned ql[8], qh[8];
   kg_q_lds_words<8>(s, base + 64 * h + 32 * (k & 1), ql);
   kg_q_lds_words<8>(s, base + 128 + 32 * h, qh);
-  const unsigned scales = kg_q_lds_u16(s, base + 192 + 2 * grp);
-  const float d = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s, base + 208));
-  sc[0] = d * (float)kg_q_i8(scales);
-  sc[1] = d * (float)kg_q_i8(scales >> 8);
-  *mn = 0.0f;
-  const int lo_shift = (k >> 1) << 2, hi_shift = k << 1;
-#pragma unroll
-  for (int i = 0; i < 8; i++) {
-    const unsigned v = (ql[i] >> lo_shift & 0x0f0f0f0fu) | (qh[i] >> hi_shift & 0x03030303u) << 4;
-#pragma unroll
-    for (int e = 0; e < 4; e++)
-      q[4 * i + e] = kg_q_f32(v >> (e << 3) & 255u, 8388640.0f);
-  }
+  kg_q6k_words32(ql, qh, kg_q_lds_u16(s, base + 192 + 2 * grp), kg_q_lds_u16(s, base + 208), grp,
+                 q, sc, mn);
 }
 
 /* The VEC bytes at byte `off` of a quantized weight (its 16-bit units, as
@@ -312,4 +348,61 @@ KG_INLINE void kg_q_ld_words(KG_GLOBAL(const unsigned short) b, long off, long e
     const unsigned hi = off + 2 < end ? kg_ld(b, off / 2 + 1) : 0u;
     out[0] = lo | hi << 16;
   }
+}
+
+/* ---- Groups of 32 straight from global memory (templates/gemm.hip) ----
+ *
+ * `b` is the quantized weight as kernels receive it (16-bit units); `row` is
+ * the byte offset of a row's first block (even) and `g` counts groups of 32
+ * weights from there. Each helper reads only the fields of its group, as
+ * little-endian words from 16-bit loads (kg_q_ld_words<2>: every field is at
+ * an even offset), Q4_K's 16-byte aligned ones with 16-byte loads, and
+ * returns what the _lds32 helpers return for the same group. */
+
+/* NW words of bytes off .. off + 4 NW - 1 (off even), read as halves. */
+template <int NW>
+KG_INLINE void kg_q_gl_words(KG_GLOBAL(const unsigned short) b, long off, unsigned out[NW]) {
+#pragma unroll
+  for (int i = 0; i < NW; i++)
+    kg_q_ld_words<2>(b, off + 4 * i, off + 4 * i + 4, &out[i]);
+}
+
+KG_INLINE void kg_q8_0_gl32(KG_GLOBAL(const unsigned short) b, long row, long g, float q[32],
+                            float sc[2], float *mn) {
+  const long off = row + g * 34;
+  unsigned w[8];
+  kg_q_gl_words<8>(b, off + 2, w);
+  kg_q8_0_words32(kg_ld(b, off / 2), w, q, sc, mn);
+}
+
+KG_INLINE void kg_q4_0_gl32(KG_GLOBAL(const unsigned short) b, long row, long g, float q[32],
+                            float sc[2], float *mn) {
+  const long off = row + g * 18;
+  unsigned w[4];
+  kg_q_gl_words<4>(b, off + 2, w);
+  kg_q4_0_words32(kg_ld(b, off / 2), w, q, sc, mn);
+}
+
+/* Blocks of 144 bytes: `row` must be a multiple of 16 (rows of whole
+ * blocks from a 16-byte aligned buffer are). */
+KG_INLINE void kg_q4k_gl32(KG_GLOBAL(const unsigned short) b, long row, long g, float q[32],
+                           float sc[2], float *mn) {
+  const long off = row + (g >> 3) * 144;
+  const int j = (int)(g & 7);
+  unsigned head[4], qs[8];
+  kg_q_ld_words<16>(b, off, off + 16, head);
+  kg_q_ld_words<16>(b, off + 16 + (j >> 1) * 32, off + 144, qs);
+  kg_q_ld_words<16>(b, off + 32 + (j >> 1) * 32, off + 144, qs + 4);
+  kg_q4k_words32(head, qs, j, q, sc, mn);
+}
+
+KG_INLINE void kg_q6k_gl32(KG_GLOBAL(const unsigned short) b, long row, long g, float q[32],
+                           float sc[2], float *mn) {
+  const long off = row + (g >> 3) * 210;
+  const int grp = (int)(g & 7), h = grp >> 2, k = grp & 3;
+  unsigned ql[8], qh[8];
+  kg_q_gl_words<8>(b, off + 64 * h + 32 * (k & 1), ql);
+  kg_q_gl_words<8>(b, off + 128 + 32 * h, qh);
+  kg_q6k_words32(ql, qh, kg_ld(b, (off + 192 + 2 * grp) / 2), kg_ld(b, (off + 208) / 2), grp, q,
+                 sc, mn);
 }

@@ -3,7 +3,9 @@
 -- x [..., K] (the leading dims flatten to M rows, a sym allowed), w with
 -- constant dims, y [..., N] in x's dtype; f32, f16 and bf16 (x and w the
 -- same), accumulated in f32. A w [B, N, K] multiplies x [B, ..., K] batch by
--- batch. GGUF block weights (q8_0, ...) are dequantized in the kernel.
+-- batch. GGUF block weights (q8_0, ...; [N, K], unbatched) are dequantized
+-- in the kernel, by both kernels (build_quant: templates/gemv_q.hip, and
+-- gemm.hip with QUANT).
 -- Two kernels, and the plan picks by the run-time M:
 --   GEMV (M <= 8, unbatched w): each launch streams every weight once.
 --     w [N, K] (templates/gemv.hip): one workgroup per NB output columns,
@@ -24,63 +26,100 @@
 local kg = require "kgen"
 local fail = kg.fail
 
+-- The most rows of x the GEMV kernels serve (float acc[CPW][MMAX] in registers).
+local MMAX = 8
+
+-- The group decoders of each block format (templates/lib_quant.hip): from
+-- blocks staged in LDS (the GEMV) and straight from global memory (the GEMM).
+local QUANT_DEQ = {
+  q8_0 = { lds = "kg_q8_0_lds32", gl = "kg_q8_0_gl32" },
+  q4_0 = { lds = "kg_q4_0_lds32", gl = "kg_q4_0_gl32" },
+  q4_k = { lds = "kg_q4k_lds32", gl = "kg_q4k_gl32" },
+  q6_k = { lds = "kg_q6k_lds32", gl = "kg_q6k_gl32" },
+}
+
 --- matmul with w in a GGUF block format (q8_0, q4_0, q4_k, q6_k; stored [N, K]
---- as GGUF stores it: row n is K / BE consecutive blocks), the GEMV path: x
---- f32, f16 or bf16 with at most 8 rows, y in x's dtype, f32 sums; the kernel
---- dequantizes w itself (templates/gemv_q.hip). K is walked in stages of
---- 2048 weights (a multiple of every block), staged through LDS; VEC is the
---- widest load that divides every stage's bytes, so every piece is aligned.
-local function build_quant_gemv(node, x, w)
+--- as GGUF stores it: row n is K / BE consecutive blocks): x f32, f16 or
+--- bf16, y in x's dtype, f32 sums; the kernels dequantize w themselves. Two
+--- variants, as for float weights, picked by the run-time M:
+---   GEMV (M <= 8, templates/gemv_q.hip): K is walked in stages of 2048
+---     weights (a multiple of every block), staged through LDS; VEC is the
+---     widest load that divides every stage's bytes, so every piece is
+---     aligned.
+---   GEMM (larger M, templates/gemm.hip with QUANT): the float GEMM's tiles,
+---     the B tile decoded from the blocks into LDS as x's dtype.
+local function build_quant(node, x, w, a)
   kg.check_float("matmul", x, "x")
+  if a.w_layout == "kn" then
+    fail("matmul: a quantized w is [N, K], as GGUF stores it; w_layout = \"kn\" is for float weights")
+  end
+  if #w.shape == 3 then
+    fail("matmul: a quantized w cannot be batched (w %s): it must be [N, K]", kg.shape_str(w.shape))
+  end
   if #w.shape ~= 2 or math.type(w.shape[1]) ~= "integer" then
     fail("matmul: a quantized w must be [N, K] with constant dims, got %s", kg.shape_str(w.shape))
-  end
-  if node.attrs.w_layout == "kn" then
-    fail("matmul: a quantized w is [N, K], as GGUF stores it; w_layout = \"kn\" is for float weights")
   end
   local k, n = kg.const_cols("matmul", x), w.shape[1]
   if w.shape[2] ~= k then
     fail("matmul: K mismatch: x %s has K = %d, w %s has K = %d", kg.shape_str(x.shape), k,
       kg.shape_str(w.shape), w.shape[2])
   end
-  local rows, mmax = {}, 1
+  local rows, mmax, mmin = {}, 1, 1
   for i = 1, #x.shape - 1 do
-    rows[#rows + 1] = x.shape[i]
-    mmax = mmax * (kg.is_sym(x.shape[i]) and x.shape[i].max or x.shape[i])
+    local d = x.shape[i]
+    rows[#rows + 1] = d
+    mmax = mmax * (kg.is_sym(d) and d.max or d)
+    mmin = mmin * (kg.is_sym(d) and 1 or d)
   end
-  if mmax > 8 then
-    fail("matmul: quantized weights take at most 8 rows of x (the GEMV path); the quantized GEMM is not built yet")
-  end
+  local m = #rows > 0 and rows or 1
   local dt = w.dtype
-  local se = 2048
-  local ns, le = k // se, k % se
-  local sb, lb = se // dt.block_elems * dt.block_bytes, le // dt.block_elems * dt.block_bytes
-  local vec = 16
-  while lb % vec ~= 0 or sb % vec ~= 0 do vec = vec // 2 end
-  -- NB = waves * cpw columns per workgroup, NB dividing N (as for gemv)
-  local waves, cpw = 1, 1
-  if n % 8 == 0 then waves, cpw = 4, 2
-  elseif n % 4 == 0 then waves, cpw = 2, 2
-  elseif n % 2 == 0 then waves, cpw = 1, 2 end
+  local rb = k // dt.block_elems * dt.block_bytes -- bytes per row of w
   local shape = {}
   for i = 1, #x.shape - 1 do shape[i] = x.shape[i] end
   shape[#shape + 1] = n
   node.dequantizes = { [2] = true }
-  node.template = "gemv_q"
-  node.grid = "rows"
-  node.grid_of = w
-  node.cols = k * waves * cpw -- one workgroup per NB rows of w
-  node.dim_args = { #rows > 0 and rows or 1 } -- M
-  node.holes = {
-    T = x.dtype.ctype, FMT = dt.name, K = tostring(k), N = tostring(n), MMAX = tostring(mmax),
-    CPW = tostring(cpw), NB = tostring(waves * cpw), RB = tostring(k // dt.block_elems * dt.block_bytes),
-    SE = tostring(se), SB = tostring(sb), NS = tostring(ns), LE = tostring(le), LB = tostring(lb),
-    DEQ = ({ q8_0 = "kg_q8_0_lds32", q4_0 = "kg_q4_0_lds32", q4_k = "kg_q4k_lds32",
-      q6_k = "kg_q6k_lds32" })[dt.name],
-    MIN = dt.name == "q4_k" and "1" or "", -- a min per sub-block: sum x too
-  }
-  node.params_info = { waves = waves, vec = vec }
   node.out_dtype, node.out_shape = x.dtype, shape
+  node.variants = {}
+  local gemv = mmin <= MMAX
+  if gemv then
+    local se = 2048
+    local ns, le = k // se, k % se
+    local sb, lb = se // dt.block_elems * dt.block_bytes, le // dt.block_elems * dt.block_bytes
+    local vec = 16
+    while lb % vec ~= 0 or sb % vec ~= 0 do vec = vec // 2 end
+    -- NB = waves * cpw columns per workgroup, NB dividing N (as for gemv)
+    local waves, cpw = 1, 1
+    if n % 8 == 0 then waves, cpw = 4, 2
+    elseif n % 4 == 0 then waves, cpw = 2, 2
+    elseif n % 2 == 0 then waves, cpw = 1, 2 end
+    node.variants[#node.variants + 1] = {
+      template = "gemv_q", grid = "rows", grid_of = w,
+      cols = k * waves * cpw, -- one workgroup per NB rows of w
+      dim_args = { m },
+      holes = {
+        T = x.dtype.ctype, FMT = dt.name, K = tostring(k), N = tostring(n),
+        MMAX = tostring(math.min(mmax, MMAX)), CPW = tostring(cpw), NB = tostring(waves * cpw),
+        RB = tostring(rb), SE = tostring(se), SB = tostring(sb), NS = tostring(ns),
+        LE = tostring(le), LB = tostring(lb), DEQ = QUANT_DEQ[dt.name].lds,
+        MIN = dt.name == "q4_k" and "1" or "", -- a min per sub-block: sum x too
+      },
+      params_info = { waves = waves, vec = vec },
+      select = mmax > MMAX and { size = m, max = MMAX } or nil,
+    }
+  end
+  if mmax > MMAX then
+    node.variants[#node.variants + 1] = {
+      template = "gemm", grid = "tiles", tile_units = m,
+      dim_args = { m },
+      holes = { T = x.dtype.ctype, W_T = dt.ctype, K = tostring(k), N = tostring(n), KN = "",
+        NK = "", QUANT = "1", FMT = dt.name, RB = tostring(rb), DEQ = QUANT_DEQ[dt.name].gl },
+      -- where: "model.lua:LINE: " of the call, at the level the float path
+      -- uses (build_quant is a tail call of build, so it takes build's level)
+      params_info = { dtype = x.dtype.name, k = k, n = n, kn = false, batch = 1, tile = a.tile,
+        quant = true, where = select(2, pcall(error, "", 4)) },
+      select = gemv and { size = m, min = MMAX + 1 } or nil,
+    }
+  end
 end
 
 kg.template {
@@ -89,9 +128,6 @@ kg.template {
     return { BLOCK = info.waves * target.wave, VEC = info.vec }
   end,
 }
-
--- The most rows of x the GEMV kernel serves (float acc[CPW][MMAX] in registers).
-local MMAX = 8
 
 -- The GEMV grids aim at this many workgroups per compute unit (targets/<arch>.lua
 -- cus) at least, of 4 waves each: fewer, and whole columns (gemv) or whole
@@ -208,9 +244,18 @@ end
 --- target: the tile, its fragment struct and checks, the grid (per_block =
 --- the tile's rows; repeat = column tiles x info.batch) and the holes. info:
 --- dtype, k and n (the product's K and columns), kn (w [K, N]), batch, tile
---- (overrides), pair (two weights), where ("model.lua:LINE: " for errors).
+--- (overrides), pair (two weights), quant (w in a block format: bk a
+--- multiple of 32, a decoder group; a target's smaller bk is rounded up),
+--- where ("model.lua:LINE: " for errors).
 function kg.gemm_params(op, target, info)
   local t = gemm_tile(op, target, info.dtype, info.tile, info.where)
+  if info.quant and t.bk % 32 ~= 0 then
+    if info.tile and info.tile.bk then
+      error(("%s%s: GEMM tile bk = %d: a quantized w needs a multiple of 32 (a decoder group)")
+        :format(info.where, op, t.bk), 0)
+    end
+    t.bk = (t.bk + 31) // 32 * 32
+  end
   local dt = kg.dtypes[info.dtype]
   local ld = t.bk + 16 // dt.size -- a 16-byte pad per LDS row
   local frag, fm, fn, fk = fragment(op, target, t, dt.ctype, ld, info.where)
@@ -241,10 +286,6 @@ function kg.gemm_params(op, target, info)
     bad(("needs %d bytes of LDS, the target has %d"):format(lds, lds_max))
   end
   local vec = kg.vector_width(dt, info.kn and { info.k, t.bk, info.n, t.bn } or { info.k, t.bk })
-  if (t.waves_m * t.waves_n * target.wave) % (t.bk // vec) ~= 0 then
-    bad(("the %d threads do not cover whole rows of a k tile (%d copies of %d elements)")
-      :format(t.waves_m * t.waves_n * target.wave, t.bk // vec, vec))
-  end
   local tiles_n = (info.n + t.bn - 1) // t.bn
   return {
     BLOCK = t.waves_m * t.waves_n * target.wave, VEC = vec,
@@ -274,7 +315,7 @@ end
 
 kg.op {
   name = "matmul",
-  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K], M <= 8) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above; f32 accumulation",
+  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K]) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above; f32 accumulation",
   inputs = { "x", "w" },
   attrs = {
     w_layout = { default = "nk", check = function(v) return v == "nk" or v == "kn", "must be \"nk\" or \"kn\"" end },
@@ -282,7 +323,7 @@ kg.op {
   },
   build = function(node, ins, a)
     local x, w = ins[1], ins[2]
-    if w.dtype.quant then return build_quant_gemv(node, x, w) end
+    if w.dtype.quant then return build_quant(node, x, w, a) end
     kg.check_float("matmul", x, "x")
     kg.check_float("matmul", w, "w")
     if x.dtype ~= w.dtype then
@@ -345,8 +386,8 @@ kg.op {
       node.variants[#node.variants + 1] = {
         template = "gemm", grid = "tiles", tile_units = m,
         dim_args = { m },
-        holes = { T = x.dtype.ctype, K = tostring(k), N = tostring(n), KN = kn and "1" or "",
-          NK = kn and "" or "1" },
+        holes = { T = x.dtype.ctype, W_T = x.dtype.ctype, K = tostring(k), N = tostring(n),
+          KN = kn and "1" or "", NK = kn and "" or "1", QUANT = "" },
         params_info = { dtype = x.dtype.name, k = k, n = n, kn = kn, batch = batch, tile = a.tile,
           -- "model.lua:LINE: " of the call (level 4: error <- pcall <- build <- kg.op
           -- <- the model), for a tile that does not suit a target

@@ -1,18 +1,29 @@
-/* quant_matmul_test.c - matmul with GGUF quantized weights, the GEMV path
- * (lua/ops/matmul.lua, templates/gemv_q.hip), on a device:
- *   quant_matmul_test sim:gfx1100 [sim:gfx942 ...]
- * The model (quant_matmul.lua) multiplies x [M, K] (f32, f16, bf16) with w
- * [N, K] in Q8_0, Q4_0, Q4_K and Q6_K for four shapes, up to 4096 x 4096.
- * Weights are random floats with a random scale per 32 (so every block has
- * its own d, and the K-quants' sub-block scales and mins differ), encoded
- * with kgrt_gguf.h's encoders; x is random in (-1, 1). The reference is the
- * float64 sum over the weights decoded by kgrt_gguf.h (what the kernel must
- * dequantize, bit for bit) times x as stored. M = 1, 3 and 8 (rows 0 .. M-1
- * of the same x); the outputs start poisoned (sim: 0xff bytes, NaN), so a
- * missing store fails. Bound: NMSE <= 1e-6 (f32 sums over exact dequantized
- * weights); bf16 outputs 1e-4, since rounding y to bf16 alone gives about
- * 1e-5. Prints one line per format and x dtype with the worst NMSE; exit
- * status 1 on any failure. */
+/* quant_matmul_test.c - matmul with GGUF quantized weights (lua/ops/matmul.lua:
+ * templates/gemv_q.hip for M <= 8, gemm.hip with QUANT above) on a device:
+ *   quant_matmul_test [--full] [--part small|real] [--m M,...] [--format F]
+ *                     DEVICE...
+ * Two models: quant_matmul.lua multiplies x [M, K] (f32, f16, bf16) with w
+ * [N, K] in Q8_0, Q4_0, Q4_K and Q6_K for five small cases (N off the GEMM
+ * tiles, K off its k tile, a fused bias + silu epilogue; see the model);
+ * quant_matmul_real.lua does so with w [4096, 4096], each product with its
+ * own rows. Weights are random floats with a random scale per 32 (so every
+ * block has its own d, and the K-quants' sub-block scales and mins differ),
+ * encoded with kgrt_gguf.h's encoders; x (and the bias) random in (-1, 1).
+ * The reference is the float64 sum over the weights decoded by kgrt_gguf.h
+ * (what the kernels must dequantize, bit for bit) times x as stored.
+ * Each M in {1, 3, 8, 17, 128, 257} runs on a freshly loaded model (rows
+ * 0 .. M-1 of the same x), so every output starts poisoned (sim: 0xff bytes,
+ * NaN) and a missing store fails. The small cases run at every M; the real
+ * ones at M <= 8 (the GEMV) and, with f16 x, at M = 17 (the GEMM; the others
+ * at one row meanwhile): the GEMM over 4096 x 4096 is seconds per product on
+ * the sim. --full runs every real product at every M (minutes). To keep each
+ * ctest test short, --part runs one model only, --m only the listed M and
+ * --format checks one format only (the real model's products not checked run
+ * at one row).
+ * Bound: NMSE <= 1e-6 (f32 sums; the GEMM rounds the dequantized weights to
+ * f16 for f16 x, about 1e-7); bf16 1e-4, since rounding y (and the GEMM's
+ * weights) to bf16 alone gives about 1e-5. Prints one line per output and M
+ * with its NMSE; exit status 1 on any failure. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,16 +35,18 @@
 #include "kgrt_half.h"
 #include "kn.h"
 #include "quant_matmul.h"
+#include "quant_matmul_real.h"
 
-enum { MMAX = 8, NFMT = 4, NDT = 3, NSHAPE = 4 };
+enum { MMAX = 257, NFMT = 4, NDT = 3 };
 
 static const struct {
   const char *name;
   kgrt_gguf_type_t type;
-} fmts[NFMT] = {{"q8_0", KGRT_GGUF_TYPE_Q8_0},
-                {"q4_0", KGRT_GGUF_TYPE_Q4_0},
-                {"q4_k", KGRT_GGUF_TYPE_Q4_K},
-                {"q6_k", KGRT_GGUF_TYPE_Q6_K}};
+  int block; /* weights per block */
+} fmts[NFMT] = {{"q8_0", KGRT_GGUF_TYPE_Q8_0, 32},
+                {"q4_0", KGRT_GGUF_TYPE_Q4_0, 32},
+                {"q4_k", KGRT_GGUF_TYPE_Q4_K, 256},
+                {"q6_k", KGRT_GGUF_TYPE_Q6_K, 256}};
 
 static const struct {
   const char *name;
@@ -44,9 +57,27 @@ static const struct {
               {"f16", KGRT_DTYPE_F16, 2, 1e-6},
               {"bf16", KGRT_DTYPE_BF16, 2, 1e-4}};
 
-/* [N, K], as in the model */
-static const int64_t shapes[NSHAPE][2] = {
-    {37, 256}, {256, 512}, {129, 4352}, {4096, 4096}};
+/* As in the models: N, K for 32-weight blocks, K for 256-weight blocks. */
+typedef struct qcase {
+  const char *name;
+  int64_t n, k32, k256;
+  int bias_silu; /* y = silu(x w^T + b) */
+  int real;      /* quant_matmul_real.lua */
+} qcase_t;
+
+static const qcase_t cases[] = {
+    {"n37", 37, 256, 256, 0, 0},       {"n256", 256, 512, 512, 0, 0},
+    {"n129", 129, 2304, 2304, 0, 0},   {"koff", 40, 96, 1280, 0, 0},
+    {"bias_silu", 72, 256, 256, 1, 0}, {"real", 4096, 4096, 4096, 0, 1},
+};
+enum { NCASE = (int)(sizeof cases / sizeof cases[0]) };
+
+static const int64_t ms[] = {1, 3, 8, 17, 128, 257};
+enum { NMS = (int)(sizeof ms / sizeof ms[0]) };
+
+static int64_t case_k(int c, int f) {
+  return fmts[f].block == 32 ? cases[c].k32 : cases[c].k256;
+}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static double unit(void) { /* [0, 1) */
@@ -57,16 +88,78 @@ static double unit(void) { /* [0, 1) */
   return (double)(z >> 11) / 9007199254740992.0;
 }
 
-typedef struct {
-  void *host[NDT][NSHAPE];        /* x as stored, MMAX rows */
-  double *val[NDT][NSHAPE];       /* the same values */
-  double *ref[NFMT][NDT][NSHAPE]; /* y for MMAX rows, float64 */
+/* x for each dtype and K (MMAX rows, as stored and as doubles); per case and
+ * format the encoded weights; per case, format and dtype the bias and the
+ * reference (rows of y as many as it runs with). */
+typedef struct xdata {
+  int64_t k;
+  int small; /* an input of the small model (x_<dtype>_<K>) */
+  void *host[NDT];
+  double *val[NDT];
+} xdata_t;
+
+typedef struct data {
+  xdata_t x[NCASE * 2];
+  int num_x;
+  void *blocks[NCASE][NFMT];
+  size_t bytes[NCASE][NFMT];
+  void *bias[NCASE][NFMT][NDT];
+  double *ref[NCASE][NFMT][NDT];
 } data_t;
 
-/* Random weights for (f, s): n x k floats, each run of 32 scaled by 2^u,
- * u in [-4, 2); encoded, bound to the model, decoded for the references. */
-static int make_weights(kgrt_model_t *m, int f, int s, data_t *d) {
-  const int64_t n = shapes[s][0], k = shapes[s][1];
+static const xdata_t *find_x(const data_t *d, int64_t k) {
+  for (int i = 0; i < d->num_x; i++)
+    if (d->x[i].k == k)
+      return &d->x[i];
+  return NULL;
+}
+
+static void make_x(data_t *d, int64_t k, int small) {
+  if (find_x(d, k))
+    return;
+  xdata_t *x = &d->x[d->num_x++];
+  x->k = k;
+  x->small = small;
+  for (int t = 0; t < NDT; t++) {
+    const int64_t count = MMAX * k;
+    x->host[t] = malloc((size_t)count * dts[t].size);
+    x->val[t] = malloc(sizeof(double) * (size_t)count);
+    for (int64_t i = 0; i < count; i++)
+      x->val[t][i] = kn_store(x->host[t], i, dts[t].dtype, 2 * unit() - 1);
+  }
+}
+
+static double silu(double v) {
+  return v / (1.0 + exp(-v));
+}
+
+static int failures, checked, full, only_fmt = -1;
+static unsigned m_mask = (1u << NMS) - 1; /* bit s: ms[s] runs (--m) */
+
+/* Is output (c, f, t) checked at ms[s]? The small cases at every M; the real
+ * ones at M <= 8, and with f16 x at 17 too; with --full, every M; with
+ * --format, only that format's. */
+static int runs_at(int c, int f, int t, int s) {
+  if ((only_fmt >= 0 && f != only_fmt) || !(m_mask >> s & 1))
+    return 0;
+  return !cases[c].real || full || ms[s] <= 8 ||
+         (ms[s] == 17 && dts[t].dtype == KGRT_DTYPE_F16);
+}
+
+/* The most rows output (c, f, t) runs with (its reference's rows). */
+static int64_t max_rows(int c, int f, int t) {
+  int64_t rows = 0;
+  for (int s = 0; s < NMS; s++)
+    if (runs_at(c, f, t, s) && ms[s] > rows)
+      rows = ms[s];
+  return rows;
+}
+
+/* Random weights for case c, format f: n x k floats, each run of 32 scaled by
+ * 2^u, u in [-4, 2); encoded, then (when `used`) decoded for the references
+ * over the rows of x each dtype runs with; biases for bias_silu. */
+static int make_case(int c, int f, int used, data_t *d) {
+  const int64_t n = cases[c].n, k = case_k(c, f);
   float *w = malloc(sizeof(float) * (size_t)(n * k));
   const size_t bytes = kgrt_gguf_row_bytes(fmts[f].type, n * k);
   void *blocks = malloc(bytes);
@@ -77,68 +170,115 @@ static int make_weights(kgrt_model_t *m, int f, int s, data_t *d) {
   }
   int rc = kgrt_gguf_quantize(fmts[f].type, w, blocks, n * k);
   rc |= kgrt_gguf_dequantize(fmts[f].type, blocks, w, n * k);
-  char name[64];
-  snprintf(name, sizeof name, "w_%s_%lldx%lld", fmts[f].name, (long long)n, (long long)k);
-  kgrt_error_t err;
-  if (rc == 0 && kgrt_model_set_weight(m, name, blocks, bytes, &err) != KGRT_STATUS_OK) {
-    printf("FAIL set %s: %s\n", name, err.message);
-    rc = 1;
-  }
+  d->blocks[c][f] = blocks;
+  d->bytes[c][f] = bytes;
+  const xdata_t *xd = find_x(d, k);
   for (int t = 0; t < NDT && rc == 0; t++) {
-    double *y = d->ref[f][t][s] = malloc(sizeof(double) * (size_t)(MMAX * n));
-    const double *x = d->val[t][s];
-    for (int64_t r = 0; r < MMAX; r++)
-      for (int64_t c = 0; c < n; c++) {
+    double *b = NULL;
+    if (cases[c].bias_silu) {
+      d->bias[c][f][t] = malloc((size_t)n * dts[t].size);
+      b = malloc(sizeof(double) * (size_t)n);
+      for (int64_t i = 0; i < n; i++)
+        b[i] = kn_store(d->bias[c][f][t], i, dts[t].dtype, 2 * unit() - 1);
+    }
+    const int64_t rows = used ? max_rows(c, f, t) : 0;
+    double *y = d->ref[c][f][t] = malloc(sizeof(double) * (size_t)(rows * n + 1));
+    const double *x = xd->val[t];
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t j = 0; j < n; j++) {
         double acc = 0;
         for (int64_t i = 0; i < k; i++)
-          acc += x[r * k + i] * (double)w[c * k + i];
-        y[r * n + c] = acc;
+          acc += x[r * k + i] * (double)w[j * k + i];
+        y[r * n + j] = b ? silu(acc + b[j]) : acc;
       }
+    free(b);
   }
   free(w);
-  free(blocks);
   return rc;
 }
 
-/* Runs the model with M rows; compares every output, keeping the worst. */
-static int run_rows(kgrt_model_t *m, int64_t rows, const data_t *d,
-                    double worst[NFMT][NDT]) {
+/* The rows output (c, f, t) has in the run for ms[s]: a real one that does
+ * not run at ms[s] takes one row meanwhile. */
+static int64_t rows_of(int c, int f, int t, int s) {
+  return runs_at(c, f, t, s) ? ms[s] : 1;
+}
+
+/* Loads the model of `real` afresh, binds everything and runs it for ms[s];
+ * compares each output that runs at ms[s]. */
+static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
+                   const data_t *d) {
   kgrt_error_t err;
+  kgrt_model_t *m = NULL;
   char name[64];
-  int failed = 0;
-  if (kgrt_model_set_dim(m, "M", rows, &err) != KGRT_STATUS_OK) {
-    printf("FAIL set M = %lld: %s\n", (long long)rows, err.message);
-    return 1;
-  }
-  for (int t = 0; t < NDT; t++)
-    for (int s = 0; s < NSHAPE; s++) {
-      snprintf(name, sizeof name, "x_%s_%lld", dts[t].name, (long long)shapes[s][1]);
-      if (kgrt_model_set_input(m, name, d->host[t][s],
-                               (size_t)(rows * shapes[s][1]) * dts[t].size,
-                               &err) != KGRT_STATUS_OK) {
-        printf("FAIL set %s: %s\n", name, err.message);
-        return 1;
+  int bad = kgrt_model_load(dev, real ? &kgen_quant_matmul_real : &kgen_quant_matmul, &m,
+                            &err) != KGRT_STATUS_OK;
+  if (!bad && !real)
+    bad = kgrt_model_set_dim(m, "M", ms[s], &err) != KGRT_STATUS_OK;
+  for (int c = 0; c < NCASE && !bad; c++) {
+    if (cases[c].real != real)
+      continue;
+    for (int f = 0; f < NFMT && !bad; f++) {
+      snprintf(name, sizeof name, "w_%s_%s", fmts[f].name, cases[c].name);
+      bad = kgrt_model_set_weight(m, name, d->blocks[c][f], d->bytes[c][f], &err) !=
+            KGRT_STATUS_OK;
+      for (int t = 0; t < NDT && !bad; t++) {
+        if (cases[c].bias_silu) {
+          snprintf(name, sizeof name, "b_%s_%s_%s", fmts[f].name, dts[t].name,
+                   cases[c].name);
+          bad = kgrt_model_set_weight(m, name, d->bias[c][f][t],
+                                      (size_t)cases[c].n * dts[t].size,
+                                      &err) != KGRT_STATUS_OK;
+        }
+        if (real && !bad) { /* each product its own rows and x */
+          const int64_t rows = rows_of(c, f, t, s);
+          const xdata_t *x = find_x(d, case_k(c, f));
+          snprintf(name, sizeof name, "M_%s_%s", fmts[f].name, dts[t].name);
+          bad = kgrt_model_set_dim(m, name, rows, &err) != KGRT_STATUS_OK;
+          snprintf(name, sizeof name, "x_%s_%s_real", fmts[f].name, dts[t].name);
+          bad = bad || kgrt_model_set_input(m, name, x->host[t],
+                                            (size_t)(rows * x->k) * dts[t].size,
+                                            &err) != KGRT_STATUS_OK;
+        }
       }
     }
-  if (kgrt_model_run(m, &err) != KGRT_STATUS_OK) {
-    printf("FAIL run M = %lld: %s\n", (long long)rows, err.message);
-    return 1;
   }
-  for (int f = 0; f < NFMT; f++)
-    for (int t = 0; t < NDT; t++)
-      for (int s = 0; s < NSHAPE; s++) {
-        const int64_t n = shapes[s][0], count = rows * n;
-        snprintf(name, sizeof name, "y_%s_%s_%lldx%lld", fmts[f].name, dts[t].name,
-                 (long long)n, (long long)shapes[s][1]);
+  for (int i = 0; i < d->num_x && !bad && !real; i++)
+    for (int t = 0; t < NDT && !bad; t++) {
+      const int64_t k = d->x[i].k;
+      if (!d->x[i].small)
+        continue;
+      snprintf(name, sizeof name, "x_%s_%lld", dts[t].name, (long long)k);
+      bad =
+          kgrt_model_set_input(m, name, d->x[i].host[t],
+                               (size_t)(ms[s] * k) * dts[t].size, &err) != KGRT_STATUS_OK;
+    }
+  if (bad || kgrt_model_run(m, &err) != KGRT_STATUS_OK) {
+    printf("FAIL %s: %s %s M = %lld: %s\n", devname, bad ? "load" : "run",
+           real ? "real" : "small", (long long)ms[s], err.message);
+    failures++;
+    kgrt_model_unload(m);
+    return;
+  }
+  for (int c = 0; c < NCASE; c++) {
+    if (cases[c].real != real)
+      continue;
+    for (int f = 0; f < NFMT; f++)
+      for (int t = 0; t < NDT; t++) {
+        if (!runs_at(c, f, t, s))
+          continue;
+        const int64_t n = cases[c].n, rows = ms[s], count = rows * n;
+        snprintf(name, sizeof name, "y_%s_%s_%s", fmts[f].name, dts[t].name,
+                 cases[c].name);
         void *y = malloc((size_t)count * dts[t].size);
+        checked++;
         if (kgrt_model_get_output(m, name, y, (size_t)count * dts[t].size, &err) !=
             KGRT_STATUS_OK) {
-          printf("FAIL get %s: %s\n", name, err.message);
+          printf("FAIL %s get %s: %s\n", devname, name, err.message);
           free(y);
-          failed = 1;
+          failures++;
           continue;
         }
-        const double *ref = d->ref[f][t][s];
+        const double *ref = d->ref[c][f][t];
         double e = 0, sum = 0;
         int64_t first_bad = -1;
         for (int64_t i = 0; i < count; i++) {
@@ -151,75 +291,111 @@ static int run_rows(kgrt_model_t *m, int64_t rows, const data_t *d,
         const double nmse = first_bad >= 0 ? INFINITY : e / (sum > 0 ? sum : 1);
         if (!(nmse <= dts[t].bound)) {
           const int64_t i = first_bad >= 0 ? first_bad : 0;
-          printf("FAIL %s M=%lld: nmse %.3e > %.0e (y[%lld, %lld] = %g, want %g)\n", name,
-                 (long long)rows, nmse, dts[t].bound, (long long)(i / n),
-                 (long long)(i % n), kn_load(y, i, dts[t].dtype), ref[i]);
-          failed = 1;
+          printf(
+              "FAIL %s %-22s M=%-3lld nmse %.3e > %.0e (y[%lld, %lld] = %g, want %g)\n",
+              devname, name, (long long)rows, nmse, dts[t].bound, (long long)(i / n),
+              (long long)(i % n), kn_load(y, i, dts[t].dtype), ref[i]);
+          failures++;
+        } else {
+          printf("ok   %s %-22s M=%-3lld nmse %.3e\n", devname, name, (long long)rows,
+                 nmse);
         }
-        if (nmse > worst[f][t] || isnan(nmse))
-          worst[f][t] = nmse;
         free(y);
       }
-  return failed;
-}
-
-static int run_device(const char *spec) {
-  kgrt_error_t err;
-  kgrt_device_t *dev = NULL;
-  kgrt_model_t *m = NULL;
-  if (kgrt_device_open(spec, NULL, &dev, &err) != KGRT_STATUS_OK ||
-      kgrt_model_load(dev, &kgen_quant_matmul, &m, &err) != KGRT_STATUS_OK) {
-    printf("FAIL %s: %s\n", spec, err.message);
-    kgrt_device_close(dev);
-    return 1;
   }
-  printf("-- %s\n", kgrt_device_name(dev));
-  data_t d;
-  memset(&d, 0, sizeof d);
-  rng_state = 0x9e3779b97f4a7c15ull; /* the same data on every device */
-  for (int t = 0; t < NDT; t++)
-    for (int s = 0; s < NSHAPE; s++) {
-      const int64_t count = MMAX * shapes[s][1];
-      d.host[t][s] = malloc((size_t)count * dts[t].size);
-      d.val[t][s] = malloc(sizeof(double) * (size_t)count);
-      for (int64_t i = 0; i < count; i++)
-        d.val[t][s][i] = kn_store(d.host[t][s], i, dts[t].dtype, 2 * unit() - 1);
-    }
-  int failed = 0;
-  for (int f = 0; f < NFMT; f++)
-    for (int s = 0; s < NSHAPE; s++)
-      failed |= make_weights(m, f, s, &d);
-  double worst[NFMT][NDT] = {{0}};
-  static const int64_t rows[] = {1, 3, 8};
-  const int unbound = failed; /* no references without weights */
-  for (int r = 0; r < 3 && !unbound; r++)
-    failed |= run_rows(m, rows[r], &d, worst);
-  for (int f = 0; f < NFMT; f++)
-    for (int t = 0; t < NDT; t++)
-      printf("%-4s quant matmul %-4s x %-4s M 1 3 8, %d shapes  worst nmse %.3e (bound "
-             "%.0e)\n",
-             worst[f][t] <= dts[t].bound ? "ok" : "FAIL", fmts[f].name, dts[t].name,
-             NSHAPE, worst[f][t], dts[t].bound);
-  for (int t = 0; t < NDT; t++)
-    for (int s = 0; s < NSHAPE; s++) {
-      free(d.host[t][s]);
-      free(d.val[t][s]);
-      for (int f = 0; f < NFMT; f++)
-        free(d.ref[f][t][s]);
-    }
   kgrt_model_unload(m);
-  kgrt_device_close(dev);
-  return failed;
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s DEVICE...   (e.g. sim:gfx1100 sim:gfx942)\n", argv[0]);
+  int first = 1, part = -1; /* -1: both models; 0: small; 1: real */
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  for (; first < argc && argv[first][0] == '-'; first++) {
+    if (strcmp(argv[first], "--full") == 0)
+      full = 1;
+    else if (strcmp(argv[first], "--part") == 0 && first + 1 < argc &&
+             (strcmp(argv[first + 1], "small") == 0 ||
+              strcmp(argv[first + 1], "real") == 0))
+      part = strcmp(argv[++first], "real") == 0;
+    else if (strcmp(argv[first], "--m") == 0 && first + 1 < argc) {
+      /* a comma-separated subset of ms */
+      char *end = argv[++first];
+      m_mask = 0;
+      while (*end) {
+        const long long v = strtoll(end, &end, 10);
+        int known = 0;
+        for (int s = 0; s < NMS; s++)
+          if (ms[s] == v) {
+            m_mask |= 1u << s;
+            known = 1;
+          }
+        if (!known || (*end != ',' && *end != '\0'))
+          break;
+        end += *end == ',';
+      }
+      if (*end || m_mask == 0)
+        first = argc;
+    } else if (strcmp(argv[first], "--format") == 0 && first + 1 < argc) {
+      first++;
+      for (int f = 0; f < NFMT; f++)
+        if (strcmp(argv[first], fmts[f].name) == 0)
+          only_fmt = f;
+      if (only_fmt < 0)
+        first = argc;
+    } else
+      first = argc; /* usage */
+  }
+  if (first >= argc) {
+    fprintf(stderr,
+            "usage: %s [--full] [--part small|real] [--m M,...] [--format "
+            "q8_0|q4_0|q4_k|q6_k] "
+            "DEVICE...\n",
+            argv[0]);
     return 2;
   }
-  int failed = 0;
-  for (int a = 1; a < argc; a++)
-    failed |= run_device(argv[a]);
-  printf("quant matmul: %s\n", failed ? "FAILED" : "all outputs pass");
-  return failed;
+  /* the same data on every device */
+  data_t d;
+  memset(&d, 0, sizeof d);
+  for (int c = 0; c < NCASE; c++)
+    for (int f = 0; f < NFMT; f++)
+      make_x(&d, case_k(c, f), !cases[c].real);
+  for (int c = 0; c < NCASE; c++)
+    for (int f = 0; f < NFMT; f++)
+      if (make_case(c, f, part < 0 || part == cases[c].real, &d)) {
+        printf("FAIL encoding %s %s\n", cases[c].name, fmts[f].name);
+        return 1;
+      }
+  for (int a = first; a < argc; a++) {
+    kgrt_device_t *dev = NULL;
+    kgrt_error_t err;
+    if (kgrt_device_open(argv[a], NULL, &dev, &err) != KGRT_STATUS_OK) {
+      printf("FAIL %s: %s\n", argv[a], err.message);
+      failures++;
+      continue;
+    }
+    for (int real = 0; real < 2; real++)
+      for (int s = 0; s < NMS && (part < 0 || part == real); s++) {
+        int any = !real && (m_mask >> s & 1);
+        for (int f = 0; f < NFMT; f++)
+          for (int t = 0; t < NDT; t++)
+            any |= runs_at(NCASE - 1, f, t, s); /* the real case is the last */
+        if (any)
+          run_at(dev, argv[a], real, s, &d);
+      }
+    kgrt_device_close(dev);
+  }
+  for (int c = 0; c < NCASE; c++)
+    for (int f = 0; f < NFMT; f++) {
+      free(d.blocks[c][f]);
+      for (int t = 0; t < NDT; t++) {
+        free(d.bias[c][f][t]);
+        free(d.ref[c][f][t]);
+      }
+    }
+  for (int i = 0; i < d.num_x; i++)
+    for (int t = 0; t < NDT; t++) {
+      free(d.x[i].host[t]);
+      free(d.x[i].val[t]);
+    }
+  printf("quant matmul: %d checked, %s\n", checked, failures ? "FAILED" : "all pass");
+  return failures ? 1 : 0;
 }

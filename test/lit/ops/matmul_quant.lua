@@ -27,7 +27,8 @@
 -- CHECK: acc[c][m] += sc[c][0] * p0 + sc[c][1] * p1;
 -- W32: kg_wave_sum<32>(acc[c][m]);
 -- W64: kg_wave_sum<64>(acc[c][m]);
--- CHECK: kg_st(y, m * 14336L + n0 + c, kg_from_f32<kg_bf16>(s));
+-- CHECK: const long idx = m * 14336L + n0 + c;
+-- CHECK: kg_st(y, idx, kg_from_f32<kg_bf16>(acc0));
 -- q4_k, K = 4352: two stages of 1152 bytes and one of 144; N = 129: one column
 -- CHECK-LABEL: matmul_quant_1_matmul(KG_GLOBAL(const float) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(float) y, long M)
 -- CHECK: constexpr int NST = 2 + (256 > 0 ? 1 : 0);

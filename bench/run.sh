@@ -5,7 +5,8 @@
 #    sim:sm_90 (the sm_90 tables at wave 32) against float64, then on cuda
 #    against float64 and against sim's outputs (--agree); sample_test on cuda
 #    with 10^5 draws per setting; matmul (bf16 --full: the real sizes at
-#    every M) and quantized matmul on cuda against float64; 2. kgbench (kgen's kernels, checked then timed);
+#    every M) and quantized matmul (--full: GEMV and GEMM, every M) on cuda
+#    against float64; 2. kgbench (kgen's kernels, checked then timed);
 # 3. the peers (torch eager, torch.compile, copy bandwidth) in the same call;
 # 4. the table.
 set -uo pipefail
@@ -21,7 +22,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem \
   "$B/matmul_f32" cuda
   "$B/matmul_f16" cuda
   "$B/matmul_bf16" --full cuda
-  "$B/quant_matmul_test" cuda
+  "$B/quant_matmul_test" --full cuda
 } > "$OUT/correctness.txt" 2>&1
 echo "correctness: $(grep -cE '^FAIL' "$OUT/correctness.txt") FAIL lines"
 grep -E "^numerics|^matmul|^quant|all outputs|sample_test|FAIL" "$OUT/correctness.txt" | head -40

@@ -2,7 +2,7 @@
 # bench/run.sh - on the GPU machine, in one device call, after bench/build.sh:
 #   bash .bench/run.sh          (results under $OUT, the table printed last)
 # 1. correctness: blocks_demo on cuda; the whole numerics harness on
-#    sim:sm_90 (the sm_90 tables at wave 32) against float64, then on cuda
+#    sim:sm_90a (the sm_90a tables at wave 32) against float64, then on cuda
 #    against float64 and against sim's outputs (--agree); sample_test on cuda
 #    with 10^5 draws per setting; matmul (bf16 --full: the real sizes at
 #    every M) and quantized matmul (--full: GEMV and GEMM, every M) on cuda
@@ -17,7 +17,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem \
   --format=csv | tee "$OUT/gpu.txt"
 {
   "$B/blocks_demo" cuda 77
-  for d in f32 f16 bf16; do "$B/numerics_$d" --agree sim:sm_90 cuda; done
+  for d in f32 f16 bf16; do "$B/numerics_$d" --agree sim:sm_90a cuda; done
   "$B/sample_test" cuda 100
   "$B/matmul_f32" cuda
   "$B/matmul_f16" cuda

@@ -502,6 +502,15 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
   return KGRT_STATUS_OK;
 }
 
+/* Whether `table_arch` is `cubin_arch` with its architecture-specific
+ * features ("sm_90a" of "sm_90"): NVRTC 13 writes an sm_90a cubin with the
+ * e_flags of an sm_90 one (no EF_CUDA_ACCELERATORS), so the cubin cannot tell
+ * the two apart. */
+static int kgrt_arch_specific_of(const char *table_arch, const char *cubin_arch) {
+  const size_t n = strlen(cubin_arch);
+  return strncmp(table_arch, cubin_arch, n) == 0 && strcmp(table_arch + n, "a") == 0;
+}
+
 /* The code object against the table: ELF, machine, arch, kernels, layouts.
  * `cuda`: a cubin (EM_CUDA), whose parameters carry no kind, only offsets and
  * sizes; else an hsaco (EM_AMDGPU). */
@@ -529,7 +538,8 @@ static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
     st = kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
                         "model %s: %s code object: e_machine is %u, not %s (%u)", name,
                         arch->arch, co.machine, machine_name, machine);
-  else if (strcmp(co.arch, arch->arch) != 0)
+  else if (strcmp(co.arch, arch->arch) != 0 &&
+           !(cuda && kgrt_arch_specific_of(arch->arch, co.arch)))
     st = kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
                         "model %s: %s code object is built for %s", name, arch->arch,
                         co.arch);

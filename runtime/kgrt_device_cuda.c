@@ -11,8 +11,10 @@
  * The device holds the GPU's primary context, made current on the calling
  * thread by every call that reaches the driver (so a device may move between
  * threads, one at a time). Its arch is "sm_" and the compute capability
- * ("sm_90" for 9.0); a table arch must equal it: a cubin's machine code runs
- * only on the architecture it was built for.
+ * ("sm_90" for 9.0); a table arch must equal it, or be it with the
+ * architecture-specific suffix ("sm_90a", taken first when the table has
+ * both): a cubin's machine code runs only on the architecture it was built
+ * for.
  *
  * Per model: one module (cuModuleLoadData of the cubin kgrt already checked),
  * its functions resolved at load, and one stream that every copy and launch
@@ -192,7 +194,13 @@ static kgrt_status_t kgrt_cuda_arch_select(kgrt_device_t *device,
                                            const kgrt_arch_table_t **out_arch,
                                            kgrt_error_t *err) {
   kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
-  const kgrt_arch_table_t *arch = kgrt_table_find_arch(table, cuda->arch);
+  /* the architecture-specific arch first ("sm_90a": wgmma), whose cubin runs
+   * on this compute capability alone, then the plain one */
+  char specific[sizeof cuda->arch + 1];
+  snprintf(specific, sizeof specific, "%sa", cuda->arch);
+  const kgrt_arch_table_t *arch = kgrt_table_find_arch(table, specific);
+  if (arch == NULL)
+    arch = kgrt_table_find_arch(table, cuda->arch);
   if (arch == NULL)
     return kgrt_error_no_matching_arch(err, table, cuda->arch);
   /* Only an nvptx arch has its cubin checked before the driver sees it. */

@@ -3,11 +3,14 @@
  * BATCH batches (w without a batch dim: BATCH = 1).
  * One workgroup per BM x BN tile of y: workgroup i takes tile row i / REPEAT
  * and, of i % REPEAT, batch / TILES_N and tile column % TILES_N. Its WM x WN
- * waves each own a (BM / WM) x (BN / WN) part: FM x FN fragments of the
- * target's matrix instruction (FRAG, templates/lib_mma.hip). K is walked in
- * tiles of BK through a ring of STAGES LDS buffers: while the waves multiply
- * tile t, tile t + STAGES - 1 is being copied in (asynchronously where the
- * platform can). Elements past M, N or K are copied as zeros, so every
+ * units (a wave, or F::WAVES waves together) each own a (BM / WM) x (BN / WN)
+ * part: FM x FN fragments of the target's matrix instruction (FRAG,
+ * templates/lib_mma.hip), whose F::at places the tiles' elements. K is walked
+ * in tiles of BK through a ring of STAGES LDS buffers: while the waves
+ * multiply tile t, tile t + AHEAD is being copied in (asynchronously where
+ * the platform can). SYNC: the fragments are loaded into registers and
+ * multiplied (every kind but wgmma); WG: the warpgroup kind multiplies
+ * straight from LDS, asynchronously (F::mma_tile, F::wait). Elements past M, N or K are copied as zeros, so every
  * fragment multiplies whole tiles; VEC elements per copy (VEC divides K, and
  * N with KN). f32 accumulation. The stored value is EPI over acc0, acc1
  * (PAIR: the same product with a second weight w1 of w's shape, for a gate/up
@@ -30,7 +33,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
   typedef {{T}} a_tile[{{BM}} * {{LD}}];
   typedef {{T}} b_tile[{{BN}} * {{LD}}];
-  a_tile *const As = (a_tile *)lds;
+  a_tile *const As = (a_tile *)F::base(lds);
   b_tile *const Bs = (b_tile *)(As + {{STAGES}});
 {{#if PAIR}}  b_tile *const Bs1 = Bs + {{STAGES}};
 {{/if}}
@@ -38,8 +41,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const long rest = bid % {{REPEAT}};
   const long batch = rest / {{TILES_N}};
   const long m0 = bid / {{REPEAT}} * {{BM}}, n0 = rest % {{TILES_N}} * {{BN}};
-  const int tid = (int)threadIdx.x, wave = tid / {{WAVE}};
-  const int wm = wave / {{WN}} * ({{BM}} / {{WM}}), wn = wave % {{WN}} * ({{BN}} / {{WN}});
+  /* unit: the waves that multiply one fragment together (F::WAVES) */
+  const int tid = (int)threadIdx.x, unit = tid / {{WAVE}} / F::WAVES;
+  const int wm = unit / {{WN}} * ({{BM}} / {{WM}}), wn = unit % {{WN}} * ({{BN}} / {{WN}});
   const long xoff = batch * M * {{K}}L, woff = batch * {{N}}L * {{K}}L;
   const int KT = ({{K}} + {{BK}} - 1) / {{BK}};
 
@@ -59,7 +63,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       const int u = tid + i * {{BLOCK}};
       const int r = ROWS ? cr + i * RP : u / CPR, c = ROWS ? cc : u % CPR * {{VEC}};
       if (({{BM}} * CPR) % {{BLOCK}} == 0 || u < {{BM}} * CPR)
-        kg_tile_copy<{{VEC}}>(&As[s][r * {{LD}} + c], x, xoff + (m0 + r) * {{K}}L + k0 + c,
+        kg_tile_copy<{{VEC}}>(&As[s][F::at(r, c)], x, xoff + (m0 + r) * {{K}}L + k0 + c,
                               ({{K}} % {{BK}} == 0 || k0 + c < {{K}}) && m0 + r < M);
     }
 {{#if KN}}
@@ -72,7 +76,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         v = kg_ldv<{{VEC}}>(w, woff + (k0 + c) * {{N}}L + n0 + r);
 #pragma unroll
       for (int e = 0; e < {{VEC}}; e++)
-        Bs[s][(r + e) * {{LD}} + c] = ok ? v.v[e] : kg_from_f32<{{T}}>(0.0f);
+        Bs[s][F::at(r + e, c)] = ok ? v.v[e] : kg_from_f32<{{T}}>(0.0f);
     }
 {{/if}}
 {{#if NK}}
@@ -82,8 +86,8 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       const int r = ROWS ? cr + i * RP : u / CPR, c = ROWS ? cc : u % CPR * {{VEC}};
       if (({{BN}} * CPR) % {{BLOCK}} == 0 || u < {{BN}} * CPR) {
         const bool ok = ({{K}} % {{BK}} == 0 || k0 + c < {{K}}) && n0 + r < {{N}};
-        kg_tile_copy<{{VEC}}>(&Bs[s][r * {{LD}} + c], w, woff + (n0 + r) * {{K}}L + k0 + c, ok);
-{{#if PAIR}}        kg_tile_copy<{{VEC}}>(&Bs1[s][r * {{LD}} + c], w1, woff + (n0 + r) * {{K}}L + k0 + c, ok);
+        kg_tile_copy<{{VEC}}>(&Bs[s][F::at(r, c)], w, woff + (n0 + r) * {{K}}L + k0 + c, ok);
+{{#if PAIR}}        kg_tile_copy<{{VEC}}>(&Bs1[s][F::at(r, c)], w1, woff + (n0 + r) * {{K}}L + k0 + c, ok);
 {{/if}}      }
     }
 {{/if}}
@@ -98,7 +102,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       {{DEQ}}(w, (ok ? n0 + r : {{N}} - 1) * {{RB}}L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
 #pragma unroll
       for (int e = 0; e < 32; e++)
-        Bs[s][r * {{LD}} + c + e] = kg_from_f32<{{T}}>(ok ? sc[e >> 4] * q[e] - mn : 0.0f);
+        Bs[s][F::at(r, c + e)] = kg_from_f32<{{T}}>(ok ? sc[e >> 4] * q[e] - mn : 0.0f);
     }
 {{/if}}
   };
@@ -115,22 +119,37 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{#if PAIR}}        acc_up[i][j][r] = 0.0f;
 {{/if}}      }
 
+  /* tiles are copied AHEAD k tiles before they are multiplied: STAGES - 1,
+   * or STAGES - 2 for the warpgroup kind, which keeps one tile's wgmmas in
+   * flight while it issues the next (so the stage refilled is the one
+   * multiplied two tiles ago) */
+  constexpr int AHEAD = {{STAGES}} - {{#if WG}}2{{/if}}{{#if SYNC}}1{{/if}};
 #pragma unroll
-  for (int s = 0; s < {{STAGES}} - 1; s++) {
+  for (int s = 0; s < AHEAD; s++) {
     if (s < KT)
       load_tile(s, s);
     kg_async_commit();
   }
   for (int kt = 0; kt < KT; kt++) {
-    kg_async_wait<{{STAGES}} - 2>();
-    __syncthreads(); /* tile kt is in; every wave is done with tile kt - 1 */
-    if (kt + {{STAGES}} - 1 < KT)
-      load_tile((kt + {{STAGES}} - 1) % {{STAGES}}, kt + {{STAGES}} - 1);
+    kg_async_wait<AHEAD - 1>();
+{{#if WG}}    F::tiles_written();
+{{/if}}    /* tile kt is in; every wave is done with the tile whose stage is refilled */
+    __syncthreads();
+    if (kt + AHEAD < KT)
+      load_tile((kt + AHEAD) % {{STAGES}}, kt + AHEAD);
     kg_async_commit();
     const {{T}} *as = As[kt % {{STAGES}}] + wm * {{LD}};
     const {{T}} *bs = Bs[kt % {{STAGES}}] + wn * {{LD}};
 {{#if PAIR}}    const {{T}} *bs1 = Bs1[kt % {{STAGES}}] + wn * {{LD}};
-{{/if}}
+{{/if}}{{#if WG}}
+    /* the warpgroup's wgmmas of this tile (one group per weight); those of
+     * the tile before are done once the newest NG groups alone may pend */
+    constexpr int NG = 1{{#if PAIR}} + 1{{/if}};
+    F::template mma_tile<{{BK}}>(acc[0][0], as, bs);
+{{#if PAIR}}    F::template mma_tile<{{BK}}>(acc_up[0][0], as, bs1);
+    F::template wait<NG>(acc_up[0][0]);
+{{/if}}    F::template wait<NG>(acc[0][0]);
+{{/if}}{{#if SYNC}}
 #pragma unroll
     for (int kk = 0; kk < {{BK}}; kk += F::K) {
       typename F::a_t a[{{FM}}];
@@ -156,7 +175,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
             F::mma(acc_up[i][j + jj], a[i], b[jj]);
 {{/if}}      }
     }
-  }
+{{/if}}  }
+{{#if WG}}  F::template wait<0>(acc[0][0]);
+{{#if PAIR}}  F::template wait<0>(acc_up[0][0]);
+{{/if}}{{/if}}
 
   /* the stored value of one element: EPI at y's index idx */
   auto epi = [&](long idx, float acc0{{#if PAIR}}, float acc1{{/if}}) {

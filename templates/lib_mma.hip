@@ -21,8 +21,24 @@
  *                      consecutive columns of one row (stored as one vector)
  *   F::B2              1: F::load_b2(b0, b1, Bs, col0, k0) loads columns col0..
  *                      and col0 + N.. with one instruction (kg_mma_load_bs)
+ *   F::WAVES           waves that multiply one fragment together (1; 4 for
+ *                      the warpgroup kind, whose lanes hold parts of one D)
+ *   F::at(r, c)        where element (r, c) of a tile lies (r LD + c but for
+ *                      the warpgroup kind's swizzled rows)
+ *   F::base(lds)       the first tile's address in the LDS buffer, aligned as
+ *                      the kind needs (the buffer has F::ALIGN - 16 bytes spare)
+ * The warpgroup kind (kg_mma_wgmma) has no load_a / load_b / mma: it reads
+ * the tiles through descriptors (F::mma_tile, F::wait, below).
  * The register layouts are the ones prelude_sim.hip documents (with their
  * sources) and emulates, so the sim runs these same functions. */
+
+/* Tiles of rows of LD elements, one fragment per wave: what every kind but
+ * the warpgroup one shares. */
+template <int LD> struct kg_mma_plain {
+  enum { WAVES = 1, ALIGN = 16 };
+  KG_INLINE_SPEC static int at(int r, int c) { return r * LD + c; }
+  KG_INLINE_SPEC static unsigned char *base(unsigned char *lds) { return lds; }
+};
 
 #if defined(KG_MMA_WMMA) || defined(KG_MMA_MFMA)
 /* The operand vectors of the AMD builtins, by storage type: f16 builtins
@@ -60,7 +76,7 @@ KG_INLINE kg_v8f kg_mma_wmma(kg_v16s a, kg_v16s b, kg_v8f c) {
 /* RDNA3 WMMA 16x16x16, wave32. A: lane l holds row l % 16 (16 k values);
  * B: column l % 16; lanes 16-31 repeat lanes 0-15, as the ISA requires.
  * D: element r is row 2r + l / 16, column l % 16. */
-template <typename T, int LD> struct kg_mma_wmma_16x16x16 {
+template <typename T, int LD> struct kg_mma_wmma_16x16x16 : kg_mma_plain<LD> {
   enum { M = 16, N = 16, K = 16, ACC = 8, RUN = 1, B2 = 0 };
   typedef typename kg_mma_vec<T>::v16 a_t;
   typedef a_t b_t;
@@ -96,7 +112,7 @@ KG_INLINE kg_v4f kg_mma_mfma16(kg_v4s a, kg_v4s b, kg_v4f c) {
 /* CDNA MFMA 32x32x8, wave64, one block. A: lane l holds row l % 32, k =
  * 4 (l / 32) + 0..3; B: column l % 32, the same k. D: element r is row
  * 8 (r / 4) + 4 (l / 32) + r % 4, column l % 32. */
-template <typename T, int LD> struct kg_mma_mfma_32x32x8 {
+template <typename T, int LD> struct kg_mma_mfma_32x32x8 : kg_mma_plain<LD> {
   enum { M = 32, N = 32, K = 8, ACC = 16, RUN = 1, B2 = 0 };
   typedef typename kg_mma_vec<T>::v4 a_t;
   typedef a_t b_t;
@@ -121,7 +137,7 @@ template <typename T, int LD> struct kg_mma_mfma_32x32x8 {
 /* CDNA MFMA 16x16x16, wave64. A: lane l holds row l % 16, k = 4 (l / 16) +
  * 0..3; B: column l % 16, the same k. D: element r is row 4 (l / 16) + r,
  * column l % 16. */
-template <typename T, int LD> struct kg_mma_mfma_16x16x16 {
+template <typename T, int LD> struct kg_mma_mfma_16x16x16 : kg_mma_plain<LD> {
   enum { M = 16, N = 16, K = 16, ACC = 4, RUN = 1, B2 = 0 };
   typedef typename kg_mma_vec<T>::v4 a_t;
   typedef a_t b_t;
@@ -142,14 +158,16 @@ template <typename T, int LD> struct kg_mma_mfma_16x16x16 {
 };
 #endif
 
-#if defined(KG_MMA_MMA)
+#if defined(KG_MMA_MMA) || defined(KG_MMA_WGMMA)
 template <typename T> struct kg_mma_is_bf16 {
   enum { value = 0 };
 };
 template <> struct kg_mma_is_bf16<kg_bf16> {
   enum { value = 1 };
 };
+#endif
 
+#if defined(KG_MMA_MMA)
 /* NVIDIA mma.sync m16n8k16 (f32 accumulate), warp 32, fragments loaded with
  * ldmatrix (kg_ldmatrix_x4_at / _x2_at in the cuda and sim preludes, at the
  * tile's shared address plus bytes: T is 16 bits). With
@@ -159,7 +177,7 @@ template <> struct kg_mma_is_bf16<kg_bf16> {
  * column g at k = 2t, 2t + 1 and at 8 + 2t, 9 + 2t; lanes 0-15 address
  * column l % 8 at k 8 ((l / 8) % 2) for ldmatrix.x2. D: element r is row
  * g + 8 (r / 2), column 2t + r % 2. */
-template <typename T, int LD> struct kg_mma_mma_16x8x16 {
+template <typename T, int LD> struct kg_mma_mma_16x8x16 : kg_mma_plain<LD> {
   enum { M = 16, N = 8, K = 16, ACC = 4, RUN = 2, B2 = 1 };
   struct a_t {
     unsigned r[4];
@@ -201,11 +219,67 @@ template <typename T, int LD> struct kg_mma_mma_16x8x16 {
 };
 #endif
 
+#if defined(KG_MMA_WGMMA)
+/* NVIDIA wgmma.mma_async m64nNk16 (sm_90a; f32 accumulate): the 4 waves of a
+ * warpgroup multiply one 64 x N fragment, A and B read from LDS through
+ * descriptors (kg_wgmma_64xNx16, prelude_cuda.hip, which documents the
+ * layouts; the sim emulates it). Tiles are BK = 128 bytes of k per row,
+ * 16-byte chunks swizzled: chunk c of row r lies at chunk c ^ (r % 8), and
+ * tiles start 1024-byte aligned (so every tile of the ring is a multiple of
+ * 1024 bytes: rows come in multiples of 8). D: element r is row 16 w + l / 4
+ * + 8 ((r / 2) % 2), column 8 (r / 4) + 2 (l % 4) + r % 2, for lane l of wave
+ * w of the warpgroup. */
+template <typename T, int NC> struct kg_mma_wgmma {
+  enum { M = 64, N = NC, K = 16, ACC = NC / 2, RUN = 2, B2 = 0, WAVES = 4, ALIGN = 1024 };
+  enum { E = 16 / (int)sizeof(T) }; /* elements per 16-byte chunk */
+  struct acc_t {
+    float v[ACC];
+    KG_INLINE_SPEC float &operator[](int i) { return v[i]; }
+    KG_INLINE_SPEC const float &operator[](int i) const { return v[i]; }
+  };
+  KG_INLINE_SPEC static int at(int r, int c) {
+    return r * (128 / (int)sizeof(T)) + ((c / E) ^ (r % 8)) * E + c % E;
+  }
+  KG_INLINE_SPEC static unsigned char *base(unsigned char *lds) {
+    return lds + ((ALIGN - (unsigned)(unsigned long long)kg_lds_addr(lds) % ALIGN) % ALIGN);
+  }
+  KG_INLINE_SPEC static int row(int r) {
+    return 16 * (int)(threadIdx.x / 32u % 4u) + (int)(kg_lane_id() % 32u / 4u) + 8 * (r / 2 % 2);
+  }
+  KG_INLINE_SPEC static int col(int r) { return 8 * (r / 4) + 2 * (int)(kg_lane_id() % 4u) + r % 2; }
+  /* acc += the BK-wide tiles as (this warpgroup's 64 rows) times bs (N
+   * rows), issued as one group; done at F::wait */
+  template <int BK> KG_INLINE_SPEC static void mma_tile(acc_t &acc, const T *as, const T *bs) {
+    static_assert(BK * sizeof(T) == 128, "kg_mma_wgmma: a tile row is 128 bytes");
+    const kg_wg_desc_t da = kg_wg_desc_sw128(kg_lds_addr(as));
+    const kg_wg_desc_t db = kg_wg_desc_sw128(kg_lds_addr(bs));
+    kg_wg_fence_acc(acc.v);
+    kg_wg_fence();
+#pragma unroll
+    for (int k = 0; k < BK; k += K)
+      kg_wgmma_64xNx16<NC, kg_mma_is_bf16<T>::value>(acc.v, kg_wg_desc_add(da, 2 * k),
+                                                     kg_wg_desc_add(db, 2 * k));
+    kg_wg_commit();
+  }
+  /* at most P groups issued are pending; acc, if its group is done, may
+   * be read */
+  template <int P> KG_INLINE_SPEC static void wait(acc_t &acc) {
+    kg_wg_wait<P>();
+    kg_wg_fence_acc(acc.v);
+  }
+  /* this thread's tile writes (copies, stores) are seen by the wgmmas once
+   * a barrier follows */
+  KG_INLINE_SPEC static void tiles_written() { kg_wg_tiles_written(); }
+};
+template <typename T, int LD> using kg_mma_wgmma_64x256x16 = kg_mma_wgmma<T, 256>;
+template <typename T, int LD> using kg_mma_wgmma_64x128x16 = kg_mma_wgmma<T, 128>;
+#endif
+
 /* FMA on the vector ALUs, any dtype, wave W: the wave's lanes are W / 8 rows
  * by 8 columns of 4 x 4 outputs each, so one fragment is (W / 2) x 32 and
  * one step takes one k. Lane l holds rows 4 (l / 8) + 0..3 and columns
  * 4 (l % 8) + 0..3; element r is row 4 (l / 8) + r / 4, column 4 (l % 8) + r % 4. */
-template <typename T, int LD, int W> struct kg_mma_fma {
+template <typename T, int LD, int W> struct kg_mma_fma : kg_mma_plain<LD> {
   enum { M = W / 2, N = 32, K = 1, ACC = 16, RUN = 4, B2 = 0 };
   struct a_t {
     float v[4];

@@ -193,3 +193,156 @@ KG_INLINE void kg_async_commit() { asm volatile("cp.async.commit_group;" ::: "me
 template <int P> KG_INLINE void kg_async_wait() {
   asm volatile("cp.async.wait_group %0;" : : "n"(P) : "memory");
 }
+
+/* ---- Warpgroup matrix multiply (sm_90a only): wgmma.mma_async ----
+ *
+ * Hopper's asynchronous tensor-core instruction, which a warpgroup (4
+ * consecutive warps, the first a multiple of 4) issues together: D (64 x N,
+ * f32, in registers) += A (64 x 16) B (16 x N), both read from shared memory
+ * through matrix descriptors. Only "sm_90a" targets compile it (PTX's
+ * architecture-specific features; ptxas refuses wgmma for sm_90). Sources:
+ * PTX ISA 8.x, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
+ * Instructions" (9.7.15): wgmma.mma_async, the matrix descriptor (9.7.15.5.1),
+ * the register fragment of D (9.7.15.5.1.1), wgmma.fence, commit_group,
+ * wait_group; and "Parallel Synchronization and Communication Instructions:
+ * fence.proxy.async". prelude_sim.hip emulates the same functions.
+ *
+ * Tiles: K-major (rows of the operand hold its k values, as A [M, K] row-major
+ * and w [N, K] store them), 128-byte rows of 16-bit elements (64 per row),
+ * eight-row atoms of 1024 bytes that start 1024-byte aligned, the 16-byte
+ * chunk c of row r stored at chunk c ^ (r % 8) (the 128-byte swizzle: address
+ * bits 4-6 XOR bits 7-9). The descriptor: bits 0-13 the start address >> 4,
+ * 16-29 the leading byte offset >> 4 (unused by swizzled K-major tiles: 1),
+ * 32-45 the stride byte offset >> 4 (1024 between atoms: 64), 62-63 the
+ * swizzle (1: 128 bytes). The k16 slice j of a tile starts 32 j bytes in: the
+ * swizzle applies to the computed address, so the descriptor's start just
+ * moves (kg_wg_desc_add).
+ *
+ * D's fragment: lane l of warp w of the warpgroup holds, for r < N / 2,
+ * D[16 w + l / 4 + 8 ((r / 2) % 2)][8 (r / 4) + 2 (l % 4) + r % 2].
+ *
+ * Ordering: a thread's own writes of a tile (st.shared, cp.async) reach the
+ * async proxy the wgmma reads through only after fence.proxy.async
+ * (kg_wg_tiles_written), then a barrier; kg_wg_fence before the first wgmma
+ * of a batch orders the accumulator registers; the wgmmas run after
+ * kg_wg_commit and are done at kg_wg_wait<P> (at most P groups pending),
+ * after which kg_wg_fence_acc keeps the compiler from reading D earlier. */
+#define KG_HAS_WGMMA 1
+typedef unsigned long long kg_wg_desc_t;
+/* The descriptor of a 128-byte swizzled K-major tile starting at `at`. */
+KG_INLINE kg_wg_desc_t kg_wg_desc_sw128(kg_lds_addr_t at) {
+  return (unsigned long long)((at & 0x3ffffu) >> 4) | 1ull << 16 | 64ull << 32 | 1ull << 62;
+}
+/* The same tile `bytes` further on (a multiple of 16). */
+KG_INLINE kg_wg_desc_t kg_wg_desc_add(kg_wg_desc_t d, unsigned bytes) { return d + (bytes >> 4); }
+KG_INLINE void kg_wg_tiles_written() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+KG_INLINE void kg_wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+KG_INLINE void kg_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int P> KG_INLINE void kg_wg_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" : : "n"(P) : "memory");
+}
+template <int R> KG_INLINE void kg_wg_fence_acc(float (&d)[R]) {
+#pragma unroll
+  for (int r = 0; r < R; r++)
+    asm volatile("" : "+f"(d[r])::"memory");
+}
+
+/* D += A B, m64n128k16, f32 accumulate; BF16 = 0: f16 operands, 1: bf16. */
+#define KG_WGMMA_128(TY)                                                                        \
+  asm volatile("{ .reg .pred p; setp.ne.b32 p, %66, 0; "                                        \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {"                    \
+               "%0, %1, %2, %3, %4, %5, %6, %7,"                                                \
+               "%8, %9, %10, %11, %12, %13, %14, %15,"                                          \
+               "%16, %17, %18, %19, %20, %21, %22, %23,"                                        \
+               "%24, %25, %26, %27, %28, %29, %30, %31,"                                        \
+               "%32, %33, %34, %35, %36, %37, %38, %39,"                                        \
+               "%40, %41, %42, %43, %44, %45, %46, %47,"                                        \
+               "%48, %49, %50, %51, %52, %53, %54, %55,"                                        \
+               "%56, %57, %58, %59, %60, %61, %62, %63},"                                       \
+               " %64, %65, p, 1, 1, 0, 0; }"                                                    \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),                                \
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),                                \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),                              \
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),                            \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),                            \
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),                            \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),                            \
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),                            \
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),                            \
+                 "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),                            \
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),                            \
+                 "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),                            \
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),                            \
+                 "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),                            \
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),                            \
+                 "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])                             \
+               : "l"(a), "l"(b), "r"(1))
+/* D += A B, m64n256k16, f32 accumulate; BF16 = 0: f16 operands, 1: bf16. */
+#define KG_WGMMA_256(TY)                                                                        \
+  asm volatile("{ .reg .pred p; setp.ne.b32 p, %130, 0; "                                       \
+               "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY " {"                    \
+               "%0, %1, %2, %3, %4, %5, %6, %7,"                                                \
+               "%8, %9, %10, %11, %12, %13, %14, %15,"                                          \
+               "%16, %17, %18, %19, %20, %21, %22, %23,"                                        \
+               "%24, %25, %26, %27, %28, %29, %30, %31,"                                        \
+               "%32, %33, %34, %35, %36, %37, %38, %39,"                                        \
+               "%40, %41, %42, %43, %44, %45, %46, %47,"                                        \
+               "%48, %49, %50, %51, %52, %53, %54, %55,"                                        \
+               "%56, %57, %58, %59, %60, %61, %62, %63,"                                        \
+               "%64, %65, %66, %67, %68, %69, %70, %71,"                                        \
+               "%72, %73, %74, %75, %76, %77, %78, %79,"                                        \
+               "%80, %81, %82, %83, %84, %85, %86, %87,"                                        \
+               "%88, %89, %90, %91, %92, %93, %94, %95,"                                        \
+               "%96, %97, %98, %99, %100, %101, %102, %103,"                                    \
+               "%104, %105, %106, %107, %108, %109, %110, %111,"                                \
+               "%112, %113, %114, %115, %116, %117, %118, %119,"                                \
+               "%120, %121, %122, %123, %124, %125, %126, %127},"                               \
+               " %128, %129, p, 1, 1, 0, 0; }"                                                  \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),                                \
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),                                \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),                              \
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),                            \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),                            \
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),                            \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),                            \
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),                            \
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),                            \
+                 "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),                            \
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),                            \
+                 "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),                            \
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),                            \
+                 "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),                            \
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),                            \
+                 "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),                            \
+                 "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]),                            \
+                 "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),                            \
+                 "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]),                            \
+                 "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),                            \
+                 "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),                            \
+                 "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),                            \
+                 "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),                            \
+                 "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),                            \
+                 "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]),                            \
+                 "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),                        \
+                 "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]),                        \
+                 "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),                        \
+                 "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),                        \
+                 "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),                        \
+                 "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]),                        \
+                 "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])                         \
+               : "l"(a), "l"(b), "r"(1))
+template <int N, int BF16>
+KG_INLINE void kg_wgmma_64xNx16(float (&d)[N / 2], kg_wg_desc_t a, kg_wg_desc_t b) {
+  static_assert(N == 128 || N == 256, "kg_wgmma_64xNx16: N is 128 or 256");
+  static_assert(BF16 == 0 || BF16 == 1, "kg_wgmma_64xNx16: BF16 is 0 (f16) or 1 (bf16)");
+  if constexpr (N == 128 && BF16)
+    KG_WGMMA_128("bf16");
+  else if constexpr (N == 128)
+    KG_WGMMA_128("f16");
+  else if constexpr (BF16)
+    KG_WGMMA_256("bf16");
+  else
+    KG_WGMMA_256("f16");
+}

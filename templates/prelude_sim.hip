@@ -251,9 +251,11 @@ static thread_local kg_sim_async_queue kg_sim_async[KG_SIM_MAX_THREADS];
 KG_INLINE kg_sim_async_queue &kg_sim_async_mine() {
   return kg_sim_async[kg_sim_api->thread_idx() % KG_SIM_MAX_THREADS];
 }
+KG_INLINE void kg_sim_wgmma_reset(); /* the wgmma queue, below */
 KG_INLINE void kg_sim_async_reset() {
   kg_sim_async_queue &q = kg_sim_async_mine();
   q.head = q.n = q.committed = 0;
+  kg_sim_wgmma_reset();
 }
 /* Performs the oldest recorded copy. */
 KG_INLINE void kg_sim_async_pop(kg_sim_async_queue &q) {
@@ -550,3 +552,94 @@ typedef const unsigned char *kg_lds_addr_t;
 KG_INLINE kg_lds_addr_t kg_lds_addr(const void *p) { return (kg_lds_addr_t)p; }
 KG_INLINE void kg_ldmatrix_x4_at(unsigned r[4], kg_lds_addr_t row) { kg_sim_ldmatrix<4>(r, row); }
 KG_INLINE void kg_ldmatrix_x2_at(unsigned r[2], kg_lds_addr_t row) { kg_sim_ldmatrix<2>(r, row); }
+
+/* ---- NVIDIA warpgroup matrix multiply: wgmma.mma_async (sm_90a) ----
+ *
+ * The functions prelude_cuda.hip builds from inline PTX (which documents the
+ * tile layout, the descriptor and D's fragment, with sources), emulated:
+ * a descriptor is the tile's host address; kg_wgmma_64xNx16 records the
+ * multiply in the calling thread's queue and kg_wg_wait<P>() performs the
+ * recorded ones of all but the P newest groups (kg_wg_commit closes a group),
+ * so a kernel that reads D, or overwrites a tile, before waiting goes wrong
+ * here as on the GPU. Each lane computes only its own elements of D, reading
+ * A and B through the descriptor's addressing: element (r, k) of a tile at
+ * `start` is the 16 bits at start + 1024 (r / 8) + 128 (r % 8) + 2 k with
+ * address bits 4-6 XORed with bits 7-9 (the 128-byte swizzle, on the
+ * absolute address: tiles must start 1024-byte aligned, as on the GPU). The
+ * sums run in k order in f32 (products of f16 or bf16 values are exact), as
+ * the mma.sync emulation above. The queues start empty in every thunk
+ * (kg_sim_async_reset). */
+#define KG_HAS_WGMMA 1
+struct kg_wg_desc_t {
+  const unsigned char *start;
+};
+KG_INLINE kg_wg_desc_t kg_wg_desc_sw128(kg_lds_addr_t at) { return {at}; }
+KG_INLINE kg_wg_desc_t kg_wg_desc_add(kg_wg_desc_t d, unsigned bytes) {
+  return {d.start + bytes};
+}
+KG_INLINE void kg_wg_tiles_written() {}
+KG_INLINE void kg_wg_fence() {}
+template <int R> KG_INLINE void kg_wg_fence_acc(float (&)[R]) {}
+
+struct kg_sim_wgmma {
+  float *d;
+  kg_wg_desc_t a, b;
+  unsigned n, bf16, group;
+};
+enum { KG_SIM_WGMMA_QUEUE = 32 };
+struct kg_sim_wgmma_queue {
+  unsigned head, count, committed;
+  kg_sim_wgmma c[KG_SIM_WGMMA_QUEUE];
+};
+static thread_local kg_sim_wgmma_queue kg_sim_wgmma_q[KG_SIM_MAX_THREADS];
+
+KG_INLINE kg_sim_wgmma_queue &kg_sim_wgmma_mine() {
+  return kg_sim_wgmma_q[kg_sim_api->thread_idx() % KG_SIM_MAX_THREADS];
+}
+KG_INLINE void kg_sim_wgmma_reset() {
+  kg_sim_wgmma_queue &q = kg_sim_wgmma_mine();
+  q.head = q.count = q.committed = 0;
+}
+/* Element (r, k) of a 128-byte swizzled K-major tile at `start`. */
+KG_INLINE float kg_sim_wg_elem(const unsigned char *start, unsigned r, unsigned k, int bf16) {
+  __UINTPTR_TYPE__ at = (__UINTPTR_TYPE__)start + 1024u * (r / 8u) + 128u * (r % 8u) + 2u * k;
+  at ^= (at >> 3) & 0x70u;
+  unsigned short h;
+  memcpy(&h, (const void *)at, sizeof h);
+  return kg_sim_mma_in(h, bf16);
+}
+/* Performs the oldest recorded multiply: this lane's elements of D. */
+KG_INLINE void kg_sim_wgmma_pop(kg_sim_wgmma_queue &q) {
+  const kg_sim_wgmma &c = q.c[q.head];
+  const unsigned lane = kg_lane_id() % 32u, w = kg_sim_api->thread_idx() / 32u % 4u;
+  float arow[2][16];
+  for (unsigned h = 0; h < 2; h++)
+    for (unsigned k = 0; k < 16; k++)
+      arow[h][k] = kg_sim_wg_elem(c.a.start, 16u * w + lane / 4u + 8u * h, k, (int)c.bf16);
+  for (unsigned r = 0; r < c.n / 2u; r++) {
+    const unsigned col = 8u * (r / 4u) + 2u * (lane % 4u) + r % 2u;
+    float acc = c.d[r];
+    for (unsigned k = 0; k < 16; k++)
+      acc += arow[r / 2u % 2u][k] * kg_sim_wg_elem(c.b.start, col, k, (int)c.bf16);
+    c.d[r] = acc;
+  }
+  q.head = (q.head + 1) % KG_SIM_WGMMA_QUEUE;
+  q.count--;
+}
+template <int N, int BF16>
+KG_INLINE void kg_wgmma_64xNx16(float (&d)[N / 2], kg_wg_desc_t a, kg_wg_desc_t b) {
+  static_assert(N == 128 || N == 256, "kg_wgmma_64xNx16: N is 128 or 256");
+  static_assert(BF16 == 0 || BF16 == 1, "kg_wgmma_64xNx16: BF16 is 0 (f16) or 1 (bf16)");
+  kg_sim_wgmma_queue &q = kg_sim_wgmma_mine();
+  if (q.count == KG_SIM_WGMMA_QUEUE)
+    kg_sim_wgmma_pop(q);
+  q.c[(q.head + q.count) % KG_SIM_WGMMA_QUEUE] = {d, a, b, (unsigned)N, (unsigned)BF16,
+                                                  q.committed};
+  q.count++;
+}
+KG_INLINE void kg_wg_commit() { kg_sim_wgmma_mine().committed++; }
+template <int P> KG_INLINE void kg_wg_wait() {
+  kg_sim_wgmma_queue &q = kg_sim_wgmma_mine();
+  while (q.count > 0 && q.c[q.head].group + P < q.committed)
+    kg_sim_wgmma_pop(q);
+}

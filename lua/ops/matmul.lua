@@ -214,15 +214,33 @@ local TILE_KEYS = { bm = true, bn = true, bk = true, waves_m = true, waves_n = t
   stages = true, mma = true, shape = true }
 
 --- The GEMM tile for a dtype on a target: the target's gemm[dtype] with the
---- model's overrides (matmul's `tile` attribute) on top.
+--- model's overrides (matmul's `tile` attribute) on top. A target whose GEMM
+--- tiles take the warpgroup kind (wgmma) has warp-level ones too (gemm_warp):
+--- conv2d takes those (its A tile is gathered element by element into rows
+--- the warpgroup kind does not lay out), and so does an override that does
+--- not name its `mma` and leaves no warpgroup tile (see wg_fits).
+local function wg_fits(t, size)
+  local wtm, wtn = t.bm // t.waves_m, t.bn // t.waves_n
+  return t.bk * size == 128 and t.bm % t.waves_m == 0 and t.bn % t.waves_n == 0 and wtm == 64
+    and (wtn == 128 or wtn == 256)
+end
 local function gemm_tile(op, target, dtype, override, where)
   local base = target.gemm and target.gemm[dtype]
   if not base then
     error(("%s%s: target %s has no GEMM tile for %s"):format(where, op, target.name, dtype), 0)
   end
-  local t = {}
-  for key, v in pairs(base) do t[key] = v end
-  for key, v in pairs(override or {}) do t[key] = v end
+  local function merged(b)
+    local t = {}
+    for key, v in pairs(b) do t[key] = v end
+    for key, v in pairs(override or {}) do t[key] = v end
+    return t
+  end
+  local t = merged(base)
+  local warp = target.gemm_warp and target.gemm_warp[dtype]
+  if t.mma == "wgmma" and warp and (op == "conv2d"
+      or not (override and override.mma) and not wg_fits(t, kg.dtypes[dtype].size)) then
+    t = merged(warp)
+  end
   return t
 end
 
@@ -257,9 +275,17 @@ function kg.gemm_params(op, target, info)
     t.bk = (t.bk + 31) // 32 * 32
   end
   local dt = kg.dtypes[info.dtype]
-  local ld = t.bk + 16 // dt.size -- a 16-byte pad per LDS row
+  -- the warpgroup kind (wgmma): one 64 x N fragment per 4 waves, N the
+  -- group's whole part of the tile, rows of exactly 128 bytes (swizzled, no
+  -- pad); a gate/up pair halves bn and the fragment with it
+  local wg = t.mma == "wgmma"
+  if wg then
+    if info.pair then t.bn = t.bn // 2 end
+    t.shape = { 64, t.bn // t.waves_n, 16 }
+  end
+  local ld = wg and t.bk or t.bk + 16 // dt.size -- else a 16-byte pad per LDS row
   local frag, fm, fn, fk = fragment(op, target, t, dt.ctype, ld, info.where)
-  if info.pair then
+  if info.pair and not wg then
     -- a gate/up pair keeps two accumulators and B tiles: half the columns
     -- (or rows) per workgroup keeps registers and LDS as for one
     if (t.bn // 2 // t.waves_n) % fn == 0 then
@@ -277,10 +303,15 @@ function kg.gemm_params(op, target, info)
     bad(("a wave's part is not whole %dx%d fragments"):format(fm, fn))
   end
   if t.bk % fk ~= 0 then bad(("bk is not a multiple of the fragment's k (%d)"):format(fk)) end
-  if t.stages < 2 then bad("stages must be at least 2") end
+  if t.stages < (wg and 3 or 2) then bad(("stages must be at least %d"):format(wg and 3 or 2)) end
+  if wg and (t.bk * dt.size ~= 128 or wtm ~= fm or wtn ~= fn) then
+    bad("a wgmma tile has rows of 128 bytes of k (bk * element size) and one 64 x N fragment per 4 waves")
+  end
   -- the ring is one KG_SHARED_BUFFER: static LDS on AMD, dynamic shared
   -- memory on CUDA (where a kernel may opt in past the static 48 KiB)
+  -- (wgmma tiles start 1024-byte aligned: room to align the buffer)
   local lds = t.stages * (t.bm + t.bn * (info.pair and 2 or 1)) * ld * dt.size
+    + (wg and 1024 - 16 or 0)
   local lds_max = target.shared_optin_bytes or target.lds_bytes
   if lds > lds_max then
     bad(("needs %d bytes of LDS, the target has %d"):format(lds, lds_max))
@@ -288,13 +319,14 @@ function kg.gemm_params(op, target, info)
   local vec = kg.vector_width(dt, info.kn and { info.k, t.bk, info.n, t.bn } or { info.k, t.bk })
   local tiles_n = (info.n + t.bn - 1) // t.bn
   return {
-    BLOCK = t.waves_m * t.waves_n * target.wave, VEC = vec,
+    BLOCK = t.waves_m * t.waves_n * target.wave * (wg and 4 or 1), VEC = vec,
     per_block = t.bm, ["repeat"] = tiles_n * info.batch, shared_bytes = lds,
     holes = {
       SHARED_BYTES = lds,
       FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
       WM = t.waves_m, WN = t.waves_n, FM = wtm // fm, FN = wtn // fn,
       TILES_N = tiles_n, REPEAT = tiles_n * info.batch,
+      WG = wg and "1" or "", SYNC = wg and "" or "1",
     },
   }
 end

@@ -495,13 +495,14 @@ static void test_model_init(test_model_t *m, const cubin_opts_t *o) {
   };
 }
 
-/* Loads on sim:sm_90; on success also runs the plan and checks the sums. */
-static kgrt_status_t load(const test_model_t *m, kgrt_error_t *err) {
+/* Loads on the sim device `spec`; on success also runs the plan and checks
+ * the sums. */
+static kgrt_status_t load_on(const test_model_t *m, const char *spec, kgrt_error_t *err) {
   counting_t c = {0};
   kgrt_allocator_t a = {counting_alloc, counting_free, &c};
   kgrt_device_t *dev = NULL;
   kgrt_model_t *model = NULL;
-  kgrt_status_t st = kgrt_device_open("sim:sm_90", &a, &dev, err);
+  kgrt_status_t st = kgrt_device_open(spec, &a, &dev, err);
   CHECK_EQ(st, KGRT_STATUS_OK);
   if (st != KGRT_STATUS_OK)
     return st;
@@ -532,6 +533,11 @@ static kgrt_status_t load(const test_model_t *m, kgrt_error_t *err) {
   kgrt_device_close(dev);
   CHECK_EQ(c.live, 0);
   return st;
+}
+
+/* On sim:sm_90. */
+static kgrt_status_t load(const test_model_t *m, kgrt_error_t *err) {
+  return load_on(m, "sim:sm_90", err);
 }
 
 static void test_model_checks(void) {
@@ -567,6 +573,16 @@ static void test_model_checks(void) {
   test_model_init(&m, &sm80);
   CHECK_EQ(load(&m, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   CHECK(contains(err.message, "cubin: sm_90 code object is built for sm_80"));
+
+  /* an "sm_90a" table takes an sm_90 cubin (NVRTC 13 marks sm_90a cubins
+   * so), but not an sm_80 one */
+  test_model_init(&m, &o);
+  m.sm_90.arch = "sm_90a";
+  CHECK_EQ(load_on(&m, "sim:sm_90a", &err), KGRT_STATUS_OK);
+  test_model_init(&m, &sm80);
+  m.sm_90.arch = "sm_90a";
+  CHECK_EQ(load_on(&m, "sim:sm_90a", &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+  CHECK(contains(err.message, "cubin: sm_90a code object is built for sm_80"));
 
   cubin_opts_t renamed = cubin_defaults();
   renamed.scale_symbol = "k_other"; /* .nv.info.k_scale but no k_scale function */

@@ -19,8 +19,8 @@
 -- W64: typedef kg_mma_mfma_32x32x8<kg_f16, 40> F;
 -- CHECK: KG_SHARED_BUFFER(lds, 40960);
 -- CHECK: typedef kg_f16 a_tile[128 * 40];
--- CHECK: kg_tile_copy<8>(&As[s][r * 40 + c], x,
--- CHECK: kg_tile_copy<8>(&Bs[s][r * 40 + c], w,
+-- CHECK: kg_tile_copy<8>(&As[s][F::at(r, c)], x,
+-- CHECK: kg_tile_copy<8>(&Bs[s][F::at(r, c)], w,
 -- W32: typename F::acc_t acc[2][4];
 -- W64: typename F::acc_t acc[2][2];
 -- CHECK-LABEL: matmul_gemm_3_matmul_gemm(KG_GLOBAL(const kg_bf16) x

@@ -20,18 +20,18 @@
 -- CHECK-LABEL: matmul_quant_gemm_1_matmul_gemm(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
 -- W32: typedef kg_mma_wmma_16x16x16<kg_f16, 40> F;
 -- W64: typedef kg_mma_mfma_32x32x8<kg_f16, 40> F;
--- CHECK: kg_tile_copy<8>(&As[s][r * 40 + c], x,
+-- CHECK: kg_tile_copy<8>(&As[s][F::at(r, c)], x,
 -- CHECK-NOT: kg_tile_copy<8>(&Bs
 -- CHECK: for (int u = tid; u < 128 * (32 / 32); u += 256) {
 -- CHECK: kg_q4k_gl32(w, (ok ? n0 + r : 4096 - 1) * 2304L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
--- CHECK: Bs[s][r * 40 + c + e] = kg_from_f32<kg_f16>(ok ? sc[e >> 4] * q[e] - mn : 0.0f);
+-- CHECK: Bs[s][F::at(r, c + e)] = kg_from_f32<kg_f16>(ok ? sc[e >> 4] * q[e] - mn : 0.0f);
 -- CHECK: return kg_from_f32<kg_f16>(acc0);
 -- f32 x: the FMA fragment over k tiles of 32 (LD = 36), K = 96
 -- CHECK-LABEL: matmul_quant_gemm_3_matmul_gemm(KG_GLOBAL(const float) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(float) y, long M)
 -- W32: typedef kg_mma_fma<float, 36, 32> F;
 -- W64: typedef kg_mma_fma<float, 36, 64> F;
 -- CHECK: kg_q8_0_gl32(w, (ok ? n0 + r : 129 - 1) * 102L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
--- CHECK: Bs[s][r * 36 + c + e] = kg_from_f32<float>(
+-- CHECK: Bs[s][F::at(r, c + e)] = kg_from_f32<float>(
 -- the epilogue, in the GEMV and the GEMM alike
 -- CHECK-LABEL: matmul_quant_gemm_4_matmul_add_silu_gemv_q(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const unsigned short) w,
 -- CHECK-NEXT: KG_GLOBAL(const kg_bf16) e2, KG_GLOBAL(kg_bf16) y, long M)

@@ -1,0 +1,44 @@
+-- sm_90a: NVIDIA Hopper (H100 SXM5) with its architecture-specific features
+-- (wgmma). Data only. The cubin runs on compute capability 9.0 alone; kgrt's
+-- cuda device takes an "sm_90a" table before an "sm_90" one there.
+return {
+  name = "sm_90a",
+  description = "Hopper, H100 (warp 32, wgmma and mma.sync; NVRTC, cubin)",
+  platform = "cuda", -- prelude_cuda.hip, NVRTC in process, cuda device in kgrt
+  triple = "nvptx64-nvidia-cuda",
+  wave = 32, -- a warp
+  max_block = 1024,
+  cus = 132, -- SMs (the H100 SXM); sizes the GEMV's grid (lua/ops/matmul.lua)
+  lds_bytes = 49152, -- static __shared__ per block; 227 KiB with the dynamic opt-in
+  shared_optin_bytes = 232448,
+  registers_per_thread = 255,
+  mma = {
+    -- warpgroup (4 warps) shapes, operands read from shared memory (wgmma)
+    { op = "wgmma", m = 64, n = 256, k = 16, a = "f16", acc = "f32" },
+    { op = "wgmma", m = 64, n = 256, k = 16, a = "bf16", acc = "f32" },
+    { op = "wgmma", m = 64, n = 128, k = 16, a = "f16", acc = "f32" },
+    { op = "wgmma", m = 64, n = 128, k = 16, a = "bf16", acc = "f32" },
+    -- warp-level shapes (mma.sync)
+    { op = "mma", m = 16, n = 8, k = 16, a = "f16", acc = "f32" },
+    { op = "mma", m = 16, n = 8, k = 16, a = "bf16", acc = "f32" },
+  },
+  peak = { bandwidth_gbps = 3350, bf16_tflops = 989, f16_tflops = 989, f32_tflops = 67 },
+  -- GEMM tiles per dtype (lua/ops/matmul.lua; a model may override them):
+  -- workgroup tile bm x bn, k tiles of bk through `stages` LDS buffers,
+  -- waves_m x waves_n units, each multiplying with the `mma` instruction: a
+  -- unit is a wave, or for wgmma a warpgroup of 4 waves that owns one 64 x
+  -- (bn / waves_n) fragment (bk: 128 bytes of k)
+  gemm = {
+    f16 = { mma = "wgmma", bm = 128, bn = 256, bk = 64, waves_m = 2, waves_n = 1, stages = 4 },
+    bf16 = { mma = "wgmma", bm = 128, bn = 256, bk = 64, waves_m = 2, waves_n = 1, stages = 4 },
+    f32 = { mma = "fma", bm = 64, bn = 64, bk = 16, waves_m = 2, waves_n = 2, stages = 2 },
+  },
+  -- warp-level tiles (mma.sync): conv2d's, and a matmul tile override that
+  -- leaves no warpgroup tile (lua/ops/matmul.lua gemm_tile)
+  gemm_warp = {
+    f16 = { mma = "mma", shape = { 16, 8, 16 }, bm = 128, bn = 256, bk = 64, waves_m = 2, waves_n = 4, stages = 3 },
+    bf16 = { mma = "mma", shape = { 16, 8, 16 }, bm = 128, bn = 256, bk = 64, waves_m = 2, waves_n = 4, stages = 3 },
+    f32 = { mma = "fma", bm = 64, bn = 64, bk = 16, waves_m = 2, waves_n = 2, stages = 2 },
+  },
+  flags = {},
+}

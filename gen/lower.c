@@ -60,9 +60,7 @@ static void params_holes(lua_State *L, int idx, kg_holes_t *h) {
 
 /* BLOCK, VEC, UNROLL (and for tiles grids per_block and repeat, the bytes of
  * a KG_SHARED_BUFFER as shared_bytes, and any extra holes) from kg.template_params(tmpl,
- * target, info). The rule may also name another template file for this target
- * (`template`: a variant of the kernel that takes the same holes and
- * arguments, as gemv_q's tensor-core GEMV); lw->tmpl is the one to expand. */
+ * target, info). */
 static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                            const kg_target_t *t, kg_lowered_t *lw, kg_holes_t *h,
                            kg_diag_t *d) {
@@ -108,18 +106,8 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
   lw->dyn_shared = strcmp(t->platform, "cuda") == 0 && lua_isinteger(L, -1)
                        ? (uint32_t)lua_tointeger(L, -1)
                        : 0;
-  /* an unknown name fails when its file is looked up (need_res) */
-  lua_getfield(L, res, "template");
-  const char *tmpl = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : k->tmpl;
-  const int fits = strlen(tmpl) < sizeof lw->tmpl;
-  snprintf(lw->tmpl, sizeof lw->tmpl, "%s", tmpl);
-  lua_pop(L, 1);
   params_holes(L, res, h);
   lua_settop(L, top);
-  if (!fits)
-    return kg_error(
-        d, "internal: %s: template %s names a template of more than %d characters",
-        k->name, k->tmpl, (int)sizeof lw->tmpl - 1);
   if (v->grid == KG_GRID_TILES && (lw->per_block == 0 || lw->repeat == 0))
     return kg_error(d, "%s: template %s gave no per_block or repeat for its tiles",
                     k->name, k->tmpl);
@@ -302,7 +290,7 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   }
 
   char path[128];
-  snprintf(path, sizeof path, "templates/%s.hip", lw->tmpl);
+  snprintf(path, sizeof path, "templates/%s.hip", k->tmpl);
   const kg_res_t *r = need_res(path, d);
   int rc = r ? kg_expand(path, r->data, h, src, d) : -1;
   kg_holes_free(h);

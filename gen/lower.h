@@ -19,8 +19,6 @@ typedef struct kg_larg {
 } kg_larg_t;
 
 typedef struct kg_lowered {
-  char tmpl[32]; /* the template expanded: the kernel's, or the one its params
-                    rule names for this target (its `template`) */
   int block;
   int vec;
   int unroll; /* vectors per thread (map) */

@@ -3,8 +3,7 @@
  * weights in BB bytes per block), stored as GGUF stores it: row n is the
  * RB = K / BE * BB bytes of its blocks (w comes as 16-bit units; offsets
  * below are bytes). Dequantized here (lib_quant.hip), f32 sums, y in x's
- * dtype; w is read once per launch. (On targets with mma.sync, Q8_0 and
- * Q4_0 with f16 or bf16 x take gemv_qmma.hip instead: lua/ops/matmul.lua.)
+ * dtype; w is read once per launch.
  * One workgroup per NB output columns; wave v of the workgroup owns the CPW
  * columns n0 + c (c < CPW), whose rows are consecutive bytes. Blocks of 34, 18
  * or 210 bytes are not 16-byte aligned, so the wave does not read blocks per

@@ -4,9 +4,7 @@
  * in LDS (templates/gemv_q.hip), a group of 32 read from there, factored into
  * small integers and scales (see "Groups of 32 from blocks staged in LDS"),
  * or the same read straight from global memory (templates/gemm.hip, see
- * "Groups of 32 straight from global memory"); and, for the tensor-core GEMV
- * (templates/gemv_qmma.hip), a block's small integers as mma.sync operands
- * (see "Tensor-core operands").
+ * "Groups of 32 straight from global memory").
  * Needs a prelude (kg_ld, kg_ldv, kg_f16_bits_to_f32, kg_bits_f32). Unused
  * helpers cost nothing (KG_INLINE only).
  *
@@ -408,100 +406,3 @@ KG_INLINE void kg_q6k_gl32(KG_GLOBAL(const unsigned short) b, long row, long g, 
   kg_q6k_words32(ql, qh, kg_ld(b, (off + 192 + 2 * grp) / 2), kg_ld(b, (off + 208) / 2), grp, q,
                  sc, mn);
 }
-
-/* ---- Tensor-core operands (templates/gemv_qmma.hip) ----
- *
- * For targets with mma.sync m16n8k16 (KG_MMA_MMA): a block's small integers q
- * as the A fragment of two k16 steps, f16 (BF16 = 0) or bf16 (1) pairs made
- * from the bits without an int-to-float conversion. The 32 weights of a
- * block are permuted over the k slots so that lane l (g = l / 4, t = l % 4)
- * decodes its registers from words of its own: in step s (0, 1), k slots
- * 2t + h and 2t + 8 + h (h = 0, 1) hold elements 16 s + 4t + 2h and
- * 16 s + 4t + 1 + 2h, i.e. bytes (0, 2) and (1, 3) of a word holding elements
- * 16 s + 4t .. 16 s + 4t + 3: Q8_0's qs word 4 s + t, Q4_0's qs word t (low
- * nibbles for s = 0, high ones for s = 1). x goes into B in the same order.
- * `a[s][r]` is register r of step s: rows g (r = 0, 2) and g + 8 (r = 1, 3),
- * slots 2t + h (r = 0, 1) and 2t + 8 + h (r = 2, 3); the rows' blocks start
- * at byte `off` of r0 (row g) and r1 (row g + 8), LDS words as above.
- *
- * Every value is exact: 1024 + v (v < 1024) is an f16 and 128 + v (v < 128)
- * a bf16 when v is OR-ed into the low bits of 1024's (128's) bits; the
- * subtraction that leaves q is exact as q is. */
-#if defined(KG_MMA_MMA)
-/* a b + c on the two f16 (BF16 = 0) or bf16 (1) values of each word, low
- * half first. On the GPU one fma.rn.f16x2 / .bf16x2 (sm_80); on the sim in
- * float, rounded once more to 16 bits, which is the same result wherever a b
- * + c is exact in both (every use here). */
-#if defined(__CUDACC__)
-template <int BF16> KG_INLINE unsigned kg_q_fma2(unsigned a, unsigned b, unsigned c) {
-  unsigned d;
-  if constexpr (BF16 != 0)
-    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  else
-    asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  return d;
-}
-#else
-template <int BF16> KG_INLINE float kg_q_half_f32(unsigned h) {
-  return BF16 != 0 ? kg_bits_f32((h & 0xffffu) << 16) : kg_f16_bits_to_f32((unsigned short)h);
-}
-template <int BF16> KG_INLINE unsigned kg_q_fma2(unsigned a, unsigned b, unsigned c) {
-  unsigned d = 0;
-  for (int h = 0; h < 32; h += 16) {
-    const float r = kg_q_half_f32<BF16>(a >> h) * kg_q_half_f32<BF16>(b >> h) +
-                    kg_q_half_f32<BF16>(c >> h);
-    d |= (unsigned)(BF16 != 0 ? kg_f32_to_bf16_bits(r) : kg_f32_to_f16_bits(r)) << h;
-  }
-  return d;
-}
-#endif
-
-/* Q8_0: byte v = q + 256 [q < 0]. f16: (v ^ 0x80) = q + 128 under 1024's
- * bits, minus 1152. bf16 (8 significant bits): the low 7 bits under 128's
- * (128 + (v & 127)) plus -256 when bit 7 is set (q < 0), else -128. */
-template <int BF16>
-KG_INLINE void kg_q8_0_mma_a(const unsigned *r0, const unsigned *r1, int off, int t,
-                             unsigned a[2][4]) {
-#pragma unroll
-  for (int s = 0; s < 2; s++)
-#pragma unroll
-    for (int r = 0; r < 2; r++) {
-      unsigned w;
-      kg_q_lds_words<1>(r ? r1 : r0, off + 2 + 16 * s + 4 * t, &w);
-#pragma unroll
-      for (int p = 0; p < 2; p++) { /* bytes (0, 2), then (1, 3) */
-        const unsigned v = w >> (8 * p);
-        a[s][2 * p + r] =
-            BF16 != 0
-                ? kg_q_fma2<1>((v & 0x007f007fu) | 0x43004300u, 0x3f803f80u,
-                               (v & 0x00800080u) ^ 0xc300c300u)
-                : kg_q_fma2<0>((v & 0x00ff00ffu) ^ 0x64806480u, 0x3c003c00u, 0xe480e480u);
-      }
-    }
-}
-
-/* Q4_0: nibble v, q = v - 8. bf16: v under 128's bits, minus 136. f16: the
- * low nibble under 1024's bits, minus 1032; the high one is taken in place,
- * 1024 + 16 v, times 1/16 minus 72. */
-template <int BF16>
-KG_INLINE void kg_q4_0_mma_a(const unsigned *r0, const unsigned *r1, int off, int t,
-                             unsigned a[2][4]) {
-#pragma unroll
-  for (int r = 0; r < 2; r++) {
-    unsigned w;
-    kg_q_lds_words<1>(r ? r1 : r0, off + 2 + 4 * t, &w);
-#pragma unroll
-    for (int p = 0; p < 2; p++) { /* bytes (0, 2), then (1, 3) */
-      const unsigned v = w >> (8 * p);
-      if (BF16 != 0) {
-        a[0][2 * p + r] = kg_q_fma2<1>((v & 0x000f000fu) | 0x43004300u, 0x3f803f80u, 0xc308c308u);
-        a[1][2 * p + r] =
-            kg_q_fma2<1>((v >> 4 & 0x000f000fu) | 0x43004300u, 0x3f803f80u, 0xc308c308u);
-      } else {
-        a[0][2 * p + r] = kg_q_fma2<0>((v & 0x000f000fu) | 0x64006400u, 0x3c003c00u, 0xe408e408u);
-        a[1][2 * p + r] = kg_q_fma2<0>((v & 0x00f000f0u) | 0x64006400u, 0x2c002c00u, 0xd480d480u);
-      }
-    }
-  }
-}
-#endif

@@ -1,5 +1,5 @@
 -- bench: GEMV batch 1 with GGUF q8_0 weights (matmul's quantized GEMV path,
--- templates/gemv_q.hip; gemv_qmma.hip on sm_90): x [1, 4096] bf16 . W[14336, 4096]^T, twice per run,
+-- templates/gemv_q.hip): x [1, 4096] bf16 . W[14336, 4096]^T, twice per run,
 -- as a gate and an up projection, so that the weights of one run (2 x 33 MB
 -- in q4_0) never fit the H100's 50 MB L2 and every run streams from HBM.
 local x = input("x", bf16, { 1, 4096 })

@@ -4,8 +4,8 @@
 -- constant dims, y [..., N] in x's dtype; f32, f16 and bf16 (x and w the
 -- same), accumulated in f32. A w [B, N, K] multiplies x [B, ..., K] batch by
 -- batch. GGUF block weights (q8_0, ...; [N, K], unbatched) are dequantized
--- in the kernel, by both kernels (build_quant: templates/gemv_q.hip, or
--- gemv_qmma.hip on the tensor cores, and gemm.hip with QUANT).
+-- in the kernel, by both kernels (build_quant: templates/gemv_q.hip, and
+-- gemm.hip with QUANT).
 -- Two kernels, and the plan picks by the run-time M:
 --   GEMV (M <= 8, unbatched w): each launch streams every weight once.
 --     w [N, K] (templates/gemv.hip): one workgroup per NB output columns,
@@ -45,9 +45,7 @@ local QUANT_DEQ = {
 ---   GEMV (M <= 8, templates/gemv_q.hip): K is walked in stages of 2048
 ---     weights (a multiple of every block), staged through LDS; VEC is the
 ---     widest load that divides every stage's bytes, so every piece is
----     aligned. On targets with mma.sync m16n8k16 in x's dtype (f16, bf16),
----     q8_0 and q4_0 with K % 256 == 0 take templates/gemv_qmma.hip instead
----     (the gemv_q params rule below chooses per target).
+---     aligned.
 ---   GEMM (larger M, templates/gemm.hip with QUANT): the float GEMM's tiles,
 ---     the B tile decoded from the blocks into LDS as x's dtype.
 local function build_quant(node, x, w, a)
@@ -89,18 +87,23 @@ local function build_quant(node, x, w, a)
     local sb, lb = se // dt.block_elems * dt.block_bytes, le // dt.block_elems * dt.block_bytes
     local vec = 16
     while lb % vec ~= 0 or sb % vec ~= 0 do vec = vec // 2 end
-    -- one workgroup per NB rows of w (the params rule's per_block)
+    -- NB = waves * cpw columns per workgroup, NB dividing N (as for gemv)
+    local waves, cpw = 1, 1
+    if n % 8 == 0 then waves, cpw = 4, 2
+    elseif n % 4 == 0 then waves, cpw = 2, 2
+    elseif n % 2 == 0 then waves, cpw = 1, 2 end
     node.variants[#node.variants + 1] = {
-      template = "gemv_q", grid = "tiles", tile_units = n,
+      template = "gemv_q", grid = "rows", grid_of = w,
+      cols = k * waves * cpw, -- one workgroup per NB rows of w
       dim_args = { m },
       holes = {
         T = x.dtype.ctype, FMT = dt.name, K = tostring(k), N = tostring(n),
-        MMAX = tostring(math.min(mmax, MMAX)), RB = tostring(rb), SE = tostring(se),
-        SB = tostring(sb), NS = tostring(ns), LE = tostring(le), LB = tostring(lb),
-        DEQ = QUANT_DEQ[dt.name].lds,
+        MMAX = tostring(math.min(mmax, MMAX)), CPW = tostring(cpw), NB = tostring(waves * cpw),
+        RB = tostring(rb), SE = tostring(se), SB = tostring(sb), NS = tostring(ns),
+        LE = tostring(le), LB = tostring(lb), DEQ = QUANT_DEQ[dt.name].lds,
         MIN = dt.name == "q4_k" and "1" or "", -- a min per sub-block: sum x too
       },
-      params_info = { dtype = x.dtype.name, fmt = dt.name, k = k, n = n, vec = vec },
+      params_info = { waves = waves, vec = vec },
       select = mmax > MMAX and { size = m, max = MMAX } or nil,
     }
   end
@@ -118,6 +121,13 @@ local function build_quant(node, x, w, a)
     }
   end
 end
+
+kg.template {
+  name = "gemv_q",
+  params = function(target, info)
+    return { BLOCK = info.waves * target.wave, VEC = info.vec }
+  end,
+}
 
 -- The GEMV grids aim at this many workgroups per compute unit (targets/<arch>.lua
 -- cus) at least, of 4 waves each: fewer, and whole columns (gemv) or whole
@@ -152,47 +162,6 @@ local function split_k(target, n, kv, waves, cpw)
   end
   return s
 end
-
--- The tensor-core GEMV (templates/gemv_qmma.hip): its decoders of A
--- (lib_quant.hip) per format, and the LDS its ring may take (inside the 48
--- KiB of static shared memory: 2 stages of Q8_0, 4 of Q4_0 at 4 warps).
-local QMMA_DEC = { q8_0 = "kg_q8_0_mma_a", q4_0 = "kg_q4_0_mma_a" }
-local QMMA_LDS = 40960
-
---- Does the target multiply `dtype` operands with mma.sync m16n8k16 (its
---- `mma` list)?
-local function has_mma_16x8x16(target, dtype)
-  for _, m in ipairs(target.mma or {}) do
-    if m.op == "mma" and m.m == 16 and m.n == 8 and m.k == 16 and m.a == dtype then return true end
-  end
-  return false
-end
-
---- The quantized GEMV. Where the target has mma.sync m16n8k16 for x's dtype
---- (f16, bf16: f32 x stays exact on gemv_q) and the format has a tensor-core
---- decoder (q8_0, q4_0), with K % 256 == 0 (rows of whole 16-byte aligned
---- chunks of 8 blocks for cp.async): templates/gemv_qmma.hip, 16 rows of w
---- per workgroup, up to 4 warps splitting K (one per chunk of 256 weights)
---- through a ring of 2 to 4 stages (QMMA_LDS). Elsewhere gemv_q.hip: NB =
---- waves * cpw columns per workgroup (split_columns).
-kg.template {
-  name = "gemv_q",
-  params = function(target, info)
-    if QMMA_DEC[info.fmt] and info.k % 256 == 0 and has_mma_16x8x16(target, info.dtype) then
-      local bb = kg.dtypes[info.fmt].block_bytes
-      local cb, nch = 8 * bb, info.k // 256
-      local ks = math.min(4, nch)
-      local nst = (nch + ks - 1) // ks
-      local stages = math.max(2, math.min(4, nst, QMMA_LDS // (ks * 16 * cb)))
-      return { template = "gemv_qmma", BLOCK = ks * target.wave, VEC = 8, per_block = 16,
-        ["repeat"] = 1, holes = { KS = ks, S = stages, BB = bb, CB = cb, RW = cb // 4, NCH = nch,
-          NST = nst, BF16 = info.dtype == "bf16" and 1 or 0, DEC = QMMA_DEC[info.fmt] } }
-    end
-    local waves, cpw = split_columns(info.n)
-    return { BLOCK = waves * target.wave, VEC = info.vec, per_block = waves * cpw, ["repeat"] = 1,
-      holes = { CPW = cpw, NB = waves * cpw } }
-  end,
-}
 
 kg.template {
   name = "gemv",
@@ -378,7 +347,7 @@ end
 
 kg.op {
   name = "matmul",
-  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K]) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target; q8_0/q4_0 with f16/bf16 x on mma.sync targets: tensor cores), GEMM above; f32 accumulation",
+  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K]) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above; f32 accumulation",
   inputs = { "x", "w" },
   attrs = {
     w_layout = { default = "nk", check = function(v) return v == "nk" or v == "kn", "must be \"nk\" or \"kn\"" end },

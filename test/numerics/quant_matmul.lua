@@ -1,12 +1,9 @@
 -- The small model of quant_matmul_test.c: matmul(x, w) with w in each GGUF
--- block format (lua/ops/matmul.lua; templates/gemv_q.hip for M <= 8, on
--- sm_90 gemv_qmma.hip for q8_0 and q4_0 with f16 or bf16 x where K % 256 ==
--- 0, every case but koff; gemm.hip with QUANT above) and x f32, f16 or bf16
--- of M rows (M bound at run time, at most 257). Cases [N, K]: one column
--- per GEMV workgroup and N below a GEMM tile (37 x 256; and 16 rows but 5 in
--- the last tensor-core GEMV workgroup); whole tiles (256 x 512); a K that
--- ends in a short GEMV stage and N one past a tile (129 x 2304; on the
--- tensor cores 9 chunks, so the warps' shares differ); K not a multiple of
+-- block format (lua/ops/matmul.lua; templates/gemv_q.hip for M <= 8,
+-- gemm.hip with QUANT above) and x f32, f16 or bf16 of M rows (M bound at
+-- run time, at most 257). Cases [N, K]: one column per GEMV workgroup and N
+-- below a GEMM tile (37 x 256); whole tiles (256 x 512); a K that ends in a
+-- short GEMV stage and N one past a tile (129 x 2304); K not a multiple of
 -- the GEMM's k tile (tile attribute: bk 64 over K = 96 for the 32-weight
 -- blocks; bk 96 over K = 1280 for the k-quants, whose k tiles then straddle
 -- super-blocks; bk 64 for f32 there, as 32 x 32 x 96 f32 tiles do not fit

@@ -1,7 +1,5 @@
 /* quant_matmul_test.c - matmul with GGUF quantized weights (lua/ops/matmul.lua:
- * templates/gemv_q.hip for M <= 8, or gemv_qmma.hip on targets with mma.sync
- * for q8_0 and q4_0 with f16 or bf16 x and K % 256 == 0; gemm.hip with QUANT
- * above) on a device:
+ * templates/gemv_q.hip for M <= 8, gemm.hip with QUANT above) on a device:
  *   quant_matmul_test [--full] [--part small|real] [--m M,...] [--format F]
  *                     DEVICE...
  * Two models: quant_matmul.lua multiplies x [M, K] (f32, f16, bf16) with w

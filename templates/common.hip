@@ -136,6 +136,20 @@ template <int WAVE, int BLOCK> KG_INLINE float kg_block_max(float v) {
   return v;
 }
 
+/* Early launch (programmatic dependent launch, sm_90 and later): a kernel
+ * whose table entry is marked for it may be started by the runtime while the
+ * kernels before it in the stream are still running. Before kg_dep_wait() it
+ * may read only the model's weights (which no kernel writes); kg_dep_wait()
+ * returns once every earlier kernel has completed and its writes are
+ * visible, and everything else (inputs, activations, outputs) comes after
+ * it. kg_dep_launch() lets the next kernel in the stream start early. The
+ * prelude defines them where the hardware has them (KG_HAS_DEP_LAUNCH); here,
+ * and for a launch without the attribute, they do nothing. */
+#ifndef KG_HAS_DEP_LAUNCH
+KG_INLINE void kg_dep_wait() {}
+KG_INLINE void kg_dep_launch() {}
+#endif
+
 /* Asynchronous global -> LDS copy: N elements of T (N * sizeof(T) = 4, 8 or
  * 16 bytes, s and g + i aligned to that) from g[i .. i+N) to s[0 .. N), or
  * zeros when !valid (g and i are then never dereferenced). The copy is

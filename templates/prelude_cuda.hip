@@ -95,6 +95,19 @@ template <int N, typename T> KG_INLINE void kg_stv(T *p, long i, kg_vec<T, N> v)
   *(kg_vec<T, N> *)(p + i) = v;
 }
 
+/* ---- Programmatic dependent launch (sm_90 and later) ----
+ * griddepcontrol.wait blocks until the grids this one depends on have
+ * completed and their memory operations are visible; launch_dependents lets
+ * the dependent grid be scheduled once every block of this one has issued it
+ * or exited (PTX ISA 8.x, "Parallel Synchronization and Communication
+ * Instructions: griddepcontrol"). Without the launch attribute both return
+ * at once. common.hip states the contract. */
+#if __CUDA_ARCH__ >= 900
+#define KG_HAS_DEP_LAUNCH 1
+KG_INLINE void kg_dep_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+KG_INLINE void kg_dep_launch() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+#endif
+
 /* ---- Tensor cores (sm_80 and later): mma.sync, ldmatrix, cp.async ----
  *
  * The warp-level building blocks the sm_90 matmul templates use, as inline

@@ -350,6 +350,17 @@ KG_INLINE void kg_q_ld_words(KG_GLOBAL(const unsigned short) b, long off, long e
   }
 }
 
+/* VEC bytes of a quantized weight (16-bit units, as kernels receive it) from
+ * unit i to LDS at s: an asynchronous copy (common.hip) of 4, 8 or 16
+ * bytes, or for VEC = 2 a plain load and store, complete at once. */
+template <int VEC>
+KG_INLINE void kg_q_copy(unsigned short *s, KG_GLOBAL(const unsigned short) b, long i) {
+  if constexpr (VEC >= 4)
+    kg_async_copy<VEC / 2>(s, b, i, true);
+  else
+    *s = kg_ld(b, i);
+}
+
 /* ---- Groups of 32 straight from global memory (templates/gemm.hip) ----
  *
  * `b` is the quantized weight as kernels receive it (16-bit units); `row` is

@@ -43,9 +43,10 @@ local QUANT_DEQ = {
 --- bf16, y in x's dtype, f32 sums; the kernels dequantize w themselves. Two
 --- variants, as for float weights, picked by the run-time M:
 ---   GEMV (M <= 8, templates/gemv_q.hip): K is walked in stages of 2048
----     weights (a multiple of every block), staged through LDS; VEC is the
----     widest load that divides every stage's bytes, so every piece is
----     aligned.
+---     weights (a multiple of every block), copied into LDS (asynchronously
+---     where the target can: the next stage in flight); VEC is the widest
+---     copy that divides every stage's bytes, so every piece is aligned.
+---     x's stage slice is staged in LDS too where it fits (gemv_q's params).
 ---   GEMM (larger M, templates/gemm.hip with QUANT): the float GEMM's tiles,
 ---     the B tile decoded from the blocks into LDS as x's dtype.
 local function build_quant(node, x, w, a)
@@ -87,11 +88,17 @@ local function build_quant(node, x, w, a)
     local sb, lb = se // dt.block_elems * dt.block_bytes, le // dt.block_elems * dt.block_bytes
     local vec = 16
     while lb % vec ~= 0 or sb % vec ~= 0 do vec = vec // 2 end
-    -- NB = waves * cpw columns per workgroup, NB dividing N (as for gemv)
+    -- NB = waves * cpw columns per workgroup: about 4.5 KiB of each stage
+    -- per wave (4 rows of Q4_0, 2 of Q8_0), fewer where NB would not divide
+    -- N (the kernel guards n < N)
+    local want = math.max(1, math.min(4, 4608 // (ns > 0 and sb or lb)))
     local waves, cpw = 1, 1
-    if n % 8 == 0 then waves, cpw = 4, 2
-    elseif n % 4 == 0 then waves, cpw = 2, 2
-    elseif n % 2 == 0 then waves, cpw = 1, 2 end
+    for _, wc in ipairs({ { 4, want }, { 4, want // 2 }, { 4, 1 }, { 2, 1 }, { 1, 1 } }) do
+      if wc[2] >= 1 and n % (wc[1] * wc[2]) == 0 then
+        waves, cpw = wc[1], wc[2]
+        break
+      end
+    end
     node.variants[#node.variants + 1] = {
       template = "gemv_q", grid = "rows", grid_of = w,
       cols = k * waves * cpw, -- one workgroup per NB rows of w
@@ -103,7 +110,8 @@ local function build_quant(node, x, w, a)
         LE = tostring(le), LB = tostring(lb), DEQ = QUANT_DEQ[dt.name].lds,
         MIN = dt.name == "q4_k" and "1" or "", -- a min per sub-block: sum x too
       },
-      params_info = { waves = waves, vec = vec },
+      params_info = { waves = waves, vec = vec, cpw = cpw, mmax = math.min(mmax, MMAX),
+        stage_bytes = ns > 0 and sb or lb, se = se, x_size = x.dtype.size, x_ctype = x.dtype.ctype },
       select = mmax > MMAX and { size = m, max = MMAX } or nil,
     }
   end
@@ -124,8 +132,32 @@ end
 
 kg.template {
   name = "gemv_q",
+  -- The LDS: a ring of stage slots per wave (two where copies are
+  -- asynchronous, CUDA's cp.async: the next stage is in flight while this
+  -- one is computed), then x's stage slice: f32 where ring and slice take at
+  -- most a third of the target's LDS (three workgroups fit), else x's dtype
+  -- within that third, else x is read from global memory.
   params = function(target, info)
-    return { BLOCK = info.waves * target.wave, VEC = info.vec }
+    local slots = target.platform == "cuda" and 2 or 1
+    local ring = (info.waves * slots * info.cpw * ((info.stage_bytes + 15) // 16 * 16)) + 16
+    local groups = info.se // 32
+    local lds_max = target.shared_optin_bytes or target.lds_bytes
+    local xt, xsize
+    for _, c in ipairs({ { "float", 4 }, { info.x_ctype, info.x_size } }) do
+      if ring + info.mmax * groups * (32 * c[2] + 16) <= lds_max // 3 then
+        xt, xsize = c[1], c[2]
+        break
+      end
+    end
+    local lds = ring + (xt and info.mmax * groups * (32 * xsize + 16) or 0)
+    return {
+      BLOCK = info.waves * target.wave, VEC = info.vec, shared_bytes = lds,
+      holes = {
+        SHARED_BYTES = lds, SLOTS = slots, XT = xt or info.x_ctype,
+        XL = xt and "1" or "", XG = xt and "" or "1",
+        XCVT = xt == "float" and "kg_to_f32" or "",
+      },
+    }
   end,
 }
 

@@ -1,10 +1,12 @@
 -- matmul with GGUF quantized weights, the GEMV path (templates/gemv_q.hip):
 -- w arrives as 16-bit units; each wave copies stages of 2048 weights of its
--- rows into LDS with 128-bit loads (the next stage in flight while one is
--- computed), decodes groups of 32 from there (lib_quant.hip) and sums q x per
--- 16 in f32; no scratch. q8_0 (4 waves of 2 columns), q4_k with a shorter
--- last stage and a min per sub-block (sum of x), q6_k rows of 210 bytes
--- (2-byte pieces).
+-- rows into its LDS slots with 128-bit copies (on AMD one slot, copied at
+-- once), x's stage slice is staged in LDS for the workgroup where it fits,
+-- groups of 32 are decoded from LDS (lib_quant.hip) and q x summed per 16 in
+-- f32; no scratch. q8_0 with 8 rows of x (4 waves of 2 columns; x too large
+-- for LDS: read from global memory), q4_k with a shorter last stage and a
+-- min per sub-block (sum of x; x staged as f32), q6_k rows of 210 bytes
+-- (2-byte pieces; 3 rows of f16 x staged as f16).
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W32
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W64
 -- RUN: %kgen --arch gfx1100 --emit=asm %s -o - | FileCheck %s --check-prefix=A32
@@ -16,15 +18,21 @@
 -- CHECK-LABEL: matmul_quant_0_matmul(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_bf16) y, long M)
 -- CHECK: constexpr int NST = 2 + (0 > 0 ? 1 : 0);
 -- CHECK: constexpr int MAXB = 2 > 0 ? 2176 : 0;
--- CHECK: const long n0 = (long)blockIdx.x * 8 + (long)(threadIdx.x / {{32|64}}) * 2;
+-- CHECK: constexpr int SLOTS = 1;
+-- W32: KG_SHARED_BUFFER(lds, 17424);
+-- W64: KG_SHARED_BUFFER(lds, 17424);
+-- CHECK-NOT: xs =
+-- CHECK: const long n0 = (long)blockIdx.x * 8 + (long)wave * 2;
 -- CHECK: wrow[c] = (n0 + c < 14336 ? n0 + c : 14336 - 1) * 4352L;
 -- CHECK: float acc[2][8];
--- CHECK: const long at = wrow[c] + (long)s * 2176;
--- CHECK: kg_q_ld_words<16>(w, at + off, at + sb, piece[c][p]);
--- CHECK: __syncthreads();
--- CHECK: kg_q8_0_lds32(stage + slice + c * SW, g, q[c], sc[c], &mn[c]);
+-- CHECK: kg_q_copy<16>(slot + c * SW * 2 + off / 2, w, (wrow[c] + (long)s * 2176 + off) / 2);
+-- CHECK: kg_dep_wait();
+-- CHECK: kg_async_wait<SLOTS - 1>();
+-- CHECK-NEXT: __syncthreads();
+-- CHECK: kg_q8_0_lds32(slot + c * SW, g, q, sc, &mn);
+-- CHECK: kg_ldv<XV>(x, m * 4096L + k0 + g * 32 + v * XV);
 -- CHECK-NOT: xsum
--- CHECK: acc[c][m] += sc[c][0] * p0 + sc[c][1] * p1;
+-- CHECK: acc[c][m] += sc[0] * p0 + sc[1] * p1;
 -- W32: kg_wave_sum<32>(acc[c][m]);
 -- W64: kg_wave_sum<64>(acc[c][m]);
 -- CHECK: const long idx = m * 14336L + n0 + c;
@@ -32,15 +40,22 @@
 -- q4_k, K = 4352: two stages of 1152 bytes and one of 144; N = 129: one column
 -- CHECK-LABEL: matmul_quant_1_matmul(KG_GLOBAL(const float) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(float) y, long M)
 -- CHECK: constexpr int NST = 2 + (256 > 0 ? 1 : 0);
+-- CHECK: KG_SHARED_BUFFER(lds, 10384);
+-- CHECK: float *xs = (float *)(ring + RING);
 -- CHECK: float acc[1][1];
--- CHECK: const long at = wrow[c] + (long)s * 1152;
--- CHECK: kg_q_ld_words<16>(w, at + off, at + sb, piece[c][p]);
--- CHECK: kg_q4k_lds32(stage + slice + c * SW, g, q[c], sc[c], &mn[c]);
+-- CHECK: kg_q_copy<16>(slot + c * SW * 2 + off / 2, w, (wrow[c] + (long)s * 1152 + off) / 2);
+-- CHECK: kg_dep_wait();
+-- CHECK: kg_ldv<XV>(x, m * 4352L + k0 + e);
+-- CHECK: d[i] = kg_to_f32(v.v[i]);
+-- CHECK: kg_q4k_lds32(slot + c * SW, g, q, sc, &mn);
+-- CHECK: *(const kg_vec<float, N16> *)(xr + v * N16);
 -- CHECK: xsum += xf[e];
--- CHECK: acc[c][m] += sc[c][0] * p0 + sc[c][1] * p1 - mn[c] * xsum;
--- q6_k, K = 256: rows of 210 bytes, read 2 bytes at a time
+-- CHECK: acc[c][m] += sc[0] * p0 + sc[1] * p1 - mn * xsum;
+-- q6_k, K = 256: rows of 210 bytes, copied 2 bytes at a time
 -- CHECK-LABEL: matmul_quant_2_matmul(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
--- CHECK: kg_q_ld_words<2>(w, at + off, at + sb, piece[c][p]);
+-- CHECK: kg_f16 *xs = (kg_f16 *)(ring + RING);
+-- CHECK: kg_q_copy<2>(slot + c * SW * 2 + off / 2, w, (wrow[c] + (long)s * 1680 + off) / 2);
+-- CHECK: d[i] = (v.v[i]);
 -- CHECK: kg_q6k_lds32(
 -- A32-LABEL: matmul_quant_0_matmul:
 -- A32-COUNT-4: global_load_b128

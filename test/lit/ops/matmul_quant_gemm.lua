@@ -16,7 +16,7 @@
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
 -- CHECK-LABEL: matmul_quant_gemm_0_matmul_gemv_q(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
--- CHECK: float acc[2][8];
+-- CHECK: float acc[4][8];
 -- CHECK-LABEL: matmul_quant_gemm_1_matmul_gemm(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
 -- W32: typedef kg_mma_wmma_16x16x16<kg_f16, 40> F;
 -- W64: typedef kg_mma_mfma_32x32x8<kg_f16, 40> F;
@@ -64,10 +64,11 @@
 -- A64-COUNT-16: v_mfma_f32_32x32x8{{_?}}bf16
 -- META: .name: matmul_quant_gemm_0_matmul_gemv_q
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- the plan: per product the GEMV when T <= 8 and the GEMM over ceil(T / BM)
+-- the plan: per product the GEMV when T <= 8 (4096 / 16 columns per
+-- workgroup = 256 workgroups) and the GEMM over ceil(T / BM)
 -- x column tiles when T >= 9 (4096 / 128 = 32; 129 / 64 -> 3; 72 / 128 -> 1)
 -- TABLE-LABEL: static const kgrt_step_t steps[6] = {
--- TABLE-NEXT: {0, {512, {-1, -1, -1, -1}}, 1, 1, {1, {0, -1, -1, -1}}, 0LL, 8LL, s0_args},
+-- TABLE-NEXT: {0, {256, {-1, -1, -1, -1}}, 1, 1, {1, {0, -1, -1, -1}}, 0LL, 8LL, s0_args},
 -- TABLE-NEXT: {1, {1, {0, -1, -1, -1}}, 128, 32, {1, {0, -1, -1, -1}}, 9LL, 9223372036854775807LL, s1_args},
 -- TABLE-NEXT: {2, {129, {-1, -1, -1, -1}}, 1, 1, {1, {0, -1, -1, -1}}, 0LL, 8LL, s2_args},
 -- TABLE-NEXT: {3, {1, {0, -1, -1, -1}}, 64, 3, {1, {0, -1, -1, -1}}, 9LL, 9223372036854775807LL, s3_args},

@@ -1,19 +1,32 @@
--- matmul with q4_0 weights on sm_90 (the bench size, bf16 x of one row): the
--- weights arrive as 16-bit units, so every 128-bit load is 4 words as they
--- are (no per-byte shuffles before the shared-memory store). ptxas spills one
--- 8-byte value (the same at any register cap); nothing larger may appear.
+-- matmul with q4_0 weights on sm_90 (the bench size, bf16 x of one row): each
+-- warp copies the first stage of its 4 rows into its shared-memory slot with
+-- 16-byte cp.async (w arrives as 16-bit units: no byte loads, no per-byte
+-- shuffles), before griddepcontrol.wait (early launch: only weights before
+-- it); x's stage slice is then staged in shared memory as f32 (128-bit
+-- stores), the next stage's copies in flight while one is computed. Nothing
+-- spills.
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90 --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- CHECK-LABEL: .entry matmul_quant_sm90_0_matmul(
 -- CHECK-NOT: ld.global.nc.u8
--- CHECK-COUNT-3: ld.global.nc.v4.u32
+-- CHECK-NOT: ld.global
+-- CHECK-COUNT-12: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
+-- CHECK-NOT: ld.global
+-- CHECK: cp.async.commit_group;
+-- CHECK-NOT: ld.global
+-- CHECK: griddepcontrol.wait;
+-- CHECK: cp.async.commit_group;
+-- CHECK: ld.global.nc.v4.u32
+-- CHECK: st.shared.v4.u32
+-- CHECK: cp.async.wait_group 1;
+-- CHECK-NOT: ld.shared
+-- CHECK: bar.sync 0;
 -- CHECK-NOT: cvt.u32.u8
--- CHECK: st.shared.u32
+-- CHECK: ld.shared.v4.f32
 -- CHECK: bar.sync
 -- META: .name: matmul_quant_sm90_0_matmul
--- META: .shared_bytes: 9220
--- META-NEXT: .stack_bytes: {{[0-8]$}}
+-- META: .stack_bytes: 0
 local x = input("x", bf16, { 1, 4096 })
 local w = weight("w", q4_0, { 14336, 4096 })
 output("y", matmul(x, w))

@@ -8,7 +8,10 @@
  * epilogue (acc0 in the expression), and two matmuls of the same x and
  * shape (float weights) feeding one chain (silu(x wg^T) * (x wu^T)) share
  * one kernel (acc0, acc1). Other nodes become one kernel each, or one per
- * variant. */
+ * variant. Fused code only fills a template's holes (EXPR, EPI, EPI_IN):
+ * nothing is spliced in front of a template's body, which lower.c relies on
+ * for early launch (a template that calls kg_dep_wait() reads its fused
+ * operands where it reads the rest, after the wait). */
 #include "fuse.h"
 
 #include <stdio.h>

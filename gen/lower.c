@@ -184,6 +184,72 @@ static int matmul_epilogue(const kg_graph_t *g, const kg_kernel_t *k,
   return 0;
 }
 
+static int is_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_';
+}
+
+/* Does the expanded kernel text call kg_dep_wait()? Comments and string
+ * literals do not count: a template may name the call in its comment. */
+static int calls_dep_wait(const char *s, size_t n) {
+  static const char name[] = "kg_dep_wait";
+  const size_t len = sizeof name - 1;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
+      while (i < n && s[i] != '\n')
+        i++;
+    } else if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+      for (i += 2; i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'); i++)
+        ;
+      i++;
+    } else if (s[i] == '"' || s[i] == '\'') {
+      const char q = s[i];
+      for (i++; i < n && s[i] != q; i++)
+        if (s[i] == '\\')
+          i++;
+    } else if (is_ident_char(s[i])) {
+      size_t j = i;
+      while (j < n && is_ident_char(s[j]))
+        j++;
+      if (j - i == len && memcmp(s + i, name, len) == 0) {
+        while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n'))
+          j++;
+        if (j < n && s[j] == '(')
+          return 1;
+      }
+      i = j - 1;
+    }
+  }
+  return 0;
+}
+
+/* KGRT_KERNEL_EARLY_LAUNCH: the runtime may start the kernel while the
+ * kernels before it still run, so until kg_dep_wait() returns it may read
+ * nothing but weights, which no kernel writes (templates/common.hip). Set
+ * when the target has early launch and the expanded kernel calls
+ * kg_dep_wait(): a template that calls it keeps that contract for its whole
+ * body, holes included. That covers fused kernels: fuse.c never splices code
+ * in front of a template's body; a fused map chain is the map template's
+ * EXPR, a matmul's epilogue its EPI and EPI_IN, which the template expands
+ * where it reads its other operands, after the wait. What the contract
+ * cannot see is which tensor a template's weight operand is bound to: a
+ * matmul template reads w (operands 1 .. num_mm) before the wait, so each
+ * must be a model weight, not a value some kernel computes (quantized w
+ * always is; a float w may be an activation). */
+static uint32_t early_launch_flags(const kg_graph_t *g, const kg_kernel_t *k,
+                                   const kg_target_t *t, const char *text, size_t n) {
+  if (!t->early_launch || !calls_dep_wait(text, n))
+    return 0;
+  if (strcmp(k->tmpl, "gemv") == 0 || strcmp(k->tmpl, "gemv_kn") == 0 ||
+      strcmp(k->tmpl, "gemv_q") == 0 || strcmp(k->tmpl, "gemm") == 0) {
+    const int num_w = k->num_mm > 0 ? k->num_mm : 1;
+    for (int i = 1; i <= num_w && i < k->num_ins; i++)
+      if (g->tensors[kg_tensor_storage(g, k->ins[i])].kind != KG_TENSOR_WEIGHT)
+        return 0;
+  }
+  return KGRT_KERNEL_EARLY_LAUNCH;
+}
+
 static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                         const kg_target_t *t, kg_lowered_t *lw, kg_buf_t *src,
                         kg_diag_t *d) {
@@ -292,7 +358,10 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   char path[128];
   snprintf(path, sizeof path, "templates/%s.hip", k->tmpl);
   const kg_res_t *r = need_res(path, d);
+  const size_t start = src->len;
   int rc = r ? kg_expand(path, r->data, h, src, d) : -1;
+  if (rc == 0 && src->len > start)
+    lw->flags = early_launch_flags(g, k, t, src->data + start, src->len - start);
   kg_holes_free(h);
   kg_buf_putc(src, '\n');
   return rc;

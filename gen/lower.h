@@ -30,6 +30,7 @@ typedef struct kg_lowered {
   uint32_t dyn_shared; /* dynamic shared bytes a launch passes (cuda; else 0) */
   kgrt_expr_t select;  /* the variant's run-time choice (scale 0: always) */
   int64_t select_min, select_max;
+  uint32_t flags; /* KGRT_KERNEL_* for the table */
 } kg_lowered_t;
 
 /* Lowers every kernel for target t: fills lowered[] (num_kernels entries),

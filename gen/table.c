@@ -209,10 +209,12 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
     const kg_lowered_t *lw = &a->lowered[k];
     const kgrt_codeobj_kernel_t *m =
         a->have_meta ? kgrt_codeobj_find(&a->meta, p->kernels[k].name) : NULL;
-    kg_buf_printf(out, "    {\"%s\", %d, %d, %d, k%d_args, %d, %u, %u, %u, %u, %u},\n",
-                  p->kernels[k].name, lw->block, lw->num_args * 8, lw->num_args, k,
-                  t->wave, m ? m->lds_bytes : 0, m ? m->vgprs : 0, m ? m->sgprs : 0,
-                  m ? m->scratch_bytes : 0, lw->dyn_shared);
+    kg_buf_printf(
+        out, "    {\"%s\", %d, %d, %d, k%d_args, %d, %u, %u, %u, %u, %u, %s},\n",
+        p->kernels[k].name, lw->block, lw->num_args * 8, lw->num_args, k, t->wave,
+        m ? m->lds_bytes : 0, m ? m->vgprs : 0, m ? m->sgprs : 0,
+        m ? m->scratch_bytes : 0, lw->dyn_shared,
+        lw->flags & KGRT_KERNEL_EARLY_LAUNCH ? "KGRT_KERNEL_EARLY_LAUNCH" : "0");
   }
   kg_buf_puts(out, "};\n");
   for (int k = 0; k < p->num_kernels; k++) {

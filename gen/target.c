@@ -74,6 +74,10 @@ int kg_target_load(kg_sandbox_t *sb, const char *name, kg_target_t *t, kg_diag_t
   t->wave = field_int(L, "wave");
   t->max_block = field_int(L, "max_block");
   t->lds_bytes = field_int(L, "lds_bytes");
+  lua_getfield(L, -1, "early_launch");
+  const int early_type = lua_type(L, -1);
+  t->early_launch = lua_toboolean(L, -1);
+  lua_pop(L, 1);
   lua_getfield(L, -1, "flags");
   if (lua_istable(L, -1)) {
     int n = (int)luaL_len(L, -1);
@@ -109,6 +113,9 @@ int kg_target_load(kg_sandbox_t *sb, const char *name, kg_target_t *t, kg_diag_t
                     "%s: needs name = \"%s\", platform, triple, wave (32 or 64) and "
                     "max_block",
                     path, name);
+  if (early_type != LUA_TNIL && early_type != LUA_TBOOLEAN)
+    return kg_error(d, "%s: early_launch must be true or false, got a %s", path,
+                    lua_typename(L, early_type));
   return 0;
 }
 

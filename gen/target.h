@@ -16,6 +16,9 @@ typedef struct kg_target {
   int wave;
   int max_block;
   int lds_bytes;
+  /* early_launch = true: kernels whose template calls kg_dep_wait() are marked
+   * KGRT_KERNEL_EARLY_LAUNCH (programmatic dependent launch); optional */
+  int early_launch;
   int num_flags;
   char *flags[KG_TARGET_MAX_FLAGS];
   /* the distinct matrix-instruction kinds of its `mma` list ("wmma", "mfma",

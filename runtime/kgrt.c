@@ -438,6 +438,10 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
           err, KGRT_STATUS_INVALID_ARGUMENT,
           "model %s: %s: kernel %u: no name, bad block size or bad args", name,
           arch->arch, k);
+    if ((kern->flags & ~(uint32_t)KGRT_KERNEL_EARLY_LAUNCH) != 0)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s: kernel %s: unknown flags 0x%x", name,
+                            arch->arch, kern->name, (unsigned)kern->flags);
     for (uint32_t i = 0; i < kern->num_args; ++i) {
       const kgrt_kernel_arg_t *a = &kern->args[i];
       if ((a->kind != KGRT_ARG_BUFFER && a->kind != KGRT_ARG_I64) || a->size != 8 ||
@@ -1009,6 +1013,7 @@ static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
                            step->repeat),
       .block_x = kern->block_size,
       .shared_bytes = kern->dyn_lds_bytes,
+      .flags = kern->flags,
       .kernarg = model->kernarg,
       .kernarg_size = kern->kernarg_size,
       .arg_bytes = model->arg_bytes,

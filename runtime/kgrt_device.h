@@ -44,6 +44,7 @@ typedef struct kgrt_device_launch {
   uint32_t grid_x;       /* workgroups */
   uint32_t block_x;      /* threads per workgroup */
   uint32_t shared_bytes; /* dynamic shared memory (the kernel's dyn_lds_bytes) */
+  uint32_t flags;        /* the kernel's KGRT_KERNEL_* (cuda: early launch) */
   const unsigned char *kernarg;
   size_t kernarg_size;
   const unsigned long long *arg_bytes; /* per argument: bytes a buffer spans, 0 else */

@@ -20,10 +20,22 @@
  * its functions resolved at load, and one stream that every copy and launch
  * of the model goes through. Launches pass the kernarg bytes whole through
  * cuLaunchKernel's `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE / _END):
- * the table's layout is the cubin's parameter layout (checked at load). */
+ * the table's layout is the cubin's parameter layout (checked at load).
+ *
+ * Early launch: a kernel the table marks KGRT_KERNEL_EARLY_LAUNCH (it calls
+ * kg_dep_wait() before it reads anything but weights) goes through
+ * cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+ * so the GPU may start it while the kernel before it drains, on compute
+ * capability 9.0 and later; cuLaunchKernelEx takes kernel parameters "in the
+ * same ways" as cuLaunchKernel (cuda.h), so the same `extra`. Without
+ * cuLaunchKernelEx (drivers before CUDA 11.8), on older GPUs, or with
+ * KGRT_EARLY_LAUNCH=0 in the environment when the device is opened, every
+ * kernel goes through cuLaunchKernel: always correct, kg_dep_wait() then
+ * returns at once. */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kgrt_device.h"
@@ -45,6 +57,45 @@ typedef void *kgrt_cu_event_t;
 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 #define KGRT_CU_FUNC_MAX_DYNAMIC_SHARED 8
 #define KGRT_CU_LIBRARY "libcuda.so.1"
+
+/* cuLaunchKernelEx's configuration, as cuda.h (CUDA 12 and 13) lays it out on
+ * a 64-bit host: CUlaunchAttributeValue is a union padded to 64 bytes that
+ * holds pointers (so 8-byte aligned), CUlaunchAttribute its 4-byte id, 4
+ * bytes of padding and the value (72 bytes), CUlaunchConfig the grid, block,
+ * shared bytes, stream, attributes and their count (56 bytes). */
+typedef union kgrt_cu_launch_value {
+  char pad[64];
+  /* the value of CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION */
+  int programmatic_stream_serialization_allowed;
+  void *align; /* the union's alignment */
+} kgrt_cu_launch_value_t;
+
+typedef struct kgrt_cu_launch_attribute {
+  int id; /* CUlaunchAttributeID */
+  char pad[4];
+  kgrt_cu_launch_value_t value;
+} kgrt_cu_launch_attribute_t;
+
+typedef struct kgrt_cu_launch_config {
+  unsigned grid_x, grid_y, grid_z;
+  unsigned block_x, block_y, block_z;
+  unsigned shared_bytes;
+  kgrt_cu_stream_t stream;
+  kgrt_cu_launch_attribute_t *attrs;
+  unsigned num_attrs;
+} kgrt_cu_launch_config_t;
+
+_Static_assert(sizeof(void *) != 8 || (sizeof(kgrt_cu_launch_attribute_t) == 72 &&
+                                       offsetof(kgrt_cu_launch_attribute_t, value) == 8),
+               "CUlaunchAttribute layout");
+_Static_assert(sizeof(void *) != 8 ||
+                   (sizeof(kgrt_cu_launch_config_t) == 56 &&
+                    offsetof(kgrt_cu_launch_config_t, stream) == 32 &&
+                    offsetof(kgrt_cu_launch_config_t, num_attrs) == 48),
+               "CUlaunchConfig layout");
+
+/* CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION */
+#define KGRT_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_SERIALIZATION 6
 
 /* Every libcuda entry point kgrt uses. */
 typedef struct kgrt_cu_api {
@@ -86,6 +137,9 @@ typedef struct kgrt_cu_api {
   kgrt_cu_result_t (*cuEventDestroy_v2)(kgrt_cu_event_t event);
   kgrt_cu_result_t (*cuGetErrorName)(kgrt_cu_result_t error, const char **name);
   kgrt_cu_result_t (*cuGetErrorString)(kgrt_cu_result_t error, const char **text);
+  /* optional (CUDA 11.8 and later; NULL when the driver lacks it) */
+  kgrt_cu_result_t (*cuLaunchKernelEx)(const kgrt_cu_launch_config_t *config,
+                                       kgrt_cu_function_t f, void **params, void **extra);
 } kgrt_cu_api_t;
 
 typedef struct kgrt_cu_symbol {
@@ -134,6 +188,10 @@ typedef struct kgrt_cuda_device {
   kgrt_cu_device_t device;
   kgrt_cu_context_t context; /* the primary context, retained; NULL before */
   char arch[16];             /* "sm_90" */
+  /* kernels marked KGRT_KERNEL_EARLY_LAUNCH go through cuLaunchKernelEx with
+   * programmatic stream serialization: compute capability 9.0 or later, the
+   * driver has cuLaunchKernelEx, and KGRT_EARLY_LAUNCH is not "0" */
+  int early_launch;
 } kgrt_cuda_device_t;
 
 struct kgrt_device_program {
@@ -372,16 +430,39 @@ static kgrt_status_t kgrt_cuda_launch(kgrt_device_t *device,
       &size,
       KGRT_CU_LAUNCH_PARAM_END,
   };
-  /* The driver copies the parameter bytes before cuLaunchKernel returns. */
-  kgrt_cu_result_t e = cuda->api.cuLaunchKernel(
-      program->functions[launch->kernel], launch->grid_x, 1, 1, launch->block_x, 1, 1,
-      launch->shared_bytes, program->stream, NULL, size > 0 ? extra : NULL);
+  const int early = cuda->early_launch && (launch->flags & KGRT_KERNEL_EARLY_LAUNCH);
+  /* The driver copies the parameter bytes before the launch call returns. */
+  kgrt_cu_result_t e;
+  if (early) {
+    kgrt_cu_launch_attribute_t attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = KGRT_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_SERIALIZATION;
+    attr.value.programmatic_stream_serialization_allowed = 1;
+    const kgrt_cu_launch_config_t config = {
+        .grid_x = launch->grid_x,
+        .grid_y = 1,
+        .grid_z = 1,
+        .block_x = launch->block_x,
+        .block_y = 1,
+        .block_z = 1,
+        .shared_bytes = launch->shared_bytes,
+        .stream = program->stream,
+        .attrs = &attr,
+        .num_attrs = 1,
+    };
+    e = cuda->api.cuLaunchKernelEx(&config, program->functions[launch->kernel], NULL,
+                                   size > 0 ? extra : NULL);
+  } else {
+    e = cuda->api.cuLaunchKernel(program->functions[launch->kernel], launch->grid_x, 1, 1,
+                                 launch->block_x, 1, 1, launch->shared_bytes,
+                                 program->stream, NULL, size > 0 ? extra : NULL);
+  }
   if (e != 0) {
     char why[192];
     return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR,
-                          "cuda:%d: launching %s (%u x %u threads) failed: %s",
+                          "cuda:%d: launching %s (%u x %u threads%s) failed: %s",
                           cuda->ordinal, launch->kernel_name, launch->grid_x,
-                          launch->block_x,
+                          launch->block_x, early ? ", early launch" : "",
                           kgrt_cuda_describe(&cuda->api, e, why, sizeof why));
   }
   return KGRT_STATUS_OK;
@@ -455,6 +536,8 @@ static kgrt_status_t kgrt_cuda_library_open(kgrt_cuda_device_t *cuda, kgrt_error
     /* POSIX: a function's address round-trips through void *. */
     memcpy((char *)&cuda->api + s->offset, &sym, sizeof sym);
   }
+  void *ex = dlsym(cuda->library, "cuLaunchKernelEx"); /* optional */
+  memcpy(&cuda->api.cuLaunchKernelEx, &ex, sizeof ex);
   return KGRT_STATUS_OK;
 }
 
@@ -491,6 +574,9 @@ static kgrt_status_t kgrt_cuda_device_init(kgrt_cuda_device_t *cuda, kgrt_error_
                           "cuda:%d: compute capability %d.%d is not one kgrt can name",
                           cuda->ordinal, major, minor);
   snprintf(cuda->arch, sizeof cuda->arch, "sm_%d%d", major, minor);
+  const char *early = getenv("KGRT_EARLY_LAUNCH");
+  cuda->early_launch = major >= 9 && api->cuLaunchKernelEx != NULL &&
+                       !(early != NULL && strcmp(early, "0") == 0);
   char gpu[64];
   if (api->cuDeviceGetName(gpu, (int)sizeof gpu, cuda->device) != 0)
     gpu[0] = '\0';

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 3
+#define KGRT_TABLE_ABI 4
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
@@ -75,6 +75,13 @@ typedef struct kgrt_kernel_arg {
   uint32_t size;
 } kgrt_kernel_arg_t;
 
+/* kgrt_kernel_t.flags, what a kernel lets the runtime do. EARLY_LAUNCH: the
+ * kernel calls kg_dep_wait() (templates/common.hip) before it reads anything
+ * but weights or writes anything, so the runtime may launch it while the
+ * kernels before it in the queue are still running (cuda: programmatic
+ * dependent launch, compute capability 9.0 and later). */
+#define KGRT_KERNEL_EARLY_LAUNCH 0x1u
+
 /* One kernel of a code object, with kgen's launch facts and the figures read
  * back from the code object's metadata. */
 typedef struct kgrt_kernel {
@@ -89,6 +96,7 @@ typedef struct kgrt_kernel {
   uint32_t sgprs;
   uint32_t scratch_bytes;
   uint32_t dyn_lds_bytes; /* dynamic shared memory each launch passes (cuda) */
+  uint32_t flags;         /* KGRT_KERNEL_* */
 } kgrt_kernel_t;
 
 /* What a step passes for one kernel argument. */

@@ -10,6 +10,10 @@ return {
   lds_bytes = 49152, -- static __shared__ per block; 227 KiB with the dynamic opt-in
   shared_optin_bytes = 232448,
   registers_per_thread = 255,
+  -- programmatic dependent launch: a kernel whose template calls
+  -- kg_dep_wait() is marked KGRT_KERNEL_EARLY_LAUNCH in the table, and kgrt's
+  -- cuda device may start it while the kernel before it still runs
+  early_launch = true,
   mma = { -- warp-level tensor core shapes (mma.sync); wgmma needs sm_90a
     { op = "mma", m = 16, n = 8, k = 16, a = "f16", acc = "f32" },
     { op = "mma", m = 16, n = 8, k = 16, a = "bf16", acc = "f32" },

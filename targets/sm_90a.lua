@@ -12,6 +12,10 @@ return {
   lds_bytes = 49152, -- static __shared__ per block; 227 KiB with the dynamic opt-in
   shared_optin_bytes = 232448,
   registers_per_thread = 255,
+  -- programmatic dependent launch: a kernel whose template calls
+  -- kg_dep_wait() is marked KGRT_KERNEL_EARLY_LAUNCH in the table, and kgrt's
+  -- cuda device may start it while the kernel before it still runs
+  early_launch = true,
   mma = {
     -- warpgroup (4 warps) shapes, operands read from shared memory (wgmma)
     { op = "wgmma", m = 64, n = 256, k = 16, a = "f16", acc = "f32" },

@@ -441,9 +441,9 @@ static void test_model_init(test_model_t *m, const cubin_opts_t *o) {
     m->rowsum_args[i] =
         (kgrt_kernel_arg_t){i < 2 ? KGRT_ARG_BUFFER : KGRT_ARG_I64, (uint32_t)(8 * i), 8};
   m->kernels[0] =
-      (kgrt_kernel_t){"k_scale", 64, 32, 4, m->scale_args, 32, 0, 20, 0, 0, 0};
+      (kgrt_kernel_t){"k_scale", 64, 32, 4, m->scale_args, 32, 0, 20, 0, 0, 0, 0};
   m->kernels[1] =
-      (kgrt_kernel_t){"k_rowsum", 64, 24, 3, m->rowsum_args, 32, 16, 30, 0, 48, 0};
+      (kgrt_kernel_t){"k_rowsum", 64, 24, 3, m->rowsum_args, 32, 16, 30, 0, 48, 0, 0};
   kgrt_expr_t zero = expr(0, -1);
   m->step0_args[0] = (kgrt_step_arg_t){KGRT_SPACE_INPUT, 0, 0, expr(4 * COLS, 0), zero};
   m->step0_args[1] = (kgrt_step_arg_t){KGRT_SPACE_WEIGHT, 0, 0, expr(4 * COLS, -1), zero};

@@ -106,9 +106,10 @@ static void test_model_init(test_model_t *m) {
       {KGRT_ARG_BUFFER, 0, 8}, {KGRT_ARG_BUFFER, 8, 8}, {KGRT_ARG_I64, 16, 8}};
   memcpy(m->scale_args, scale_args, sizeof scale_args);
   memcpy(m->rowsum_args, rowsum_args, sizeof rowsum_args);
-  m->kernels[0] = (kgrt_kernel_t){"k_scale", 64, 32, 4, m->scale_args, 32, 0, 0, 0, 0, 0};
+  m->kernels[0] =
+      (kgrt_kernel_t){"k_scale", 64, 32, 4, m->scale_args, 32, 0, 0, 0, 0, 0, 0};
   m->kernels[1] =
-      (kgrt_kernel_t){"k_rowsum", 64, 24, 3, m->rowsum_args, 32, 0, 0, 0, 0, 0};
+      (kgrt_kernel_t){"k_rowsum", 64, 24, 3, m->rowsum_args, 32, 0, 0, 0, 0, 0, 0};
 
   /* step 0: y (arena) = x * w over 32 T elements, 64 per workgroup */
   m->step0_args[0] = buffer_arg(KGRT_SPACE_INPUT, expr(4 * COLS, 0));
@@ -467,6 +468,11 @@ static void test_table_errors(void) {
   m.table.num_arches = 0;
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_NO_MATCHING_ARCH);
 
+  test_model_init(&m);
+  m.kernels[1].flags = KGRT_KERNEL_EARLY_LAUNCH | 0x4u; /* a flag kgrt does not know */
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "k_rowsum: unknown flags 0x5"));
+
   kgrt_device_t *dev = NULL;
   kgrt_model_t *model = NULL;
   CHECK_EQ(kgrt_device_open("sim", NULL, &dev, NULL), KGRT_STATUS_OK);
@@ -613,6 +619,13 @@ static void test_run_numbers(void) {
       CHECK(close_enough(r.out[row], row_ref(x, w, row)));
     CHECK_EQ(c.live, 0);
   }
+  /* the sim ignores KGRT_KERNEL_EARLY_LAUNCH: it runs launches in order */
+  m.kernels[1].flags = KGRT_KERNEL_EARLY_LAUNCH;
+  run_result_t r;
+  run_model("sim", &m.table, NULL, T_MAX, &r);
+  CHECK_EQ(r.status, KGRT_STATUS_OK);
+  for (int row = 0; row < T_MAX; ++row)
+    CHECK(close_enough(r.out[row], row_ref(x, w, row)));
 }
 
 /* k_rowsum is a wave32 kernel: at wave 64 every odd row is left unwritten. */

@@ -1,0 +1,36 @@
+-- early launch (programmatic dependent launch) on sm_90a: a kernel whose
+-- template calls kg_dep_wait() (gemv_q: the GEMV with q4_0 weights, M = 1,
+-- plain and with a fused epilogue) is marked KGRT_KERNEL_EARLY_LAUNCH in the
+-- table, and its PTX waits with griddepcontrol.wait; rmsnorm and the float
+-- GEMV do not call it and are not marked. sm_80 has no early_launch: nothing
+-- is marked and no griddepcontrol is emitted (prelude_cuda.hip defines it for
+-- __CUDA_ARCH__ >= 900 only). AMD: early_launch_amd.lua.
+-- REQUIRES: nvrtc
+-- RUN: %kgen --arch sm_90a --emit=table %s -o - | FileCheck %s --check-prefix=SM90A
+-- RUN: %kgen --arch sm_90a --emit=asm %s -o - | FileCheck %s --check-prefix=PTX
+-- RUN: %kgen --arch sm_80 --emit=table %s -o - | FileCheck %s --check-prefix=SM80
+-- RUN: %kgen --arch sm_80 --emit=asm %s -o - | FileCheck %s --check-prefix=PTX80
+-- SM90A-LABEL: static const kgrt_kernel_t kernels[4] = {
+-- SM90A-NEXT: {"early_launch_0_rmsnorm", {{.*}}, 0},
+-- SM90A-NEXT: {"early_launch_1_matmul", {{.*}}, KGRT_KERNEL_EARLY_LAUNCH},
+-- SM90A-NEXT: {"early_launch_2_matmul_add_gemv_q", {{.*}}, KGRT_KERNEL_EARLY_LAUNCH},
+-- SM90A-NEXT: {"early_launch_3_matmul", {{.*}}, 0},
+-- SM90A-NEXT: };
+-- PTX-LABEL: .entry early_launch_0_rmsnorm(
+-- PTX-NOT: griddepcontrol
+-- PTX-LABEL: .entry early_launch_1_matmul(
+-- PTX: griddepcontrol.wait;
+-- PTX-LABEL: .entry early_launch_2_matmul_add_gemv_q(
+-- PTX: griddepcontrol.wait;
+-- PTX-LABEL: .entry early_launch_3_matmul(
+-- PTX-NOT: griddepcontrol
+-- SM80-LABEL: static const kgrt_kernel_t kernels[4] = {
+-- SM80-NOT: KGRT_KERNEL_EARLY_LAUNCH
+-- SM80: };
+-- PTX80-NOT: griddepcontrol
+local x = input("x", bf16, { 1, 4096 })
+local h = rmsnorm(x, weight("norm", bf16, { 4096 }))
+local w = weight("w", q4_0, { 1024, 4096 })
+output("y", matmul(h, w))
+output("z", matmul(h, w) + input("r", bf16, { 1, 1024 }))
+output("f", matmul(h, weight("wf", bf16, { 1024, 4096 })))

@@ -26,7 +26,8 @@
  * unrolled), reduced across the wave at the end.
  * The weights do not depend on earlier kernels: the first stage's copies are
  * issued before kg_dep_wait(), and x and the epilogue's operands are read
- * after it (common.hip, early launch).
+ * after it (common.hip, early launch); kg_dep_launch() first lets the next
+ * kernel start as soon as every workgroup of this one has started.
  * A column past N (a guard: NB divides N where kgen can choose so) reads the
  * last row of w and is not stored.
  * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
@@ -56,6 +57,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   constexpr int XS = 32 + 16 / (int)sizeof({{XT}});
   {{XT}} *xs = ({{XT}} *)(ring + RING);
 {{/if}}
+  kg_dep_launch();
   const int wave = (int)(threadIdx.x / {{WAVE}});
   const int lane = (int)(threadIdx.x % {{WAVE}});
   const long n0 = (long)blockIdx.x * {{NB}} + (long)wave * {{CPW}};

@@ -60,10 +60,11 @@ static void params_holes(lua_State *L, int idx, kg_holes_t *h) {
 
 /* BLOCK, VEC, UNROLL (and for tiles grids per_block and repeat, the bytes of
  * a KG_SHARED_BUFFER as shared_bytes, and any extra holes) from kg.template_params(tmpl,
- * target, info). */
+ * target, info); source: the template file to expand, templates/<source>.hip
+ * (the rule's own, or another that takes the same holes on this target). */
 static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                            const kg_target_t *t, kg_lowered_t *lw, kg_holes_t *h,
-                           kg_diag_t *d) {
+                           char source[64], kg_diag_t *d) {
   lua_State *L = kg_sandbox_lua(sb);
   int top = lua_gettop(L);
   KG_TRY(kg_sandbox_require(sb, "kgen", d));
@@ -107,6 +108,9 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
                        ? (uint32_t)lua_tointeger(L, -1)
                        : 0;
   params_holes(L, res, h);
+  lua_getfield(L, res, "source");
+  const char *file = lua_tostring(L, -1);
+  snprintf(source, 64, "%s", file ? file : k->tmpl);
   lua_settop(L, top);
   if (v->grid == KG_GRID_TILES && (lw->per_block == 0 || lw->repeat == 0))
     return kg_error(d, "%s: template %s gave no per_block or repeat for its tiles",
@@ -262,7 +266,8 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     return kg_error(d, "%s: more than %d symbolic dims", k->name, KGRT_EXPR_SYMS);
 
   kg_holes_t *h = kg_holes_new();
-  if (template_params(sb, g, k, t, lw, h, d)) {
+  char source[64];
+  if (template_params(sb, g, k, t, lw, h, source, d)) {
     kg_holes_free(h);
     return -1;
   }
@@ -356,7 +361,7 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   }
 
   char path[128];
-  snprintf(path, sizeof path, "templates/%s.hip", k->tmpl);
+  snprintf(path, sizeof path, "templates/%s.hip", source);
   const kg_res_t *r = need_res(path, d);
   const size_t start = src->len;
   int rc = r ? kg_expand(path, r->data, h, src, d) : -1;

@@ -10,6 +10,9 @@ return {
   lds_bytes = 49152, -- static __shared__ per block; 163 KiB with the dynamic opt-in
   shared_optin_bytes = 166912,
   registers_per_thread = 255,
+  -- the quantized GEMV decodes Q8_0 and Q4_0 blocks from registers
+  -- (templates/gemv_qr.hip) rather than staging them in LDS (gemv_q.hip)
+  quant_gemv = "regs",
   mma = { -- warp-level tensor core shapes (mma.sync)
     { op = "mma", m = 16, n = 8, k = 16, a = "f16", acc = "f32" },
     { op = "mma", m = 16, n = 8, k = 16, a = "bf16", acc = "f32" },

@@ -14,6 +14,9 @@ return {
   -- kg_dep_wait() is marked KGRT_KERNEL_EARLY_LAUNCH in the table, and kgrt's
   -- cuda device may start it while the kernel before it still runs
   early_launch = true,
+  -- the quantized GEMV decodes Q8_0 and Q4_0 blocks from registers
+  -- (templates/gemv_qr.hip) rather than staging them in LDS (gemv_q.hip)
+  quant_gemv = "regs",
   mma = { -- warp-level tensor core shapes (mma.sync); wgmma needs sm_90a
     { op = "mma", m = 16, n = 8, k = 16, a = "f16", acc = "f32" },
     { op = "mma", m = 16, n = 8, k = 16, a = "bf16", acc = "f32" },

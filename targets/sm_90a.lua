@@ -16,6 +16,9 @@ return {
   -- kg_dep_wait() is marked KGRT_KERNEL_EARLY_LAUNCH in the table, and kgrt's
   -- cuda device may start it while the kernel before it still runs
   early_launch = true,
+  -- the quantized GEMV decodes Q8_0 and Q4_0 blocks from registers
+  -- (templates/gemv_qr.hip) rather than staging them in LDS (gemv_q.hip)
+  quant_gemv = "regs",
   mma = {
     -- warpgroup (4 warps) shapes, operands read from shared memory (wgmma)
     { op = "wgmma", m = 64, n = 256, k = 16, a = "f16", acc = "f32" },

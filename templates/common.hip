@@ -150,6 +150,22 @@ KG_INLINE void kg_dep_wait() {}
 KG_INLINE void kg_dep_launch() {}
 #endif
 
+/* The bytes of {b, a} picked by sel, CUDA's __byte_perm: byte i of the
+ * result is byte (sel >> 4 i & 7) of the 8 bytes a (0..3) then b (4..7).
+ * One instruction where the prelude has it (KG_HAS_BYTE_PERM: PRMT on CUDA);
+ * here shifts and masks, which a constant sel folds. */
+#ifndef KG_HAS_BYTE_PERM
+KG_INLINE unsigned kg_byte_perm(unsigned a, unsigned b, unsigned sel) {
+  unsigned r = 0;
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const unsigned k = sel >> (4 * i) & 7u;
+    r |= ((k < 4 ? a >> (8 * k) : b >> (8 * (k - 4))) & 255u) << (8 * i);
+  }
+  return r;
+}
+#endif
+
 /* Asynchronous global -> LDS copy: N elements of T (N * sizeof(T) = 4, 8 or
  * 16 bytes, s and g + i aligned to that) from g[i .. i+N) to s[0 .. N), or
  * zeros when !valid (g and i are then never dereferenced). The copy is

@@ -4,30 +4,40 @@
  * RB = K / BE * BB bytes of its blocks (w comes as 16-bit units; offsets
  * below are bytes). Dequantized here (lib_quant.hip), f32 sums, y in x's
  * dtype; w is read once per launch.
- * One workgroup per NB output columns; wave v of the workgroup owns the CPW
- * columns n0 + c (c < CPW), whose rows are consecutive bytes. K is walked in
+ * A task is NB output columns: wave v of the workgroup owns the CPW columns
+ * n0 + c (c < CPW), whose rows are consecutive bytes. The GRID workgroups
+ * take tasks blockIdx.x, blockIdx.x + GRID, ... (GRID is at most what the
+ * target holds at once: the grid stays resident, and a workgroup's weights
+ * stream without a break from one task into the next). K is walked in
  * stages of SE weights (the last may be shorter: LE weights, LB bytes).
  * Blocks of 34, 18 or 210 bytes are not 16-byte aligned, so the wave does not
  * read blocks per lane: it copies each stage (SB bytes of each of its rows)
  * into a slot of its own ring of SLOTS slots in LDS with VEC-byte
  * asynchronous copies, lane l taking pieces l, l + WAVE, ... (every copy
- * instruction of the wave reads consecutive bytes). With two slots the next
- * stage is in flight while this one is computed.
- * The stage's slice of x, every row m < M, is staged in LDS once for the
- * workgroup as XT (f32 where it fits), 32 values per group of 32 weights and
- * 16 bytes of padding, so that lanes reading different groups hit different
- * banks (XL); where even that does not fit the target's LDS, each lane reads
- * x from global memory (XG). XCVT is kg_to_f32 where XT is f32, else
- * nothing. Then lane l decodes groups of 32 weights
- * l, l + WAVE, ... of each of its rows from LDS (as small integers q with a
- * scale per 16 and, for Q4_K, a min: {{DEQ}}) and multiplies them with the
- * same 32 elements of every row of x: sums of q x per 16, scaled once, go to
- * the f32 partial sums acc[c][m], registers (every loop over c and m is
- * unrolled), reduced across the wave at the end.
- * The weights do not depend on earlier kernels: the first stage's copies are
- * issued before kg_dep_wait(), and x and the epilogue's operands are read
- * after it (common.hip, early launch); kg_dep_launch() first lets the next
- * kernel start as soon as every workgroup of this one has started.
+ * instruction of the wave reads consecutive bytes). Stage j of the
+ * workgroup's sequence (its tasks' stages in order) goes to slot j % SLOTS;
+ * where copies are asynchronous the SLOTS - 1 stages after the one being
+ * computed are in flight.
+ * x, every row m < M, is staged in LDS for the workgroup as XT (f32 where
+ * it fits), 32 values per group of 32 weights, then the f32 sums of its two
+ * halves in 16 bytes of padding (which also puts lanes reading different
+ * groups in different banks) (XL): all of K once (XK = K) where it fits, and
+ * then the slots being the wave's own, waves synchronize with wave barriers
+ * only; else one stage's slice (XK = SE) at a time, with the workgroup's
+ * barriers. Where neither fits the target's LDS, each lane reads x from
+ * global memory and sums it itself (XG). XCVT is kg_to_f32 where XT is f32,
+ * else nothing. Then lane l decodes groups of 32 weights l, l + WAVE, ... of
+ * each of its rows from LDS (as small integers q with a scale per 16 and,
+ * for Q4_K, a min: {{DEQ}}; a decoder may leave the integers of each half
+ * offset, by QB0 and QB1, which then come off as the offset times the half's
+ * sum of x) and multiplies them
+ * with the same 32 elements of every row of x: sums of q x per 16, scaled
+ * once, go to the f32 partial sums acc[c][m], registers (every loop over c
+ * and m is unrolled), reduced across the wave at the task's end.
+ * The weights do not depend on earlier kernels: the first SLOTS stages'
+ * copies are issued before kg_dep_wait(), and x and the epilogue's operands
+ * are read after it (common.hip, early launch); kg_dep_launch() first lets
+ * the next kernel start as soon as every workgroup of this one has started.
  * A column past N (a guard: NB divides N where kgen can choose so) reads the
  * last row of w and is not stored.
  * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
@@ -48,75 +58,116 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   constexpr int GS = {{SE}} / 32;
   constexpr int GPL = (GS + {{WAVE}} - 1) / {{WAVE}};
   constexpr int XV = 16 / (int)sizeof({{T}});
+  /* this workgroup's tasks, and J stages over them */
+  constexpr long TASKS = ({{N}} + {{NB}} - 1) / {{NB}};
+  const long task0 = (long)blockIdx.x;
+  const int J = (int)((TASKS - 1 - task0) / {{GRID}} + 1) * NST;
   /* the ring: WAVES x SLOTS slots of CPW rows, then a spare 16 bytes for
    * kg_q_lds_words, which may read one word past a field */
   constexpr int RING = WAVES * SLOTS * {{CPW}} * SW + 4;
   KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
   unsigned *ring = (unsigned *)lds;
-{{#if XL}}  /* x's stage slice: MMAX x GS groups of XS elements (32 and the padding) */
+{{#if XL}}  /* x in LDS: MMAX rows of XGS groups of XS elements (32, then two f32
+   * sums), XK weights of each row (all of K, or one stage's slice) */
   constexpr int XS = 32 + 16 / (int)sizeof({{XT}});
+  constexpr int XGS = {{XK}} / 32;
   {{XT}} *xs = ({{XT}} *)(ring + RING);
-{{/if}}
+{{/if}}  /* x staged once (XL, all of K) or not at all (XG): the slots are the
+   * wave's own, and a wave barrier orders their copies and reads; x staged
+   * per stage: the workgroup's barrier */
+  constexpr bool WAVE_SYNC = {{#if XL}}{{XK}} == {{K}}{{/if}}{{#if XG}}true{{/if}};
   kg_dep_launch();
   const int wave = (int)(threadIdx.x / {{WAVE}});
   const int lane = (int)(threadIdx.x % {{WAVE}});
-  const long n0 = (long)blockIdx.x * {{NB}} + (long)wave * {{CPW}};
-  long wrow[{{CPW}}];
-#pragma unroll
-  for (int c = 0; c < {{CPW}}; ++c)
-    wrow[c] = (n0 + c < {{N}} ? n0 + c : {{N}} - 1) * {{RB}}L;
   float acc[{{CPW}}][{{MMAX}}];
-#pragma unroll
-  for (int c = 0; c < {{CPW}}; ++c)
-#pragma unroll
-    for (int m = 0; m < {{MMAX}}; ++m)
-      acc[c][m] = 0.0f;
 
-  /* stage s of this wave's rows into slot s % SLOTS (a piece past the stage
-   * is not copied) */
-  const auto issue = [&](int s) {
-    const int sb = s < {{NS}} ? {{SB}} : {{LB}};
-    unsigned short *slot = (unsigned short *)(ring + (wave * SLOTS + s % SLOTS) * {{CPW}} * SW);
+  /* stage j of the sequence (task j / NST, stage s = j % NST) of this wave's
+   * rows into slot j % SLOTS (a piece past the stage is not copied), as one
+   * group of copies */
+  const auto issue = [&](int j) {
+    if (j < J) {
+      const long n0 = (task0 + (long)(j / NST) * {{GRID}}) * {{NB}} + wave * {{CPW}};
+      const int s = j % NST;
+      const int sb = s < {{NS}} ? {{SB}} : {{LB}};
+      unsigned short *slot = (unsigned short *)(ring + (wave * SLOTS + j % SLOTS) * {{CPW}} * SW);
 #pragma unroll
-    for (int c = 0; c < {{CPW}}; ++c)
+      for (int c = 0; c < {{CPW}}; ++c) {
+        const long row = (n0 + c < {{N}} ? n0 + c : {{N}} - 1) * {{RB}}L + (long)s * {{SB}};
 #pragma unroll
-      for (int p = 0; p < PPL; ++p) {
-        const int off = (lane + p * {{WAVE}}) * {{VEC}};
-        if (off < sb)
-          kg_q_copy<{{VEC}}>(slot + c * SW * 2 + off / 2, w, (wrow[c] + (long)s * {{SB}} + off) / 2);
+        for (int p = 0; p < PPL; ++p) {
+          const int off = (lane + p * {{WAVE}}) * {{VEC}};
+          if (off < sb)
+            kg_q_copy<{{VEC}}>(slot + c * SW * 2 + off / 2, w, (row + off) / 2);
+        }
       }
+    }
+    kg_async_commit();
   };
-  if (SLOTS == 2) {
-    issue(0);
-    kg_async_commit();
-  }
-  kg_dep_wait();
-  for (int s = 0; s < NST; ++s) {
-    const int groups = (s < {{NS}} ? {{SE}} : {{LE}}) / 32;
-    const long k0 = (long)s * {{SE}};
-    /* the slot written here was last read before the previous stage's
-     * closing barrier */
-    if (s + SLOTS - 1 < NST)
-      issue(s + SLOTS - 1);
-    kg_async_commit();
-{{#if XL}}    /* x's slice, 16 bytes per thread and step */
-    constexpr int UPM = GS * 32 / XV;
+  const auto sync = [&]() {
+    if (WAVE_SYNC)
+      kg_wave_sync();
+    else
+      __syncthreads();
+  };
+{{#if XL}}  /* weights k0 .. k0 + n of every row m < M of x into its groups, 16
+   * bytes per thread and step; after a barrier, each group's two sums */
+  const auto stage_x = [&](long k0, int n) {
+    constexpr int UPM = XGS * 32 / XV;
     for (int u = (int)threadIdx.x; u < {{MMAX}} * UPM; u += {{BLOCK}}) {
       const int m = u / UPM, e = u % UPM * XV;
-      if (m < M && e < groups * 32) {
+      if (m < M && e < n) {
         const kg_vec<{{T}}, XV> v = kg_ldv<XV>(x, m * {{K}}L + k0 + e);
-        {{XT}} *d = xs + (m * GS + e / 32) * XS + e % 32;
+        {{XT}} *d = xs + (m * XGS + e / 32) * XS + e % 32;
 #pragma unroll
         for (int i = 0; i < XV; ++i)
           d[i] = {{XCVT}}(v.v[i]);
       }
     }
-{{/if}}    kg_async_wait<SLOTS - 1>();
     __syncthreads();
-    const unsigned *slot = ring + (wave * SLOTS + s % SLOTS) * {{CPW}} * SW;
+    for (int u = (int)threadIdx.x; u < {{MMAX}} * XGS; u += {{BLOCK}}) {
+      if (u / XGS < M && u % XGS * 32 < n) {
+        {{XT}} *d = xs + u * XS;
+        float h0 = 0.0f, h1 = 0.0f;
 #pragma unroll
-    for (int j = 0; j < GPL; ++j) {
-      const int g = lane + j * {{WAVE}};
+        for (int e = 0; e < 16; ++e) {
+          h0 += kg_to_f32(d[e]);
+          h1 += kg_to_f32(d[16 + e]);
+        }
+        float *sums = (float *)(d + 32);
+        sums[0] = h0;
+        sums[1] = h1;
+      }
+    }
+  };
+{{/if}}  /* the ring's first stages: the weights do not depend on earlier kernels */
+  for (int j = 0; j < SLOTS; ++j)
+    issue(j);
+  kg_dep_wait();
+{{#if XL}}  if (WAVE_SYNC) {
+    stage_x(0, {{K}});
+    __syncthreads();
+  }
+{{/if}}  for (int j = 0; j < J; ++j) {
+    const int s = j % NST;
+    const int groups = (s < {{NS}} ? {{SE}} : {{LE}}) / 32;
+    if (s == 0) {
+#pragma unroll
+      for (int c = 0; c < {{CPW}}; ++c)
+#pragma unroll
+        for (int m = 0; m < {{MMAX}}; ++m)
+          acc[c][m] = 0.0f;
+    }
+{{#if XL}}    /* x's groups of this stage start at group xg0 */
+    const int xg0 = WAVE_SYNC ? s * GS : 0;
+    if (!WAVE_SYNC)
+      stage_x((long)s * {{SE}}, groups * 32);
+{{/if}}{{#if XG}}    const long k0 = (long)s * {{SE}};
+{{/if}}    kg_async_wait<SLOTS - 1>();
+    sync();
+    const unsigned *slot = ring + (wave * SLOTS + j % SLOTS) * {{CPW}} * SW;
+#pragma unroll
+    for (int jj = 0; jj < GPL; ++jj) {
+      const int g = lane + jj * {{WAVE}};
       if (g < groups) {
 #pragma unroll
         for (int c = 0; c < {{CPW}}; ++c) {
@@ -126,8 +177,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 #pragma unroll
           for (int m = 0; m < {{MMAX}}; ++m) {
             if (m < M) {
-              float xf[32];
-{{#if XL}}              const {{XT}} *xr = xs + (m * GS + g) * XS;
+              /* x's 32 values and the sums of their halves */
+              float xf[32], x0, x1;
+{{#if XL}}              const {{XT}} *xr = xs + (m * XGS + xg0 + g) * XS;
 #pragma unroll
               for (int v = 0; v < 32 / (16 / (int)sizeof({{XT}})); ++v) {
                 constexpr int N16 = 16 / (int)sizeof({{XT}});
@@ -136,6 +188,8 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
                 for (int e = 0; e < N16; ++e)
                   xf[v * N16 + e] = kg_to_f32(xv.v[e]);
               }
+              x0 = ((const float *)(xr + 32))[0];
+              x1 = ((const float *)(xr + 32))[1];
 {{/if}}{{#if XG}}#pragma unroll
               for (int v = 0; v < 32 / XV; ++v) {
                 const kg_vec<{{T}}, XV> xv = kg_ldv<XV>(x, m * {{K}}L + k0 + g * 32 + v * XV);
@@ -143,36 +197,46 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
                 for (int e = 0; e < XV; ++e)
                   xf[v * XV + e] = kg_to_f32(xv.v[e]);
               }
-{{/if}}{{#if MIN}}              float xsum = 0.0f;
+              x0 = x1 = 0.0f;
 #pragma unroll
-              for (int e = 0; e < 32; ++e)
-                xsum += xf[e];
+              for (int e = 0; e < 16; ++e) {
+                x0 += xf[e];
+                x1 += xf[16 + e];
+              }
 {{/if}}              float p0 = 0.0f, p1 = 0.0f;
 #pragma unroll
               for (int e = 0; e < 16; ++e) {
                 p0 += q[e] * xf[e];
                 p1 += q[16 + e] * xf[16 + e];
               }
-              acc[c][m] += sc[0] * p0 + sc[1] * p1{{#if MIN}} - mn * xsum{{/if}};
+{{#if QB}}              /* the decoder's offsets QB0, QB1, taken off per 16 */
+              p0 -= {{QB0}} * x0;
+              p1 -= {{QB1}} * x1;
+{{/if}}              acc[c][m] += sc[0] * p0 + sc[1] * p1{{#if MIN}} - mn * (x0 + x1){{/if}};
             }
           }
         }
       }
     }
-    __syncthreads(); /* the slot and x's slice are refilled */
-  }
+    sync(); /* the slot (and x's slice) are refilled */
+    issue(j + SLOTS);
 
-  /* M is the same for every lane: the wave reduces inside the guard */
+    /* the task's end: M is the same for every lane, so the wave reduces
+     * inside the guard */
+    if (s == NST - 1) {
+      const long n0 = (task0 + (long)(j / NST) * {{GRID}}) * {{NB}} + wave * {{CPW}};
 #pragma unroll
-  for (int m = 0; m < {{MMAX}}; ++m) {
-    if (m < M) {
+      for (int m = 0; m < {{MMAX}}; ++m) {
+        if (m < M) {
 #pragma unroll
-      for (int c = 0; c < {{CPW}}; ++c) {
-        const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]);
-        if (lane == 0 && n0 + c < {{N}}) {
-          const long idx = m * {{N}}L + n0 + c;
-{{#each EPI_IN}}          const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
-{{/each}}          kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+          for (int c = 0; c < {{CPW}}; ++c) {
+            const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]);
+            if (lane == 0 && n0 + c < {{N}}) {
+              const long idx = m * {{N}}L + n0 + c;
+{{#each EPI_IN}}              const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
+{{/each}}              kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+            }
+          }
         }
       }
     }

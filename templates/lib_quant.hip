@@ -190,14 +190,18 @@ KG_INLINE void kg_q6k_dequant32(KG_GLOBAL(const unsigned char) blocks, long bloc
  * integer (Q8_0 -128..127, Q4_0 -8..7, Q4_K 0..15, Q6_K -32..31), sc the
  * scale of its 16 (d; Q4_K d sc_j; Q6_K d scales[n / 16]) and mn the min
  * (Q4_K dmin m_j; 0 elsewhere). sc and mn are the exact products of the
- * helpers above, so sc * q - mn is their weight, bit for bit. The integers
+ * helpers above, so sc * q - mn is their weight, bit for bit; the LDS Q4_0
+ * decoder alone leaves them offset (kg_q4_0_words32_off). The integers
  * are made floats by adding them to 2^23 in the bits (kg_q_f32), not with
  * an int-to-float conversion, which some GPUs (NVIDIA's) issue at a quarter
  * of the FMA rate. */
 
-/* 2^23 + v (0 <= v < 2^23) minus bias, exact when the result is a small
- * integer: bias = 2^23 + the offset to subtract from v. */
-KG_INLINE float kg_q_f32(unsigned v, float bias) { return kg_bits_f32(0x4b000000u | v) - bias; }
+/* 2^23 + byte b of u, minus bias: exact when the result is a small integer
+ * (bias = 2^23 + the offset to subtract from the byte). One byte permute
+ * builds the bits (PRMT on CUDA). */
+KG_INLINE float kg_q_f32(unsigned u, int b, float bias) {
+  return kg_bits_f32(kg_byte_perm(u, 0x4b000000u, 0x7540u | (unsigned)b)) - bias;
+}
 
 /* The 16 bits at even byte offset `off`. */
 KG_INLINE unsigned kg_q_lds_u16(const unsigned *s, int off) {
@@ -232,7 +236,7 @@ KG_INLINE void kg_q8_0_words32(unsigned d, const unsigned qs[8], float q[32], fl
     const unsigned u = qs[i] ^ 0x80808080u; /* each byte: q + 128 */
 #pragma unroll
     for (int b = 0; b < 4; b++)
-      q[4 * i + b] = kg_q_f32(u >> (b << 3) & 255u, 8388736.0f);
+      q[4 * i + b] = kg_q_f32(u, b, 8388736.0f);
   }
 }
 
@@ -246,8 +250,33 @@ KG_INLINE void kg_q4_0_words32(unsigned d, const unsigned qs[4], float q[32], fl
     const unsigned lo = qs[i] & 0x0f0f0f0fu, hi = qs[i] >> 4 & 0x0f0f0f0fu;
 #pragma unroll
     for (int b = 0; b < 4; b++) {
-      q[4 * i + b] = kg_q_f32(lo >> (b << 3) & 255u, 8388616.0f);
-      q[16 + 4 * i + b] = kg_q_f32(hi >> (b << 3) & 255u, 8388616.0f);
+      q[4 * i + b] = kg_q_f32(lo, b, 8388616.0f);
+      q[16 + 4 * i + b] = kg_q_f32(hi, b, 8388616.0f);
+    }
+  }
+}
+
+/* Q4_0 with offsets, for a kernel that takes them off itself (gemv_q's and
+ * gemv_qr's QB0, QB1: the half's scale times its offset times its sum of
+ * x): the nibbles masked in place and one byte permute each, no shift and
+ * no subtraction. Element e < 16: q = 128 + low nibble = the weight's
+ * integer + 136 (bits 0x43 nibble 00 00); e >= 16: the high nibble, masked
+ * in place, as byte 1 (bits 0x43 00 16*nibble 00): q = 128 + nibble / 16 =
+ * (integer) / 16 + 128.5, sc[1] = 16 d (exact). Every product with an f16 or
+ * bf16 x is exact; the f32 sums lose a few bits to the offsets, far below the
+ * rounding of the result. */
+KG_INLINE void kg_q4_0_words32_off(unsigned d, const unsigned qs[4], float q[32], float sc[2],
+                                   float *mn) {
+  sc[0] = kg_f16_bits_to_f32((unsigned short)d);
+  sc[1] = sc[0] * 16.0f;
+  *mn = 0.0f;
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const unsigned lo = qs[i] & 0x0f0f0f0fu, hi = qs[i] & 0xf0f0f0f0u;
+#pragma unroll
+    for (int b = 0; b < 4; b++) {
+      q[4 * i + b] = kg_bits_f32(kg_byte_perm(lo, 0x43000000u, 0x7054u | (unsigned)b << 8));
+      q[16 + 4 * i + b] = kg_bits_f32(kg_byte_perm(hi, 0x43000000u, 0x7504u | (unsigned)b << 4));
     }
   }
 }
@@ -268,7 +297,7 @@ KG_INLINE void kg_q4k_words32(const unsigned head[4], const unsigned qs[8], int 
     const unsigned v = qs[i] >> nib & 0x0f0f0f0fu;
 #pragma unroll
     for (int e = 0; e < 4; e++)
-      q[4 * i + e] = kg_q_f32(v >> (e << 3) & 255u, 8388608.0f);
+      q[4 * i + e] = kg_q_f32(v, e, 8388608.0f);
   }
 }
 
@@ -288,7 +317,7 @@ KG_INLINE void kg_q6k_words32(const unsigned ql[8], const unsigned qh[8], unsign
     const unsigned v = (ql[i] >> lo_shift & 0x0f0f0f0fu) | (qh[i] >> hi_shift & 0x03030303u) << 4;
 #pragma unroll
     for (int e = 0; e < 4; e++)
-      q[4 * i + e] = kg_q_f32(v >> (e << 3) & 255u, 8388640.0f);
+      q[4 * i + e] = kg_q_f32(v, e, 8388640.0f);
   }
 }
 
@@ -300,13 +329,15 @@ KG_INLINE void kg_q8_0_lds32(const unsigned *s, int g, float q[32], float sc[2],
   kg_q8_0_words32(kg_q_lds_u16(s, off), w, q, sc, mn);
 }
 
-/* Q4_0: group g is block g (18 bytes at 18 g); q = nibble - 8, element
- * e < 16 the low nibble of qs[e], e >= 16 the high nibble of qs[e - 16]. */
-KG_INLINE void kg_q4_0_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
+/* Q4_0: group g is block g (18 bytes at 18 g), with the offsets
+ * kg_q4_0_words32_off leaves; element e < 16 the low nibble of qs[e],
+ * e >= 16 the high nibble of qs[e - 16]. */
+KG_INLINE void kg_q4_0_lds32_off(const unsigned *s, int g, float q[32], float sc[2],
+                                  float *mn) {
   const int off = g * 18;
   unsigned w[4];
   kg_q_lds_words<4>(s, off + 2, w);
-  kg_q4_0_words32(kg_q_lds_u16(s, off), w, q, sc, mn);
+  kg_q4_0_words32_off(kg_q_lds_u16(s, off), w, q, sc, mn);
 }
 
 /* Q4_K: group g is sub-block j = g & 7 of block g >> 3 (144 bytes, 36
@@ -416,4 +447,39 @@ KG_INLINE void kg_q6k_gl32(KG_GLOBAL(const unsigned short) b, long row, long g, 
   kg_q_gl_words<8>(b, off + 128 + 32 * h, qh);
   kg_q6k_words32(ql, qh, kg_ld(b, (off + 192 + 2 * grp) / 2), kg_ld(b, (off + 208) / 2), grp, q,
                  sc, mn);
+}
+
+/* ---- Groups of 32 from blocks held in registers (templates/gemv_qr.hip) ----
+ *
+ * A unit of consecutive Q8_0 or Q4_0 blocks loaded as words w[] (little-
+ * endian, 4-byte aligned at the unit's start); `off` is a block's byte offset
+ * in the unit, constant once the caller's loops are unrolled, so the
+ * selections below fold: a field at an offset of 2 mod 4 costs one funnel
+ * shift per word. */
+
+/* The NW words of bytes off .. off + 4 NW - 1 of w (off even). */
+template <int NW> KG_INLINE void kg_q_words_at(const unsigned *w, int off, unsigned out[NW]) {
+#pragma unroll
+  for (int i = 0; i < NW; i++)
+    out[i] = off % 4 ? (w[off / 4 + i] >> 16 | w[off / 4 + i + 1] << 16) : w[off / 4 + i];
+}
+
+/* The 16 bits at byte off of w (off even). */
+KG_INLINE unsigned kg_q_half_at(const unsigned *w, int off) {
+  return off % 4 ? w[off / 4] >> 16 : w[off / 4] & 0xffffu;
+}
+
+/* Q8_0 block at byte off: what kg_q8_0_lds32 gives for it. */
+KG_INLINE void kg_q8_0_regs32(const unsigned *w, int off, float q[32], float sc[2], float *mn) {
+  unsigned qs[8];
+  kg_q_words_at<8>(w, off + 2, qs);
+  kg_q8_0_words32(kg_q_half_at(w, off), qs, q, sc, mn);
+}
+
+/* Q4_0 block at byte off, with the offsets of kg_q4_0_words32_off. */
+KG_INLINE void kg_q4_0_regs32_off(const unsigned *w, int off, float q[32], float sc[2],
+                                   float *mn) {
+  unsigned qs[4];
+  kg_q_words_at<4>(w, off + 2, qs);
+  kg_q4_0_words32_off(kg_q_half_at(w, off), qs, q, sc, mn);
 }

@@ -35,6 +35,15 @@ KG_INLINE void __syncthreads() {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 
+/* Wave barrier: LDS written by any lane of the wave before it is seen by
+ * every lane after it. A wave issues in order, so this only keeps the
+ * compiler from moving LDS accesses across it. */
+KG_INLINE void kg_wave_sync() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+
 /* This lane's index in its wave. */
 KG_INLINE unsigned kg_lane_id() {
   return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));

@@ -24,6 +24,14 @@
  * runs of 32 consecutive threadIdx.x. */
 KG_INLINE unsigned kg_lane_id() { return threadIdx.x & 31u; }
 
+/* common.hip's kg_byte_perm, as one PRMT. */
+#define KG_HAS_BYTE_PERM 1
+KG_INLINE unsigned kg_byte_perm(unsigned a, unsigned b, unsigned sel) { return __byte_perm(a, b, sel); }
+
+/* Wave barrier: shared memory written by any lane of the warp before it is
+ * seen by every lane after it (lanes of a warp may diverge since Volta). */
+KG_INLINE void kg_wave_sync() { __syncwarp(); }
+
 /* The 32-bit value lane `src` holds (src taken modulo the warp). Every lane
  * of the warp takes part: kgen calls it from converged code only. */
 KG_INLINE unsigned kg_shfl_u32(unsigned v, unsigned src) {

@@ -72,6 +72,11 @@ KG_INLINE kg_block_idx_t kg_sim_block_idx() {
  * call is opaque to the compiler, so __shared__ values are reloaded after it. */
 KG_INLINE void __syncthreads() { kg_sim_api->barrier(); }
 
+/* Wave barrier: a shuffle is a rendezvous of the wave's fibers, so every
+ * lane's earlier LDS writes (and async copies completed by its waits) are
+ * done when any lane passes it. Every lane of the wave must call it. */
+KG_INLINE void kg_wave_sync() { (void)kg_sim_api->shuffle(0u, 0u); }
+
 /* This lane's index in its wave (the launch's wave size, not the template's). */
 KG_INLINE unsigned kg_lane_id() { return kg_sim_api->lane_id(); }
 

@@ -32,8 +32,10 @@ local MMAX = 8
 -- The group decoders of each block format (templates/lib_quant.hip): from
 -- blocks staged in LDS (the GEMV) and straight from global memory (the GEMM).
 local QUANT_DEQ = {
+  -- qb: the offsets the LDS decoder leaves in the integers of each half of
+  -- a group (gemv_q takes qb times the half's sum of x off)
   q8_0 = { lds = "kg_q8_0_lds32", gl = "kg_q8_0_gl32" },
-  q4_0 = { lds = "kg_q4_0_lds32", gl = "kg_q4_0_gl32" },
+  q4_0 = { lds = "kg_q4_0_lds32_off", gl = "kg_q4_0_gl32", qb = { "136.0f", "128.5f" } },
   q4_k = { lds = "kg_q4k_lds32", gl = "kg_q4k_gl32" },
   q6_k = { lds = "kg_q6k_lds32", gl = "kg_q6k_gl32" },
 }
@@ -42,11 +44,14 @@ local QUANT_DEQ = {
 --- as GGUF stores it: row n is K / BE consecutive blocks): x f32, f16 or
 --- bf16, y in x's dtype, f32 sums; the kernels dequantize w themselves. Two
 --- variants, as for float weights, picked by the run-time M:
----   GEMV (M <= 8, templates/gemv_q.hip): K is walked in stages of 2048
----     weights (a multiple of every block), copied into LDS (asynchronously
----     where the target can: the next stage in flight); VEC is the widest
----     copy that divides every stage's bytes, so every piece is aligned.
----     x's stage slice is staged in LDS too where it fits (gemv_q's params).
+---   GEMV (M <= 8, templates/gemv_q.hip): a resident grid of workgroups
+---     takes tasks of NB rows in turn; K is walked in stages of 2048 weights
+---     (a multiple of every block), copied into LDS (asynchronously where the
+---     target can: the next stages in flight); VEC is the widest copy that
+---     divides every stage's bytes, so every piece is aligned. x is staged
+---     in LDS too where it fits (gemv_q's params). Targets whose quant_gemv
+---     is "regs" take templates/gemv_qr.hip for Q8_0 and Q4_0 instead
+---     (gemv_qr_params: whole units of blocks decoded from registers).
 ---   GEMM (larger M, templates/gemm.hip with QUANT): the float GEMM's tiles,
 ---     the B tile decoded from the blocks into LDS as x's dtype.
 local function build_quant(node, x, w, a)
@@ -100,8 +105,9 @@ local function build_quant(node, x, w, a)
       end
     end
     node.variants[#node.variants + 1] = {
-      template = "gemv_q", grid = "rows", grid_of = w,
-      cols = k * waves * cpw, -- one workgroup per NB rows of w
+      -- tasks of NB rows of w, over at most as many workgroups as the
+      -- target holds at once (gemv_q's params: repeat)
+      template = "gemv_q", grid = "tiles", tile_units = (n + waves * cpw - 1) // (waves * cpw),
       dim_args = { m },
       holes = {
         T = x.dtype.ctype, FMT = dt.name, K = tostring(k), N = tostring(n),
@@ -109,9 +115,13 @@ local function build_quant(node, x, w, a)
         RB = tostring(rb), SE = tostring(se), SB = tostring(sb), NS = tostring(ns),
         LE = tostring(le), LB = tostring(lb), DEQ = QUANT_DEQ[dt.name].lds,
         MIN = dt.name == "q4_k" and "1" or "", -- a min per sub-block: sum x too
+        QB = QUANT_DEQ[dt.name].qb and "1" or "",
+        QB0 = QUANT_DEQ[dt.name].qb and QUANT_DEQ[dt.name].qb[1] or "",
+        QB1 = QUANT_DEQ[dt.name].qb and QUANT_DEQ[dt.name].qb[2] or "",
       },
       params_info = { waves = waves, vec = vec, cpw = cpw, mmax = math.min(mmax, MMAX),
-        stage_bytes = ns > 0 and sb or lb, se = se, x_size = x.dtype.size, x_ctype = x.dtype.ctype },
+        stage_bytes = ns > 0 and sb or lb, se = se, k = k, x_size = x.dtype.size, x_ctype = x.dtype.ctype,
+        tasks = (n + waves * cpw - 1) // (waves * cpw), fmt = dt.name, n = n, bb = dt.block_bytes },
       select = mmax > MMAX and { size = m, max = MMAX } or nil,
     }
   end
@@ -130,30 +140,93 @@ local function build_quant(node, x, w, a)
   end
 end
 
+-- gemv_q: stages in flight per wave where copies are asynchronous (the
+-- ring's slots), and the most workgroups per compute unit its grid keeps
+local QSLOTS, QWG_PER_CU = 3, 4
+
+--- The workgroups of a resident grid whose `per` takers (waves or workgroups)
+--- each take the same number of the `tasks`, give or take the last ones: the
+--- fewest rounds of at most `most` workgroups, then the fewest workgroups
+--- for that many rounds (a taker's time is its tasks, so the grid finishes
+--- when its busiest does).
+local function balanced_grid(tasks, per, most)
+  local rounds = (tasks + per * most - 1) // (per * most)
+  return (tasks + per * rounds - 1) // (per * rounds)
+end
+
+-- gemv_qr (templates/gemv_qr.hip), gemv_q's kernel on targets whose
+-- quant_gemv is "regs": the formats it decodes from registers (decoder, rows
+-- per wave task, slots of each wave's ring), UB blocks per unit.
+local QREGS = {
+  q8_0 = { deq = "kg_q8_0_regs32", cpw = 1, slots = 2 },
+  q4_0 = { deq = "kg_q4_0_regs32_off", cpw = 2, slots = 2 },
+}
+local QR_UB = 4
+
+--- gemv_q's params where the target decodes blocks from registers and the
+--- format, K (whole pairs of units, so that every row and step starts
+--- 16-byte aligned) and the LDS (the rings and x, all of K of every row, at
+--- most a third of it) allow; else nil. x is f32 where it fits, else x's
+--- dtype; each unit padded to an odd number of 16 bytes (gemv_qr.hip).
+local function gemv_qr_params(target, info)
+  local r = QREGS[info.fmt]
+  if target.quant_gemv ~= "regs" or not r or info.k % (64 * QR_UB) ~= 0 then return nil end
+  local lds_max = target.shared_optin_bytes or target.lds_bytes
+  local nu, waves = info.k // (32 * QR_UB), 4
+  local rings = waves * r.slots * r.cpw * target.wave * QR_UB * info.bb
+  for _, c in ipairs({ { "float", 4 }, { info.x_ctype, info.x_size } }) do
+    local xu = (QR_UB * (32 * c[2] + 8) + 15) // 16 * 16
+    if (xu // 16) % 2 == 0 then xu = xu + 16 end
+    local lds = rings + info.mmax * nu * xu
+    if lds <= lds_max // 3 then
+      local tasks = (info.n + r.cpw - 1) // r.cpw
+      local grid = balanced_grid(tasks, waves, target.cus * math.min(QWG_PER_CU, lds_max // lds))
+      return {
+        source = "gemv_qr", BLOCK = waves * target.wave, VEC = 1, shared_bytes = lds,
+        per_block = info.tasks, ["repeat"] = grid,
+        holes = {
+          SHARED_BYTES = lds, GRID = grid, RCPW = r.cpw, UB = QR_UB, BB = info.bb, SLOTS = r.slots,
+          XT = c[1], XCVT = c[1] == "float" and "kg_to_f32" or "", XU = xu, RDEQ = r.deq,
+        },
+      }
+    end
+  end
+  return nil
+end
+
 kg.template {
   name = "gemv_q",
-  -- The LDS: a ring of stage slots per wave (two where copies are
-  -- asynchronous, CUDA's cp.async: the next stage is in flight while this
-  -- one is computed), then x's stage slice: f32 where ring and slice take at
-  -- most a third of the target's LDS (three workgroups fit), else x's dtype
-  -- within that third, else x is read from global memory.
+  -- The LDS: a ring of stage slots per wave (QSLOTS where copies are
+  -- asynchronous, CUDA's cp.async: the next stages are in flight while this
+  -- one is computed; else one), then x: all of K staged once where ring and x take at
+  -- most a third of the target's LDS (three workgroups fit; the waves then
+  -- never wait for each other), as f32 or else x's dtype; else one stage's
+  -- slice at a time, f32 or x's dtype; else x is read from global memory.
   params = function(target, info)
-    local slots = target.platform == "cuda" and 2 or 1
+    local regs = gemv_qr_params(target, info)
+    if regs then return regs end
+    local slots = target.platform == "cuda" and QSLOTS or 1
     local ring = (info.waves * slots * info.cpw * ((info.stage_bytes + 15) // 16 * 16)) + 16
-    local groups = info.se // 32
     local lds_max = target.shared_optin_bytes or target.lds_bytes
-    local xt, xsize
-    for _, c in ipairs({ { "float", 4 }, { info.x_ctype, info.x_size } }) do
-      if ring + info.mmax * groups * (32 * c[2] + 16) <= lds_max // 3 then
-        xt, xsize = c[1], c[2]
+    local xt, xk, x_bytes
+    for _, c in ipairs({ { "float", 4, info.k }, { info.x_ctype, info.x_size, info.k },
+      { "float", 4, info.se }, { info.x_ctype, info.x_size, info.se } }) do
+      local bytes = info.mmax * (c[3] // 32) * (32 * c[2] + 16)
+      if ring + bytes <= lds_max // 3 then
+        xt, xk, x_bytes = c[1], c[3], bytes
         break
       end
     end
-    local lds = ring + (xt and info.mmax * groups * (32 * xsize + 16) or 0)
+    local lds = ring + (x_bytes or 0)
+    -- the grid: every task, or as many workgroups as the target holds at
+    -- once (at most QWG_PER_CU per compute unit; LDS decides), each taking
+    -- tasks blockIdx.x, + GRID, ...
+    local grid = balanced_grid(info.tasks, 1, target.cus * math.max(1, math.min(QWG_PER_CU, lds_max // lds)))
     return {
       BLOCK = info.waves * target.wave, VEC = info.vec, shared_bytes = lds,
+      per_block = info.tasks, ["repeat"] = grid,
       holes = {
-        SHARED_BYTES = lds, SLOTS = slots, XT = xt or info.x_ctype,
+        SHARED_BYTES = lds, SLOTS = slots, GRID = grid, XT = xt or info.x_ctype, XK = xk or info.se,
         XL = xt and "1" or "", XG = xt and "" or "1",
         XCVT = xt == "float" and "kg_to_f32" or "",
       },

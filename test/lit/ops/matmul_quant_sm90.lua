@@ -1,30 +1,39 @@
--- matmul with q4_0 weights on sm_90 (the bench size, bf16 x of one row): each
--- warp copies the first stage of its 4 rows into its shared-memory slot with
--- 16-byte cp.async (w arrives as 16-bit units: no byte loads, no per-byte
--- shuffles), before griddepcontrol.wait (early launch: only weights before
--- it); x's stage slice is then staged in shared memory as f32 (128-bit
--- stores), the next stage's copies in flight while one is computed. Nothing
--- spills.
+-- matmul with q4_0 weights on sm_90 (the bench size, bf16 x of one row): the
+-- target decodes Q8_0 and Q4_0 blocks from registers (quant_gemv = "regs",
+-- templates/gemv_qr.hip). Each warp copies the 2304 bytes of a step of each
+-- of its 2 rows into its LDS ring with 16-byte cp.async (w arrives as 16-bit
+-- units: no byte loads), the ring's two steps before griddepcontrol.wait
+-- (early launch: only weights before it); x is staged once per workgroup as
+-- f32 with the sums of each half block; each lane reads its unit of 4 blocks
+-- of each row with 9 8-byte LDS reads between warp barriers, issues the
+-- copies of a later step into the freed slot, and decodes with one byte
+-- permute per weight, no int-to-float conversion. Nothing spills.
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90 --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- CHECK-LABEL: .entry matmul_quant_sm90_0_matmul(
--- CHECK-NOT: ld.global.nc.u8
 -- CHECK-NOT: ld.global
--- CHECK-COUNT-12: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
--- CHECK-NOT: ld.global
+-- CHECK-COUNT-10: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
+-- CHECK: cp.async.commit_group;
+-- CHECK-COUNT-10: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
 -- CHECK: cp.async.commit_group;
 -- CHECK-NOT: ld.global
 -- CHECK: griddepcontrol.wait;
--- CHECK: cp.async.commit_group;
 -- CHECK: ld.global.nc.v4.u32
--- CHECK: st.shared.v4.u32
--- CHECK: cp.async.wait_group 1;
--- CHECK-NOT: ld.shared
+-- CHECK: st.shared.v2.f32
 -- CHECK: bar.sync 0;
--- CHECK-NOT: cvt.u32.u8
+-- CHECK: cp.async.wait_group 1;
+-- CHECK: bar.warp.sync -1;
+-- CHECK-COUNT-18: ld.shared.v2.u32
+-- CHECK: bar.warp.sync -1;
+-- CHECK: cp.async.cg.shared.global
+-- CHECK: cp.async.commit_group;
+-- CHECK-NOT: cvt.rn.f32.{{[su]}}32
+-- CHECK-COUNT-32: prmt.b32
+-- CHECK-NOT: cvt.rn.f32.{{[su]}}32
 -- CHECK: ld.shared.v4.f32
--- CHECK: bar.sync
+-- CHECK-NOT: cvt.rn.f32.{{[su]}}32
+-- CHECK: shfl.sync
 -- META: .name: matmul_quant_sm90_0_matmul
 -- META: .stack_bytes: 0
 local x = input("x", bf16, { 1, 4096 })

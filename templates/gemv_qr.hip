@@ -1,0 +1,209 @@
+/* gemv_qr: y[m, n] = sum_k x[m, k] * w[n, k] for the M <= MMAX rows of x
+ * (M given at run time), w [N, K] in GGUF {{FMT}} blocks (32 weights in BB
+ * bytes), stored as GGUF stores them: row n is the RB = K / 32 * BB bytes of
+ * its blocks (w comes as 16-bit units; offsets below are bytes). f32 sums,
+ * y in x's dtype; w is read once per launch. gemv_q's kernel where the
+ * target decodes whole units of blocks from registers (gemv_q's params:
+ * source).
+ * A unit is UB consecutive blocks of a row, UB * BB bytes (a multiple of 8);
+ * rows and every step's bytes start 16-byte aligned. A task is the RCPW
+ * rows n0 .. n0 + RCPW - 1 for one wave, in UPL steps of up to WAVE units of
+ * each row: step i's units are WAVE i .. WAVE i + WAVE - 1, lane l takes unit
+ * WAVE i + l. The GRID x WAVES waves of the grid take tasks gw, gw + GRID
+ * WAVES, ... (gw: the wave's index in the grid; GRID is at most what the
+ * target holds at once, so the workgroups stay resident and x is staged once
+ * per workgroup). A wave's steps, task after task, stream through its ring
+ * of SLOTS slots in LDS: step j's bytes of every row are copied into slot j %
+ * SLOTS with 16-byte asynchronous copies (every copy instruction of the wave
+ * reads consecutive bytes), SLOTS - 1 steps ahead of the one computed; each
+ * lane then reads its unit's NW words into registers with 8-byte LDS reads
+ * (lanes 72 or 136 bytes apart: no bank conflicts), frees the slot for the
+ * step SLOTS ahead, and decodes the unit's blocks ({{RDEQ}}: small integers q
+ * with a scale per 16; the decoder may leave the integers of each half
+ * offset, by QB0 and QB1, which then come off as the offset times the half's
+ * sum of x), multiplying them with the same 32 UB elements of every row of x
+ * into the f32 partial sums acc[c][m], registers (every loop over c and m is
+ * unrolled); the wave reduces them at the task's end.
+ * x, every row m < M, is staged in LDS as XT (XCVT: kg_to_f32 where XT is
+ * f32, else nothing), unit by unit: its 32 UB values, then the f32 sums of
+ * each half of each block, the unit padded to XU bytes, an odd multiple of
+ * 16, so that the 8 lanes of a quarter wave reading 16 bytes of consecutive
+ * units hit different banks.
+ * The weights do not depend on earlier kernels: the first SLOTS steps'
+ * copies are issued before kg_dep_wait(), and x and the epilogue's operands
+ * are read after it (common.hip, early launch); kg_dep_launch() first lets
+ * the next kernel start as soon as every workgroup of this one has started.
+ * A row past N (a guard: RCPW divides N where kgen can choose so) reads the
+ * last row of w and is not stored.
+ * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
+ * read at the result's index (a<k> in EPI), rounded to OUT_T. */
+extern "C" __global__ void __launch_bounds__({{BLOCK}})
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#each EPI_IN}}
+    KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
+  constexpr int WAVES = {{BLOCK}} / {{WAVE}};
+  constexpr int UB = {{UB}};
+  constexpr int UBYTES = UB * {{BB}};
+  /* units per row, and steps per task */
+  constexpr int NU = {{K}} / (32 * UB);
+  constexpr int UPL = (NU + {{WAVE}} - 1) / {{WAVE}};
+  constexpr int NW = UBYTES / 4;
+  constexpr int XV = 16 / (int)sizeof({{T}});
+  constexpr long TASKS = ({{N}} + {{RCPW}} - 1) / {{RCPW}};
+  constexpr long GW = (long){{GRID}} * WAVES;
+  constexpr int SLOTS = {{SLOTS}};
+  /* a slot: RCPW rows of a step's SROW bytes; PPL 16-byte pieces per lane
+   * and row */
+  constexpr int SROW = {{WAVE}} * UBYTES;
+  constexpr int PPL = (SROW / 16 + {{WAVE}} - 1) / {{WAVE}};
+  /* the LDS: every wave's ring, then x (row m, unit u at byte (m NU + u) XU:
+   * 32 UB values of XT, then the sums) */
+  KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
+  kg_dep_launch();
+  const int wave = (int)(threadIdx.x / {{WAVE}});
+  const int lane = (int)(threadIdx.x % {{WAVE}});
+  const long gw = (long)blockIdx.x * WAVES + wave;
+  /* steps: (task, unit step) in order, j = task number * UPL + unit step */
+  const int J = gw < TASKS ? (int)((TASKS - 1 - gw) / GW + 1) * UPL : 0;
+  unsigned char *ring = lds + wave * SLOTS * {{RCPW}} * SROW;
+  unsigned char *xs = lds + WAVES * SLOTS * {{RCPW}} * SROW;
+  float acc[{{RCPW}}][{{MMAX}}];
+  unsigned wr[{{RCPW}}][NW];
+
+  /* step j's bytes of every row of its task into slot j % SLOTS, as one
+   * group of copies (h: the step's first 16-bit unit of w) */
+  const auto issue = [&](int j) {
+    if (j < J) {
+      const long n0 = (gw + (long)(j / UPL) * GW) * {{RCPW}};
+      const int i = j % UPL;
+      const int bytes = (NU - i * {{WAVE}} < {{WAVE}} ? NU - i * {{WAVE}} : {{WAVE}}) * UBYTES;
+      unsigned char *slot = ring + j % SLOTS * {{RCPW}} * SROW;
+#pragma unroll
+      for (int c = 0; c < {{RCPW}}; ++c) {
+        const long h = (n0 + c < {{N}} ? n0 + c : {{N}} - 1) * ({{RB}}L / 2) + i * (SROW / 2);
+#pragma unroll
+        for (int p = 0; p < PPL; ++p) {
+          const int off = (lane + p * {{WAVE}}) * 16;
+          if (off < bytes)
+            kg_async_copy<8>((unsigned short *)(slot + c * SROW + off), w, h + off / 2, true);
+        }
+      }
+    }
+    kg_async_commit();
+  };
+  /* the ring's first steps: the weights do not depend on earlier kernels */
+  for (int j = 0; j < SLOTS; ++j)
+    issue(j);
+  kg_dep_wait();
+  /* x's units, a block (m, u, b) per thread and step */
+  for (int it = (int)threadIdx.x; it < {{MMAX}} * NU * UB; it += {{BLOCK}}) {
+    const int m = it / (NU * UB), u = it % (NU * UB) / UB, b = it % UB;
+    if (m < M) {
+      unsigned char *unit = xs + (m * NU + u) * {{XU}};
+      {{XT}} *d = ({{XT}} *)unit + b * 32;
+      float h0 = 0.0f, h1 = 0.0f;
+#pragma unroll
+      for (int v = 0; v < 32 / XV; ++v) {
+        const kg_vec<{{T}}, XV> xv = kg_ldv<XV>(x, m * {{K}}L + (long)(u * UB + b) * 32 + v * XV);
+#pragma unroll
+        for (int e = 0; e < XV; ++e) {
+          d[v * XV + e] = {{XCVT}}(xv.v[e]);
+          if (v * XV + e < 16)
+            h0 += kg_to_f32(xv.v[e]);
+          else
+            h1 += kg_to_f32(xv.v[e]);
+        }
+      }
+      float *sums = (float *)(unit + UB * 32 * (int)sizeof({{XT}}));
+      sums[2 * b] = h0;
+      sums[2 * b + 1] = h1;
+    }
+  }
+  __syncthreads();
+
+  for (int j = 0; j < J; ++j) {
+    const int i = j % UPL;
+    const int u = lane + i * {{WAVE}};
+    /* this lane's unit of every row into registers; the slot is then free
+     * for step j + SLOTS */
+    kg_async_wait<SLOTS - 1>();
+    kg_wave_sync();
+    if (u < NU) {
+      const unsigned char *slot = ring + j % SLOTS * {{RCPW}} * SROW + lane * UBYTES;
+#pragma unroll
+      for (int c = 0; c < {{RCPW}}; ++c)
+#pragma unroll
+        for (int l = 0; l < NW / 2; ++l) {
+          const kg_vec<unsigned, 2> v = *(const kg_vec<unsigned, 2> *)(slot + c * SROW + 8 * l);
+          wr[c][2 * l] = v.v[0];
+          wr[c][2 * l + 1] = v.v[1];
+        }
+    }
+    kg_wave_sync();
+    issue(j + SLOTS);
+    if (i == 0) {
+#pragma unroll
+      for (int c = 0; c < {{RCPW}}; ++c)
+#pragma unroll
+        for (int m = 0; m < {{MMAX}}; ++m)
+          acc[c][m] = 0.0f;
+    }
+    if (u < NU) {
+#pragma unroll
+      for (int b = 0; b < UB; ++b) {
+#pragma unroll
+        for (int c = 0; c < {{RCPW}}; ++c) {
+          /* weight e of row c: sc[e / 16] * q[e] - mn */
+          float q[32], sc[2], mn;
+          {{RDEQ}}(wr[c], b * {{BB}}, q, sc, &mn);
+#pragma unroll
+          for (int m = 0; m < {{MMAX}}; ++m) {
+            if (m < M) {
+              const unsigned char *unit = xs + (m * NU + u) * {{XU}};
+              const {{XT}} *xr = (const {{XT}} *)unit + b * 32;
+              const float *sums = (const float *)(unit + UB * 32 * (int)sizeof({{XT}}));
+              float xf[32];
+#pragma unroll
+              for (int v = 0; v < 32 / (16 / (int)sizeof({{XT}})); ++v) {
+                constexpr int N16 = 16 / (int)sizeof({{XT}});
+                const kg_vec<{{XT}}, N16> xv = *(const kg_vec<{{XT}}, N16> *)(xr + v * N16);
+#pragma unroll
+                for (int e = 0; e < N16; ++e)
+                  xf[v * N16 + e] = kg_to_f32(xv.v[e]);
+              }
+              float p0 = 0.0f, p1 = 0.0f;
+#pragma unroll
+              for (int e = 0; e < 16; ++e) {
+                p0 += q[e] * xf[e];
+                p1 += q[16 + e] * xf[16 + e];
+              }
+{{#if QB}}              /* the decoder's offsets QB0, QB1, taken off per 16 */
+              p0 -= {{QB0}} * sums[2 * b];
+              p1 -= {{QB1}} * sums[2 * b + 1];
+{{/if}}              acc[c][m] = sc[0] * p0 + (sc[1] * p1 + acc[c][m]){{#if MIN}} - mn * (sums[2 * b] + sums[2 * b + 1]){{/if}};
+            }
+          }
+        }
+      }
+    }
+
+    /* the task's end: M is the same for every lane, so the wave reduces
+     * inside the guard */
+    if (i == UPL - 1) {
+      const long n0 = (gw + (long)(j / UPL) * GW) * {{RCPW}};
+#pragma unroll
+      for (int m = 0; m < {{MMAX}}; ++m) {
+        if (m < M) {
+#pragma unroll
+          for (int c = 0; c < {{RCPW}}; ++c) {
+            const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]);
+            if (lane == 0 && n0 + c < {{N}}) {
+              const long idx = m * {{N}}L + n0 + c;
+{{#each EPI_IN}}              const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
+{{/each}}              kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+            }
+          }
+        }
+      }
+    }
+  }
+}

@@ -190,8 +190,8 @@ KG_INLINE void kg_q6k_dequant32(KG_GLOBAL(const unsigned char) blocks, long bloc
  * integer (Q8_0 -128..127, Q4_0 -8..7, Q4_K 0..15, Q6_K -32..31), sc the
  * scale of its 16 (d; Q4_K d sc_j; Q6_K d scales[n / 16]) and mn the min
  * (Q4_K dmin m_j; 0 elsewhere). sc and mn are the exact products of the
- * helpers above, so sc * q - mn is their weight, bit for bit; the LDS Q4_0
- * decoder alone leaves them offset (kg_q4_0_words32_off). The integers
+ * helpers above, so sc * q - mn is their weight, bit for bit; the GEMVs'
+ * Q4_0 decoders alone leave them offset (kg_q4_0_words32_off). The integers
  * are made floats by adding them to 2^23 in the bits (kg_q_f32), not with
  * an int-to-float conversion, which some GPUs (NVIDIA's) issue at a quarter
  * of the FMA rate. */
@@ -457,23 +457,21 @@ KG_INLINE void kg_q6k_gl32(KG_GLOBAL(const unsigned short) b, long row, long g, 
  * selections below fold: a field at an offset of 2 mod 4 costs one funnel
  * shift per word. */
 
-/* The NW words of bytes off .. off + 4 NW - 1 of w (off even). */
+/* The NW words of bytes off .. off + 4 NW - 1 of w (off even): what
+ * kg_q_lds_words gives, without its read of the word past a field that
+ * starts word-aligned (past the unit's last word, a register array has no
+ * spare word). The 16-bit fields: kg_q_lds_u16, which serves w as it is. */
 template <int NW> KG_INLINE void kg_q_words_at(const unsigned *w, int off, unsigned out[NW]) {
 #pragma unroll
   for (int i = 0; i < NW; i++)
     out[i] = off % 4 ? (w[off / 4 + i] >> 16 | w[off / 4 + i + 1] << 16) : w[off / 4 + i];
 }
 
-/* The 16 bits at byte off of w (off even). */
-KG_INLINE unsigned kg_q_half_at(const unsigned *w, int off) {
-  return off % 4 ? w[off / 4] >> 16 : w[off / 4] & 0xffffu;
-}
-
 /* Q8_0 block at byte off: what kg_q8_0_lds32 gives for it. */
 KG_INLINE void kg_q8_0_regs32(const unsigned *w, int off, float q[32], float sc[2], float *mn) {
   unsigned qs[8];
   kg_q_words_at<8>(w, off + 2, qs);
-  kg_q8_0_words32(kg_q_half_at(w, off), qs, q, sc, mn);
+  kg_q8_0_words32(kg_q_lds_u16(w, off), qs, q, sc, mn);
 }
 
 /* Q4_0 block at byte off, with the offsets of kg_q4_0_words32_off. */
@@ -481,5 +479,5 @@ KG_INLINE void kg_q4_0_regs32_off(const unsigned *w, int off, float q[32], float
                                    float *mn) {
   unsigned qs[4];
   kg_q_words_at<4>(w, off + 2, qs);
-  kg_q4_0_words32_off(kg_q_half_at(w, off), qs, q, sc, mn);
+  kg_q4_0_words32_off(kg_q_lds_u16(w, off), qs, q, sc, mn);
 }

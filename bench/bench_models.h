@@ -7,6 +7,7 @@
 #include "gemm.h"
 #include "gemv.h"
 #include "gemv_q4_0.h"
+#include "gemv_q4_0_m8.h"
 #include "gemv_q8_0.h"
 #include "residual_add.h"
 #include "rmsnorm.h"

@@ -26,6 +26,7 @@ PEERS = {
     # GGUF weights: bytes are the quantized ones; the bf16 GEMV is no peer
     "gemv_q8_0 1x4096 . 14336x4096": ("d2d_copy_4096x8192", None, None),
     "gemv_q4_0 1x4096 . 14336x4096": ("d2d_copy_4096x8192", None, None),
+    "gemv_q4_0_m8 8x4096 . 14336x4096": ("d2d_copy_4096x8192", None, None),
     # GEMM: the time ratio to cuBLAS (A @ B, same call) is the column that counts
     "gemm 4096x4096x4096": (None, "cublas_bf16_gemm_4096", None),
     "swiglu_gemv 1x4096 . 2x14336x4096": ("d2d_copy_4096x8192", None, None),

@@ -263,9 +263,10 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
     return read_variant(L, top, g, n, &n->variants[0], d);
   }
   int list = lua_gettop(L);
-  n->num_variants = (int)luaL_len(L, list);
-  if (n->num_variants < 1 || n->num_variants > KG_MAX_VARIANTS)
-    return kg_error(d, "internal: %s has %d variants", n->op, n->num_variants);
+  const lua_Integer count = luaL_len(L, list);
+  if (count < 1 || count > KG_MAX_VARIANTS)
+    return kg_error(d, "internal: %s has %lld variants", n->op, (long long)count);
+  n->num_variants = (int)count;
   for (int i = 0; i < n->num_variants; i++) {
     lua_geti(L, list, i + 1);
     KG_TRY(read_variant(L, lua_gettop(L), g, n, &n->variants[i], d));

@@ -58,7 +58,7 @@ typedef struct kg_hole {
   char *value;
 } kg_hole_t;
 
-#define KG_MAX_VARIANTS 2
+#define KG_MAX_VARIANTS 3
 
 /* How a kernel for a node is generated: its template, holes and grid. */
 typedef enum kg_grid {
@@ -93,7 +93,8 @@ typedef struct kg_node {
   int outputs[KG_MAX_OUTPUTS];
   int inplace; /* operand index the kernel updates in place, or -1 */
   char *expr;  /* map: expression over $0, $1, ... */
-  /* one kernel per variant; several when the run-time dims choose among them */
+  /* one kernel per variant; several when the run-time dims choose among them
+   * (matmul: up to three, by the rows of x) */
   int num_variants;
   kg_variant_t variants[KG_MAX_VARIANTS];
 } kg_node_t;

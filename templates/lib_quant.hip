@@ -281,6 +281,20 @@ KG_INLINE void kg_q4_0_words32_off(unsigned d, const unsigned qs[4], float q[32]
   }
 }
 
+/* Q4_0 for the tensor cores (templates/gemv_qm.hip): the word of qs bytes
+ * j .. j + 3 as four registers of two 16-bit elements (low half the first),
+ * each nibble OR-ed into the mantissa of `magic` (0x43004300: bf16 128 + n;
+ * 0x64006400: f16 1024 + n), exactly the weight's integer plus 136 or 1032,
+ * with no int-to-float conversion. r[0]: the low nibbles of bytes j and j + 2
+ * (weights j, j + 2); r[1]: their high nibbles (weights j + 16, j + 18);
+ * r[2], r[3]: the same of bytes j + 1 and j + 3. */
+KG_INLINE void kg_q4_0_mma_words(unsigned qs, unsigned magic, unsigned r[4]) {
+  r[0] = (qs & 0x000f000fu) | magic;
+  r[1] = (qs >> 4 & 0x000f000fu) | magic;
+  r[2] = (qs >> 8 & 0x000f000fu) | magic;
+  r[3] = (qs >> 12 & 0x000f000fu) | magic;
+}
+
 /* Q4_K sub-block j from its fields: head the block's first 16 bytes (d,
  * dmin, scales) as 4 words, qs the 32 bytes qs[32 (j >> 1) ..] as 8. */
 KG_INLINE void kg_q4k_words32(const unsigned head[4], const unsigned qs[8], int j, float q[32],

@@ -104,26 +104,38 @@ local function build_quant(node, x, w, a)
         break
       end
     end
-    node.variants[#node.variants + 1] = {
-      -- tasks of NB rows of w, over at most as many workgroups as the
-      -- target holds at once (gemv_q's params: repeat)
-      template = "gemv_q", grid = "tiles", tile_units = (n + waves * cpw - 1) // (waves * cpw),
-      dim_args = { m },
-      holes = {
-        T = x.dtype.ctype, FMT = dt.name, K = tostring(k), N = tostring(n),
-        MMAX = tostring(math.min(mmax, MMAX)), CPW = tostring(cpw), NB = tostring(waves * cpw),
-        RB = tostring(rb), SE = tostring(se), SB = tostring(sb), NS = tostring(ns),
-        LE = tostring(le), LB = tostring(lb), DEQ = QUANT_DEQ[dt.name].lds,
-        MIN = dt.name == "q4_k" and "1" or "", -- a min per sub-block: sum x too
-        QB = QUANT_DEQ[dt.name].qb and "1" or "",
-        QB0 = QUANT_DEQ[dt.name].qb and QUANT_DEQ[dt.name].qb[1] or "",
-        QB1 = QUANT_DEQ[dt.name].qb and QUANT_DEQ[dt.name].qb[2] or "",
-      },
-      params_info = { waves = waves, vec = vec, cpw = cpw, mmax = math.min(mmax, MMAX),
-        stage_bytes = ns > 0 and sb or lb, se = se, k = k, x_size = x.dtype.size, x_ctype = x.dtype.ctype,
-        tasks = (n + waves * cpw - 1) // (waves * cpw), fmt = dt.name, n = n, bb = dt.block_bytes },
-      select = mmax > MMAX and { size = m, max = MMAX } or nil,
-    }
+    local function gemv_variant(vmax, sel)
+      node.variants[#node.variants + 1] = {
+        -- tasks of NB rows of w, over at most as many workgroups as the
+        -- target holds at once (gemv_q's params: repeat)
+        template = "gemv_q", grid = "tiles", tile_units = (n + waves * cpw - 1) // (waves * cpw),
+        dim_args = { m },
+        holes = {
+          T = x.dtype.ctype, FMT = dt.name, K = tostring(k), N = tostring(n),
+          MMAX = tostring(vmax), CPW = tostring(cpw), NB = tostring(waves * cpw),
+          RB = tostring(rb), SE = tostring(se), SB = tostring(sb), NS = tostring(ns),
+          LE = tostring(le), LB = tostring(lb), DEQ = QUANT_DEQ[dt.name].lds,
+          MIN = dt.name == "q4_k" and "1" or "", -- a min per sub-block: sum x too
+          QB = QUANT_DEQ[dt.name].qb and "1" or "",
+          QB0 = QUANT_DEQ[dt.name].qb and QUANT_DEQ[dt.name].qb[1] or "",
+          QB1 = QUANT_DEQ[dt.name].qb and QUANT_DEQ[dt.name].qb[2] or "",
+        },
+        params_info = { waves = waves, vec = vec, cpw = cpw, mmax = vmax,
+          stage_bytes = ns > 0 and sb or lb, se = se, k = k, x_size = x.dtype.size, x_ctype = x.dtype.ctype,
+          tasks = (n + waves * cpw - 1) // (waves * cpw), fmt = dt.name, n = n, bb = dt.block_bytes },
+        select = sel,
+      }
+    end
+    -- Q4_0 with f16 or bf16 x: one row of x takes a kernel of its own (gemv_qr
+    -- where the target has it), more rows the tensor cores where the target
+    -- has them (gemv_qm), whose products cost the same for up to 8 rows
+    local vmax = math.min(mmax, MMAX)
+    if dt.name == "q4_0" and x.dtype.name ~= "f32" and mmin == 1 and vmax > 1 then
+      gemv_variant(1, { size = m, max = 1 })
+      gemv_variant(vmax, { size = m, min = 2, max = MMAX })
+    else
+      gemv_variant(vmax, mmax > MMAX and { size = m, max = MMAX } or nil)
+    end
   end
   if mmax > MMAX then
     node.variants[#node.variants + 1] = {
@@ -194,6 +206,47 @@ local function gemv_qr_params(target, info)
   return nil
 end
 
+-- gemv_qm (templates/gemv_qm.hip), gemv_q's kernel for Q4_0 weights and f16
+-- or bf16 x on targets with mma.sync m16n8k16 in x's dtype: the slots of the
+-- workgroup's ring, the most 256-weight chunks of a row per step, the most
+-- waves per workgroup, and each dtype's nibble magic (kg_q4_0_mma_words)
+-- with the offset it leaves.
+local QM_SLOTS, QM_CPS, QM_WAVES = 2, 16, 16
+local QM_MAGIC = { kg_bf16 = { "1", "0x43004300u", "136.0f" }, kg_f16 = { "0", "0x64006400u", "1032.0f" } }
+
+--- gemv_q's params where the tensor cores can take a Q4_0 GEMV of up to 8
+--- rows (build_quant gives one row a variant of its own): K a whole number
+--- of 256-weight chunks, the target has the m16n8k16 mma in x's
+--- dtype, and the ring, x and the partial sums fit the LDS; else nil.
+local function gemv_qm_params(target, info)
+  local mg = QM_MAGIC[info.x_ctype]
+  if info.fmt ~= "q4_0" or not mg or info.mmax < 2 or info.k % 256 ~= 0 or target.wave ~= 32 then
+    return nil
+  end
+  local dt = info.x_ctype == "kg_bf16" and "bf16" or "f16"
+  local has = false
+  for _, m in ipairs(target.mma or {}) do
+    if m.op == "mma" and m.m == 16 and m.n == 8 and m.k == 16 and m.a == dt then has = true end
+  end
+  if not has then return nil end
+  local nb = info.k // 32
+  local cps = math.min(nb // 8, QM_CPS)
+  local waves = math.min(cps, QM_WAVES)
+  local rs = cps * 144 + (cps % 2 == 0 and 16 or 0)
+  local lds_max = target.shared_optin_bytes or target.lds_bytes
+  local lds = QM_SLOTS * 16 * rs + info.mmax * (nb * 64 + 64) + nb * 64 + 2 * waves * 512
+  if lds > lds_max then return nil end
+  local tasks = (info.n + 15) // 16
+  local per_cu = math.max(1, math.min(lds_max // lds, 64 // waves, QWG_PER_CU))
+  local grid = balanced_grid(tasks, 1, target.cus * per_cu)
+  return {
+    source = "gemv_qm", BLOCK = waves * 32, VEC = 1, shared_bytes = lds,
+    per_block = info.tasks, ["repeat"] = grid,
+    holes = { SHARED_BYTES = lds, GRID = grid, SLOTS = QM_SLOTS, CPS = cps, BF16 = mg[1], QMAGIC = mg[2],
+      QOFF = mg[3] },
+  }
+end
+
 kg.template {
   name = "gemv_q",
   -- The LDS: a ring of stage slots per wave (QSLOTS where copies are
@@ -203,7 +256,7 @@ kg.template {
   -- never wait for each other), as f32 or else x's dtype; else one stage's
   -- slice at a time, f32 or x's dtype; else x is read from global memory.
   params = function(target, info)
-    local regs = gemv_qr_params(target, info)
+    local regs = gemv_qm_params(target, info) or gemv_qr_params(target, info)
     if regs then return regs end
     local slots = target.platform == "cuda" and QSLOTS or 1
     local ring = (info.waves * slots * info.cpw * ((info.stage_bytes + 15) // 16 * 16)) + 16

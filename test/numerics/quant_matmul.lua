@@ -7,8 +7,10 @@
 -- the GEMM's k tile (tile attribute: bk 64 over K = 96 for the 32-weight
 -- blocks; bk 96 over K = 1280 for the k-quants, whose k tiles then straddle
 -- super-blocks; bk 64 for f32 there, as 32 x 32 x 96 f32 tiles do not fit
--- sm_90's 48 KiB); and silu(x w^T + b), the bias and silu fused into both
--- kernels as their epilogue.
+-- sm_90's 48 KiB); silu(x w^T + b), the bias and silu fused into both
+-- kernels as their epilogue; and 17 chunks of 256 weights per row (24 x
+-- 4352), which the waves of gemv_qm.hip split in two steps, one wave idle
+-- in the second.
 local M = sym("M", 257)
 local formats = { { "q8_0", q8_0, 32 }, { "q4_0", q4_0, 32 }, { "q4_k", q4_k, 256 },
   { "q6_k", q6_k, 256 } }
@@ -24,6 +26,7 @@ local cases = {
   { "n129", 129, 2304, 2304 },
   { "koff", 40, 96, 1280, koff },
   { "bias_silu", 72, 256, 256 },
+  { "k17", 24, 4352, 4352 },
 }
 local xs = {}
 for _, d in ipairs(dtypes) do

@@ -68,7 +68,8 @@ typedef struct qcase {
 static const qcase_t cases[] = {
     {"n37", 37, 256, 256, 0, 0},       {"n256", 256, 512, 512, 0, 0},
     {"n129", 129, 2304, 2304, 0, 0},   {"koff", 40, 96, 1280, 0, 0},
-    {"bias_silu", 72, 256, 256, 1, 0}, {"real", 4096, 4096, 4096, 0, 1},
+    {"bias_silu", 72, 256, 256, 1, 0}, {"k17", 24, 4352, 4352, 0, 0},
+    {"real", 4096, 4096, 4096, 0, 1},
 };
 enum { NCASE = (int)(sizeof cases / sizeof cases[0]) };
 

@@ -1,5 +1,6 @@
--- matmul with q4_0 weights on sm_90 (the bench size, bf16 x of one row): the
--- target decodes Q8_0 and Q4_0 blocks from registers (quant_gemv = "regs",
+-- matmul with q4_0 weights on sm_90 (the bench size, f32 x of one row; f16
+-- and bf16 x take the tensor cores, matmul_quant_mma_sm90.lua): the target
+-- decodes Q8_0 and Q4_0 blocks from registers (quant_gemv = "regs",
 -- templates/gemv_qr.hip). Each warp copies the 2304 bytes of a step of each
 -- of its 2 rows into its LDS ring with 16-byte cp.async (w arrives as 16-bit
 -- units: no byte loads), the ring's two steps before griddepcontrol.wait
@@ -19,8 +20,8 @@
 -- CHECK: cp.async.commit_group;
 -- CHECK-NOT: ld.global
 -- CHECK: griddepcontrol.wait;
--- CHECK: ld.global.nc.v4.u32
--- CHECK: st.shared.v2.f32
+-- CHECK: ld.global.nc.v4.f32
+-- CHECK: st.shared.v4.f32
 -- CHECK: bar.sync 0;
 -- CHECK: cp.async.wait_group 1;
 -- CHECK: bar.warp.sync -1;
@@ -36,6 +37,6 @@
 -- CHECK: shfl.sync
 -- META: .name: matmul_quant_sm90_0_matmul
 -- META: .stack_bytes: 0
-local x = input("x", bf16, { 1, 4096 })
+local x = input("x", f32, { 1, 4096 })
 local w = weight("w", q4_0, { 14336, 4096 })
 output("y", matmul(x, w))

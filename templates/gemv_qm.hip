@@ -1,0 +1,214 @@
+/* gemv_qm: y[m, n] = sum_k x[m, k] * w[n, k] for the M <= MMAX <= 8 rows of x
+ * (M given at run time, x f16 or bf16: {{T}}), w [N, K] in GGUF Q4_0 blocks
+ * (an f16 scale d, then 16 bytes qs: weight j < 16 is the low nibble of
+ * qs[j] minus 8, weight j + 16 its high nibble minus 8), row n the RB = K /
+ * 32 * 18 bytes of its blocks (w comes as 16-bit units; offsets below are
+ * bytes). gemv_q's kernel on targets with mma.sync m16n8k16 in x's dtype
+ * (gemv_q's params: source); the multiplies run on the tensor cores, f32
+ * sums; w is read once per launch.
+ * A task is 16 rows n0 .. n0 + 15 of w for one workgroup: row chunk c is
+ * blocks 8c .. 8c + 7 (CB = 144 bytes, 16-byte aligned as K % 256 == 0),
+ * wave v takes chunks v, v + WAVES, ... of every row in CPT steps, each the
+ * 16 rows of one chunk. The GRID workgroups (at most what the target holds
+ * at once: they stay resident and stage x once) take tasks blockIdx.x,
+ * blockIdx.x + GRID, ... A wave's steps, task after task, stream through
+ * its ring of SLOTS slots in LDS, SLOTS - 1 steps ahead of the one computed:
+ * step j's 16 chunk rows are 2304 consecutive bytes of slot j % SLOTS, copied
+ * in with 16-byte asynchronous copies (each copy instruction of the wave
+ * reads 32 consecutive pieces of rows 144 bytes long).
+ * A block of 16 rows is two m16n8k16 products: lane l (g = l / 4, t = l % 4)
+ * holds A rows g and g + 8, the qs bytes 4t .. 4t + 3 of each (rows 144
+ * bytes apart: 36 words, so the 32 lanes read 32 banks), decoded to four
+ * registers of two elements (kg_q4_0_mma_words: nibble | MAGIC, exactly
+ * the integer plus QOFF, no int-to-float conversion); B column g is x row g
+ * (row 0 again for g >= M, whose C columns are never stored), staged in LDS
+ * in the same order, 16 bytes per lane and block; C starts at -QOFF times
+ * the block's sum of x (staged beside it), so C is the block's sum of x
+ * times the integers; acc += d * C in f32.
+ * At a task's end the waves' partial sums go through LDS (two buffers, by
+ * task parity, so one barrier per task) and are added in wave order: no
+ * atomics, the same bits every run.
+ * The weights do not depend on earlier kernels: the first SLOTS steps'
+ * copies are issued before kg_dep_wait(), and x and the epilogue's operands
+ * are read after it (common.hip, early launch); kg_dep_launch() first lets
+ * the next kernel start as soon as every workgroup of this one has started.
+ * A row past N (a guard for N % 16 != 0) is read as row N - 1, not stored.
+ * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
+ * read at the result's index (a<k> in EPI), rounded to OUT_T. */
+extern "C" __global__ void __launch_bounds__({{BLOCK}})
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#each EPI_IN}}
+    KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
+  static_assert({{WAVE}} == 32, "gemv_qm: mma.sync takes warps of 32 lanes");
+  constexpr int WAVES = {{BLOCK}} / 32;
+  /* blocks and chunks per row; chunks per step, steps per task, chunks of a
+   * step per wave; a task's last step has LAST chunks */
+  constexpr int NB = {{K}} / 32;
+  constexpr int NCH = NB / 8;
+  constexpr int CPS = {{CPS}};
+  constexpr int SPT = (NCH + CPS - 1) / CPS;
+  constexpr int LAST = NCH - (SPT - 1) * CPS;
+  constexpr int CPW = (CPS + WAVES - 1) / WAVES;
+  /* a slot: the 16 rows of a step, RS bytes apart (RS / 4 words = 4 mod 8:
+   * the 8 rows of a quarter wave's reads fall in different banks) */
+  constexpr int RS = CPS * 144 + (CPS % 2 == 0 ? 16 : 0);
+  constexpr int SLOT = 16 * RS;
+  constexpr long TASKS = ({{N}} + 15) / 16;
+  constexpr int SLOTS = {{SLOTS}};
+  /* x row m, block b at byte m XR + 64 b (lane t's 16 bytes at + 16 t),
+   * rows 64 bytes apart in banks; lane t's C start for block b at float 16 b
+   * + 4 t: x rows 2t, 2t + 1, 2t, 2t + 1, C's order */
+  constexpr int XR = NB * 64 + 64;
+  /* the LDS: the ring, x, the C starts, two buffers of partial sums */
+  KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
+  kg_dep_launch();
+  const int wave = (int)(threadIdx.x / 32u), lane = (int)(threadIdx.x % 32u);
+  const int g = lane / 4, t = lane % 4;
+  const int J = (long)blockIdx.x < TASKS ? (int)((TASKS - 1 - blockIdx.x) / {{GRID}} + 1) * SPT : 0;
+  unsigned char *xs = lds + SLOTS * SLOT;
+  float *cs = (float *)(xs + {{MMAX}} * XR);
+  float *part = cs + NB * 16;
+
+  /* step j (chunks s CPS .. of the 16 rows of task j / SPT, s = j % SPT) into
+   * slot j % SLOTS: NC chunks of each row, 9 NC pieces of 16 bytes; wave v
+   * copies rows v, v + WAVES, ..., its lanes taking consecutive pieces */
+  const auto copy = [&](const int nc, int j) { /* nc: a constant at each (inlined) call */
+    const long n0 = ((long)blockIdx.x + (long)(j / SPT) * {{GRID}}) * 16;
+    unsigned char *slot = lds + j % SLOTS * SLOT;
+#pragma unroll
+    for (int r = wave; r < 16; r += WAVES) {
+      const long n = n0 + r < {{N}} ? n0 + r : {{N}} - 1;
+      const long h = n * ({{RB}}L / 2) + (long)(j % SPT) * CPS * 72 + 8 * lane; /* 16-bit units */
+      unsigned short *d = (unsigned short *)(slot + r * RS + 16 * lane);
+#pragma unroll
+      for (int q = 0; q < (9 * CPS + 31) / 32; ++q)
+        if (lane + 32 * q < 9 * nc)
+          kg_async_copy<8>(d + 256 * q, w, h + 256 * q, true);
+    }
+  };
+  const auto issue = [&](int j) {
+    if (j < J) {
+      if (j % SPT == SPT - 1)
+        copy(LAST, j);
+      else
+        copy(CPS, j);
+    }
+    kg_async_commit();
+  };
+  /* the ring's first steps: the weights do not depend on earlier kernels */
+  for (int j = 0; j < SLOTS - 1; ++j)
+    issue(j);
+  kg_dep_wait();
+  /* x, a block (m, b) per thread and turn: lane t's elements 4t + {0, 2,
+   * 16, 18, 1, 3, 17, 19} (kg_q4_0_mma_words' order), and the C start
+   * -QOFF * sum; rows m >= M start at 0 (never stored); the first step's
+   * barrier publishes them */
+  for (int it = (int)threadIdx.x; it < 8 * NB; it += {{BLOCK}}) {
+    const int m = it / NB, b = it % NB;
+    float sum = 0.0f;
+    if (m < M && m < {{MMAX}}) {
+      {{T}} v[32];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const kg_vec<{{T}}, 8> xv = kg_ldv<8>(x, m * {{K}}L + b * 32 + i * 8);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          v[8 * i + e] = xv.v[e];
+          sum += kg_to_f32(xv.v[e]);
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        kg_vec<{{T}}, 8> f;
+        f.v[0] = v[4 * q];
+        f.v[1] = v[4 * q + 2];
+        f.v[2] = v[4 * q + 16];
+        f.v[3] = v[4 * q + 18];
+        f.v[4] = v[4 * q + 1];
+        f.v[5] = v[4 * q + 3];
+        f.v[6] = v[4 * q + 17];
+        f.v[7] = v[4 * q + 19];
+        *(kg_vec<{{T}}, 8> *)(xs + m * XR + 64 * b + 16 * q) = f;
+      }
+    }
+    cs[16 * b + 4 * (m / 2) + m % 2] = -{{QOFF}} * sum;
+    cs[16 * b + 4 * (m / 2) + m % 2 + 2] = -{{QOFF}} * sum;
+  }
+
+  /* task u's sums: C element e of lane l is row g + 8 (e / 2), column (x
+   * row) 2t + e % 2; the waves' partial sums added in wave order */
+  const auto store = [&](int u) {
+    const float *p = part + u % 2 * WAVES * 128;
+    const long n0 = ((long)blockIdx.x + (long)u * {{GRID}}) * 16;
+    for (int o = (int)threadIdx.x; o < 16 * {{MMAX}}; o += {{BLOCK}}) {
+      const int r = o % 16, m = o / 16;
+      if (m < M && n0 + r < {{N}}) {
+        const int l = r % 8 * 4 + m / 2, e = r / 8 * 2 + m % 2;
+        float acc0 = 0.0f;
+        for (int v = 0; v < WAVES; ++v)
+          acc0 += p[(v * 4 + e) * 32 + l];
+        const long idx = m * {{N}}L + n0 + r;
+{{#each EPI_IN}}        const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
+{{/each}}        kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+      }
+    }
+  };
+
+  const unsigned char *xl = xs + (g < M ? g : 0) * XR + 16 * t;
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int j = 0; j < J; ++j) {
+    /* step j has landed (this thread's copies, then everyone's), every wave
+     * is done with step j - 1 and has written the sums of a task ending there */
+    kg_async_wait<SLOTS - 2>();
+    __syncthreads();
+    if (j > 0 && (j - 1) % SPT == SPT - 1)
+      store((j - 1) / SPT);
+    issue(j + SLOTS - 1);
+    const int s = j % SPT;
+#pragma unroll
+    for (int i = 0; i < CPW; ++i) {
+      const int c = wave + i * WAVES; /* the chunk in the step */
+      if (c < (s == SPT - 1 ? LAST : CPS)) { /* the same for the whole wave, as mma.sync needs */
+        const unsigned *s0 = (const unsigned *)(lds + j % SLOTS * SLOT + g * RS + c * 144) + t;
+        const unsigned *s1 = s0 + 8 * RS / 4;
+        const int b0 = (s * CPS + c) * 8;
+#pragma unroll
+        for (int b = 0; b < 8; ++b) {
+          const kg_vec<unsigned, 4> xb = *(const kg_vec<unsigned, 4> *)(xl + 64 * (b0 + b));
+          const kg_vec<float, 4> c0 = *(const kg_vec<float, 4> *)(cs + 16 * (b0 + b) + 4 * t);
+          float cc[4] = {c0.v[0], c0.v[1], c0.v[2], c0.v[3]};
+          unsigned q0[1], q1[1], a0[4], a1[4];
+          kg_q_lds_words<1>(s0, b * 18 + 2, q0);
+          kg_q_lds_words<1>(s1, b * 18 + 2, q1);
+          kg_q4_0_mma_words(q0[0], {{QMAGIC}}, a0);
+          kg_q4_0_mma_words(q1[0], {{QMAGIC}}, a1);
+          const unsigned lo[4] = {a0[0], a1[0], a0[1], a1[1]}, hi[4] = {a0[2], a1[2], a0[3], a1[3]};
+          const unsigned xlo[2] = {xb.v[0], xb.v[1]}, xhi[2] = {xb.v[2], xb.v[3]};
+          kg_mma_16x8x16<{{BF16}}>(cc, lo, xlo);
+          kg_mma_16x8x16<{{BF16}}>(cc, hi, xhi);
+          /* d of rows g and g + 8: the 16 bits at the block's start (s0 and
+           * s1 point t words in) */
+          const float d0 = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s0 - t, b * 18));
+          const float d1 = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s1 - t, b * 18));
+          acc[0] += d0 * cc[0];
+          acc[2] += d1 * cc[2];
+          if ({{MMAX}} > 1) { /* C's odd columns are x rows 1, 3, ... */
+            acc[1] += d0 * cc[1];
+            acc[3] += d1 * cc[3];
+          }
+        }
+      }
+    }
+    if (s == SPT - 1) {
+      float *p = part + j / SPT % 2 * WAVES * 128;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        p[(wave * 4 + e) * 32 + lane] = acc[e];
+        acc[e] = 0.0f;
+      }
+    }
+  }
+  if (J > 0) {
+    __syncthreads();
+    store((J - 1) / SPT);
+  }
+}

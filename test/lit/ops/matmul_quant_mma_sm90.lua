@@ -1,0 +1,52 @@
+-- matmul with q4_0 weights and f16 or bf16 x of more than one row on sm_90
+-- (the bench size; two rows of bf16 x, eight of f16): the tensor cores take
+-- the GEMV (templates/gemv_qm.hip). A step is the 2304 bytes of a row's 16
+-- chunks for each of a task's 16 rows, wave v copying row v with 16-byte
+-- cp.async (5 pieces per lane) into the workgroup's ring, the first step
+-- before griddepcontrol.wait (early launch: only weights before it); x is
+-- staged once per workgroup in the mma's operand order (16-byte stores)
+-- beside each block's C starts. Each step: wait for the copies, one barrier,
+-- the last task's sums stored, the next step's copies issued; then each
+-- block is two m16n8k16 products on nibbles OR-ed into the mantissa of 128.0
+-- (bf16, 0x43004300) or 1024.0 (f16, 0x64006400): no int-to-float
+-- conversion; x's registers and the C starts come from LDS, 16 bytes each
+-- per lane; a task's sums go to LDS. Nothing spills.
+-- REQUIRES: nvrtc
+-- RUN: %kgen --arch sm_90 --emit=asm %s -o - | FileCheck %s
+-- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
+-- CHECK-LABEL: .entry matmul_quant_mma_sm90_0_matmul(
+-- CHECK: griddepcontrol.launch_dependents;
+-- CHECK-NOT: ld.global
+-- CHECK-COUNT-5: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
+-- CHECK: cp.async.commit_group;
+-- CHECK-NOT: ld.global
+-- CHECK: griddepcontrol.wait;
+-- CHECK-COUNT-4: ld.global.nc.v4.u32
+-- CHECK-COUNT-4: st.shared.v4.u32
+-- CHECK: cp.async.wait_group 0;
+-- CHECK: bar.sync 0;
+-- CHECK: st.global.u16
+-- CHECK-COUNT-5: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
+-- CHECK: cp.async.commit_group;
+-- CHECK-NOT: cvt.rn.f32.{{[su]}}32
+-- CHECK: ld.shared.v4.u32
+-- CHECK: ld.shared.v4.f32
+-- CHECK: or.b32 {{.*}}, 1124090624;
+-- CHECK-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+-- CHECK-NOT: cvt.rn.f32.{{[su]}}32
+-- CHECK: st.shared.f32
+-- CHECK: bar.sync 0;
+-- CHECK-LABEL: .entry matmul_quant_mma_sm90_1_matmul(
+-- CHECK: griddepcontrol.wait;
+-- CHECK: cp.async.wait_group 0;
+-- CHECK: or.b32 {{.*}}, 1677747200;
+-- CHECK-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+-- META: .name: matmul_quant_mma_sm90_0_matmul
+-- META: .stack_bytes: 0
+-- META: .name: matmul_quant_mma_sm90_1_matmul
+-- META: .stack_bytes: 0
+local xb = input("xb", bf16, { 2, 4096 })
+local xh = input("xh", f16, { 8, 4096 })
+local w = weight("w", q4_0, { 14336, 4096 })
+output("yb", matmul(xb, w))
+output("yh", matmul(xh, w))

@@ -6,19 +6,20 @@
  * bytes). gemv_q's kernel on targets with mma.sync m16n8k16 in x's dtype
  * (gemv_q's params: source); the multiplies run on the tensor cores, f32
  * sums; w is read once per launch.
- * A task is 16 rows n0 .. n0 + 15 of w for one workgroup: row chunk c is
- * blocks 8c .. 8c + 7 (CB = 144 bytes, 16-byte aligned as K % 256 == 0),
- * wave v takes chunks v, v + WAVES, ... of every row in CPT steps, each the
- * 16 rows of one chunk. The GRID workgroups (at most what the target holds
- * at once: they stay resident and stage x once) take tasks blockIdx.x,
- * blockIdx.x + GRID, ... A wave's steps, task after task, stream through
- * its ring of SLOTS slots in LDS, SLOTS - 1 steps ahead of the one computed:
- * step j's 16 chunk rows are 2304 consecutive bytes of slot j % SLOTS, copied
- * in with 16-byte asynchronous copies (each copy instruction of the wave
- * reads 32 consecutive pieces of rows 144 bytes long).
+ * A task is 16 rows n0 .. n0 + 15 of w for one workgroup; row chunk c is
+ * blocks 8c .. 8c + 7 (144 bytes, 16-byte aligned as K % 256 == 0). The task
+ * is walked in SPT steps of CPS chunks of every row; in a step, wave v takes
+ * chunks v, v + WAVES, ... The GRID workgroups (at most what the target
+ * holds at once: they stay resident and stage x once) take tasks
+ * blockIdx.x, blockIdx.x + GRID, ... Steps, task after task, stream through
+ * the workgroup's ring of SLOTS slots in LDS, SLOTS - 1 ahead of the one
+ * computed: wave v copies rows v, v + WAVES, ... of a step with 16-byte
+ * asynchronous copies (each copy instruction of the wave reads 512
+ * consecutive bytes of a row), into rows RS bytes apart; one barrier per
+ * step publishes the step and frees the slot computed before it.
  * A block of 16 rows is two m16n8k16 products: lane l (g = l / 4, t = l % 4)
- * holds A rows g and g + 8, the qs bytes 4t .. 4t + 3 of each (rows 144
- * bytes apart: 36 words, so the 32 lanes read 32 banks), decoded to four
+ * holds A rows g and g + 8, the qs bytes 4t .. 4t + 3 of each (rows RS
+ * bytes apart, RS / 4 = 4 mod 8: the 32 lanes read 32 banks), decoded to four
  * registers of two elements (kg_q4_0_mma_words: nibble | MAGIC, exactly
  * the integer plus QOFF, no int-to-float conversion); B column g is x row g
  * (row 0 again for g >= M, whose C columns are never stored), staged in LDS
@@ -26,9 +27,9 @@
  * the block's sum of x (staged beside it), so C is the block's sum of x
  * times the integers; acc += d * C in f32.
  * At a task's end the waves' partial sums go through LDS (two buffers, by
- * task parity, so one barrier per task) and are added in wave order: no
- * atomics, the same bits every run.
- * The weights do not depend on earlier kernels: the first SLOTS steps'
+ * task parity) and are added in wave order after the next step's barrier:
+ * no atomics, the same bits every run.
+ * The weights do not depend on earlier kernels: the first SLOTS - 1 steps'
  * copies are issued before kg_dep_wait(), and x and the epilogue's operands
  * are read after it (common.hip, early launch); kg_dep_launch() first lets
  * the next kernel start as soon as every workgroup of this one has started.

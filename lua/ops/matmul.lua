@@ -51,7 +51,10 @@ local QUANT_DEQ = {
 ---     divides every stage's bytes, so every piece is aligned. x is staged
 ---     in LDS too where it fits (gemv_q's params). Targets whose quant_gemv
 ---     is "regs" take templates/gemv_qr.hip for Q8_0 and Q4_0 instead
----     (gemv_qr_params: whole units of blocks decoded from registers).
+---     (gemv_qr_params: whole units of blocks decoded from registers); Q4_0
+---     with 2 to 8 rows of f16 or bf16 x takes the tensor cores where the
+---     target has mma.sync m16n8k16 (templates/gemv_qm.hip, gemv_qm_params),
+---     so one row of such an x has a GEMV variant of its own.
 ---   GEMM (larger M, templates/gemm.hip with QUANT): the float GEMM's tiles,
 ---     the B tile decoded from the blocks into LDS as x's dtype.
 local function build_quant(node, x, w, a)

@@ -191,11 +191,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
           const float d0 = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s0 - t, b * 18));
           const float d1 = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s1 - t, b * 18));
           acc[0] += d0 * cc[0];
+          acc[1] += d0 * cc[1];
           acc[2] += d1 * cc[2];
-          if ({{MMAX}} > 1) { /* C's odd columns are x rows 1, 3, ... */
-            acc[1] += d0 * cc[1];
-            acc[3] += d1 * cc[3];
-          }
+          acc[3] += d1 * cc[3];
         }
       }
     }

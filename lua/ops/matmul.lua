@@ -215,7 +215,10 @@ end
 -- waves per workgroup, and each dtype's nibble magic (kg_q4_0_mma_words)
 -- with the offset it leaves.
 local QM_SLOTS, QM_CPS, QM_WAVES = 2, 16, 16
-local QM_MAGIC = { kg_bf16 = { "1", "0x43004300u", "136.0f" }, kg_f16 = { "0", "0x64006400u", "1032.0f" } }
+local QM_MAGIC = {
+  kg_bf16 = { dtype = "bf16", bf16 = "1", magic = "0x43004300u", off = "136.0f" },
+  kg_f16 = { dtype = "f16", bf16 = "0", magic = "0x64006400u", off = "1032.0f" },
+}
 
 --- gemv_q's params where the tensor cores can take a Q4_0 GEMV of up to 8
 --- rows (build_quant gives one row a variant of its own): K a whole number
@@ -226,10 +229,9 @@ local function gemv_qm_params(target, info)
   if info.fmt ~= "q4_0" or not mg or info.mmax < 2 or info.k % 256 ~= 0 or target.wave ~= 32 then
     return nil
   end
-  local dt = info.x_ctype == "kg_bf16" and "bf16" or "f16"
   local has = false
   for _, m in ipairs(target.mma or {}) do
-    if m.op == "mma" and m.m == 16 and m.n == 8 and m.k == 16 and m.a == dt then has = true end
+    if m.op == "mma" and m.m == 16 and m.n == 8 and m.k == 16 and m.a == mg.dtype then has = true end
   end
   if not has then return nil end
   local nb = info.k // 32
@@ -245,8 +247,8 @@ local function gemv_qm_params(target, info)
   return {
     source = "gemv_qm", BLOCK = waves * 32, VEC = 1, shared_bytes = lds,
     per_block = info.tasks, ["repeat"] = grid,
-    holes = { SHARED_BYTES = lds, GRID = grid, SLOTS = QM_SLOTS, CPS = cps, BF16 = mg[1], QMAGIC = mg[2],
-      QOFF = mg[3] },
+    holes = { SHARED_BYTES = lds, GRID = grid, SLOTS = QM_SLOTS, CPS = cps, BF16 = mg.bf16, QMAGIC = mg.magic,
+      QOFF = mg.off },
   }
 end
 

@@ -1059,8 +1059,15 @@ kgrt_status_t kgrt_model_time(kgrt_model_t *model, uint32_t warmup, uint32_t rep
   kgrt_status_t st = KGRT_STATUS_OK;
   for (uint32_t r = 0; r < warmup && st == KGRT_STATUS_OK; r++)
     st = kgrt_model_run(model, err);
+  /* KGRT_TIME_FLUSH=0: no flush, each run timed from an idle device (the
+   * way before; for A/B timing) */
+  const char *flush = getenv("KGRT_TIME_FLUSH");
+  const int flushes = !(flush != NULL && strcmp(flush, "0") == 0);
   for (uint32_t r = 0; r < reps && st == KGRT_STATUS_OK; r++) {
-    st = dev->vtable->timer(dev, model->program, 0, NULL, err);
+    if (flushes && dev->vtable->cache_flush != NULL)
+      st = dev->vtable->cache_flush(dev, model->program, err);
+    if (st == KGRT_STATUS_OK)
+      st = dev->vtable->timer(dev, model->program, 0, NULL, err);
     if (st == KGRT_STATUS_OK)
       st = kgrt_model_run(model, err);
     if (st == KGRT_STATUS_OK)

@@ -110,9 +110,14 @@ kgrt_status_t kgrt_model_run(kgrt_model_t *model, kgrt_error_t *err);
 
 /* Runs the plan `warmup` times, then `reps` times each between two marks on
  * the device's own clock (cuda: events on the model's stream; sim: the host
- * clock), and gives the median time of one run in microseconds. Needs what
- * kgrt_model_run needs; the outputs are those of the last run. UNAVAILABLE on
- * a device that cannot time (hip for now). */
+ * clock), and gives the median time of one run in microseconds. On cuda each
+ * timed run is queued behind a 256 MiB write that evicts the L2, as
+ * triton.testing.do_bench times its calls: the run starts cold and its
+ * launches are queued before the device reaches them, so the time is the
+ * device's, without the host's launch latency (KGRT_TIME_FLUSH=0 in the
+ * environment leaves the flush out). Needs what kgrt_model_run needs; the
+ * outputs are those of the last run. UNAVAILABLE on a device that cannot time
+ * (hip for now). */
 kgrt_status_t kgrt_model_time(kgrt_model_t *model, uint32_t warmup, uint32_t reps,
                               double *out_median_us, kgrt_error_t *err);
 

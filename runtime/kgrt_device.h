@@ -82,6 +82,12 @@ struct kgrt_device_vtable {
    * between the two in *out_us. NULL when the device cannot time. */
   kgrt_status_t (*timer)(kgrt_device_t *device, kgrt_device_program_t *program, int stop,
                          double *out_us, kgrt_error_t *err);
+  /* Queues, in the program's queue, work that evicts the device's caches
+   * (writes a scratch buffer larger than its last-level cache), so that what
+   * is queued next starts cold and behind device work rather than on an idle
+   * device. NULL where there is nothing to evict (sim) or no timer. */
+  kgrt_status_t (*cache_flush)(kgrt_device_t *device, kgrt_device_program_t *program,
+                               kgrt_error_t *err);
 };
 
 /* Device constructors. `arch` is the part after "sim:" (NULL when absent),

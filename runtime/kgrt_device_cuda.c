@@ -129,6 +129,8 @@ typedef struct kgrt_cu_api {
   kgrt_cu_result_t (*cuStreamDestroy_v2)(kgrt_cu_stream_t stream);
   kgrt_cu_result_t (*cuMemsetD8_v2)(kgrt_cu_deviceptr_t dst, unsigned char value,
                                     size_t bytes);
+  kgrt_cu_result_t (*cuMemsetD32Async)(kgrt_cu_deviceptr_t dst, unsigned value, size_t n,
+                                       kgrt_cu_stream_t stream);
   kgrt_cu_result_t (*cuEventCreate)(kgrt_cu_event_t *event, unsigned flags);
   kgrt_cu_result_t (*cuEventRecord)(kgrt_cu_event_t event, kgrt_cu_stream_t stream);
   kgrt_cu_result_t (*cuEventSynchronize)(kgrt_cu_event_t event);
@@ -171,6 +173,7 @@ static const kgrt_cu_symbol_t kgrt_cu_symbols[] = {
     KGRT_CU_SYMBOL(cuStreamSynchronize),
     KGRT_CU_SYMBOL(cuStreamDestroy_v2),
     KGRT_CU_SYMBOL(cuMemsetD8_v2),
+    KGRT_CU_SYMBOL(cuMemsetD32Async),
     KGRT_CU_SYMBOL(cuEventCreate),
     KGRT_CU_SYMBOL(cuEventRecord),
     KGRT_CU_SYMBOL(cuEventSynchronize),
@@ -199,6 +202,7 @@ struct kgrt_device_program {
   kgrt_cu_stream_t stream;
   kgrt_cu_function_t *functions; /* per kernel of the arch table */
   kgrt_cu_event_t events[2];     /* timer start and end; created on first use */
+  kgrt_cu_deviceptr_t flush;     /* kgrt_cuda_cache_flush's scratch; 0 before */
 };
 
 static kgrt_cuda_device_t *kgrt_cuda_cast(kgrt_device_t *device) {
@@ -284,6 +288,8 @@ static void kgrt_cuda_program_unload(kgrt_device_t *device,
       cuda->api.cuStreamSynchronize(program->stream);
       cuda->api.cuStreamDestroy_v2(program->stream);
     }
+    if (program->flush != 0)
+      cuda->api.cuMemFree_v2(program->flush);
     if (program->module != NULL)
       cuda->api.cuModuleUnload(program->module);
   }
@@ -501,6 +507,31 @@ static kgrt_status_t kgrt_cuda_timer(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
+/* 256 MiB of zeros, as triton.testing.do_bench writes before each timed
+ * call (the peers in bench/ are timed that way): far larger than any L2 so
+ * far (50 MiB on H100), and long enough (about 0.1 ms) that the launches
+ * queued behind it are all queued before the device reaches them. */
+#define KGRT_CUDA_FLUSH_BYTES ((size_t)256 << 20)
+
+static kgrt_status_t kgrt_cuda_cache_flush(kgrt_device_t *device,
+                                           kgrt_device_program_t *program,
+                                           kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  KGRT_CUDA_TRY(kgrt_cuda_bind(cuda, err));
+  kgrt_cu_result_t e;
+  if (program->flush == 0 &&
+      (e = cuda->api.cuMemAlloc_v2(&program->flush, KGRT_CUDA_FLUSH_BYTES)) != 0) {
+    program->flush = 0;
+    return kgrt_cuda_fail(
+        cuda, err, KGRT_STATUS_OUT_OF_MEMORY, e,
+        "cuMemAlloc (the 256 MiB that flush the L2 between timed runs)");
+  }
+  if ((e = cuda->api.cuMemsetD32Async(program->flush, 0, KGRT_CUDA_FLUSH_BYTES / 4,
+                                      program->stream)) != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuMemsetD32Async");
+  return KGRT_STATUS_OK;
+}
+
 static const kgrt_device_vtable_t kgrt_cuda_vtable = {
     .destroy = kgrt_cuda_destroy,
     .arch_select = kgrt_cuda_arch_select,
@@ -512,6 +543,7 @@ static const kgrt_device_vtable_t kgrt_cuda_vtable = {
     .buffer_read = kgrt_cuda_buffer_read,
     .launch = kgrt_cuda_launch,
     .timer = kgrt_cuda_timer,
+    .cache_flush = kgrt_cuda_cache_flush,
 };
 
 /* dlopen and dlsym: the driver library and every entry point. */

@@ -6,6 +6,8 @@
 #include "embedding.h"
 #include "gemm.h"
 #include "gemv.h"
+#include "gemv_down.h"
+#include "gemv_lm_head.h"
 #include "gemv_q4_0.h"
 #include "gemv_q4_0_m8.h"
 #include "gemv_q8_0.h"

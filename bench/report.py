@@ -23,6 +23,8 @@ PEERS = {
     "rope 4096x32x128": ("d2d_copy_4096x8192", "rope_eager_hf", "rope_torch_compile"),
     "embedding 4096 of 128256x4096": ("d2d_copy_4096x8192", "embedding_gather", None),
     "gemv 1x4096 . 14336x4096": ("d2d_copy_4096x8192", "gemv_bs1_14336x4096", None),
+    "gemv_down 1x14336 . 4096x14336": ("d2d_copy_4096x8192", "gemv_bs1_4096x14336", None),
+    "gemv_lm_head 1x4096 . 128256x4096": ("d2d_copy_16384x8192", "gemv_bs1_128256x4096", None),
     # GGUF weights: bytes are the quantized ones; the bf16 GEMV is no peer
     "gemv_q8_0 1x4096 . 14336x4096": ("d2d_copy_4096x8192", None, None),
     "gemv_q4_0 1x4096 . 14336x4096": ("d2d_copy_4096x8192", None, None),

@@ -14,6 +14,7 @@
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o q4_bulk q4_bulk.cu
 //   ./q4_bulk          the three ways of starting a timed run (see time1)
 //   ./q4_bulk sweep    the designs, idle starts
+//   ./q4_bulk m8       8 rows of x on the tensor-core ring (gemv_mma8)
 // Results: bench/results/h100_matmul_s9_probe.txt.
 #include <algorithm>
 #include <cmath>
@@ -382,6 +383,138 @@ __global__ void __launch_bounds__((W + 1) * 32) gemv_mma(const unsigned char *__
   }
 }
 
+/* gemv_mma for MM <= 8 rows of x: B column g is x row g (row 0 again for g
+ * >= MM, never stored), C starts at -136 times each row's block sum, every C
+ * element of a lane is a result (rows g, g + 8; x rows 2t, 2t + 1); partial
+ * sums per item, x row and weight row, added by the producer warp. */
+template <int MM, int W, int G, int S>
+__global__ void __launch_bounds__((W + 1) * 32) gemv_mma8(const unsigned char *__restrict__ w,
+                                                          const __nv_bfloat16 *__restrict__ x,
+                                                          float *__restrict__ y) {
+  constexpr int R = 16 * G, STAGE = R * RS, ITEMS = G * 16, XR = 128 * 64 + 64;
+  extern __shared__ __align__(128) unsigned char sm[];
+  unsigned char *ring = sm;
+  unsigned char *xs = sm + S * STAGE;            /* 8 rows of XR bytes */
+  float *csum = (float *)(xs + 8 * XR);          /* [128][8] */
+  float *part = csum + 128 * 8;                  /* [S][ITEMS][8][16] */
+  unsigned long long *full = (unsigned long long *)(part + S * ITEMS * 128);
+  unsigned long long *empty = full + S;
+  asm volatile("griddepcontrol.launch_dependents;");
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int r0 = (int)((long)N * blockIdx.x / gridDim.x);
+  const int r1 = (int)((long)N * (blockIdx.x + 1) / gridDim.x);
+  const int ks = (r1 - r0 + R - 1) / R;
+  auto issue = [&](int k) {
+    const int s = k % S;
+    const int rows = min(R, r1 - r0 - k * R);
+    bar_expect(&full[s], rows * RB);
+    for (int r = 0; r < rows; r++)
+      bulk_copy(ring + s * STAGE + r * RS, w + (long)(r0 + k * R + r) * RB, RB, &full[s], 0);
+  };
+  if (warp == W && lane == 0) {
+    for (int s = 0; s < S; s++) {
+      bar_init(&full[s], 1);
+      bar_init(&empty[s], W * 32);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    for (int k = 0; k < S && k < ks; k++)
+      issue(k);
+  }
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  for (int base = 0; base < 8 * 512; base += blockDim.x) {
+    const int it = base + threadIdx.x;
+    const int m = it / 512, b = it % 512 / 4, tt = it % 4;
+    float h = 0.f;
+    if (it < 8 * 512) {
+      uint4 pk = make_uint4(0, 0, 0, 0);
+      if (m < MM) {
+        const int e0 = m * K + b * 32 + 4 * tt;
+        const int ord[8] = {0, 2, 16, 18, 1, 3, 17, 19};
+        unsigned short v[8];
+#pragma unroll
+        for (int e = 0; e < 8; e++) {
+          const __nv_bfloat16 xv = x[e0 + ord[e]];
+          v[e] = __bfloat16_as_ushort(xv);
+          h += __bfloat162float(xv);
+        }
+        pk.x = v[0] | (unsigned)v[1] << 16;
+        pk.y = v[2] | (unsigned)v[3] << 16;
+        pk.z = v[4] | (unsigned)v[5] << 16;
+        pk.w = v[6] | (unsigned)v[7] << 16;
+      }
+      *(uint4 *)(xs + m * XR + 64 * b + 16 * tt) = pk;
+    }
+    h += __shfl_xor_sync(0xffffffffu, h, 1);
+    h += __shfl_xor_sync(0xffffffffu, h, 2);
+    if (it < 8 * 512 && tt == 0)
+      csum[b * 8 + m] = -136.0f * h;
+  }
+  __syncthreads();
+  if (warp == W) {
+    for (int k = 0; k < ks; k++) {
+      const int s = k % S;
+      bar_wait(&empty[s], (k / S) & 1);
+      if (k + S < ks && lane == 0)
+        issue(k + S);
+      for (int o = lane; o < R * MM; o += 32) {
+        const int r = o % R, m = o / R;
+        const float *p = part + ((s * ITEMS + (r / 16) * 16) * 8 + m) * 16 + r % 16;
+        float v = 0.f;
+#pragma unroll
+        for (int c = 0; c < 16; c++)
+          v += p[c * 128];
+        const int row = r0 + k * R + r;
+        if (row < r1)
+          y[(long)m * N + row] = v;
+      }
+    }
+    return;
+  }
+  const unsigned char *xl = xs + (g < MM ? g : 0) * XR + 16 * t;
+  for (int k = 0; k < ks; k++) {
+    const int s = k % S;
+    bar_wait(&full[s], (k / S) & 1);
+    const unsigned char *st = ring + s * STAGE;
+    for (int item = warp; item < ITEMS; item += W) {
+      const int gp = item / 16, c = item % 16;
+      const unsigned char *p0 = st + (gp * 16 + g) * RS, *p1 = p0 + 8 * RS;
+      float acc[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+      for (int bb = 0; bb < 8; bb++) {
+        const int b = c * 8 + bb;
+        const uint4 xb = *(const uint4 *)(xl + 64 * b);
+        const float2 cs = *(const float2 *)(csum + b * 8 + 2 * t);
+        float cc[4] = {cs.x, cs.y, cs.x, cs.y}, ch[4] = {0.f, 0.f, 0.f, 0.f};
+        unsigned a0[4], a1[4];
+        dec(lds_word(p0, b * 18 + 2 + 4 * t), a0);
+        dec(lds_word(p1, b * 18 + 2 + 4 * t), a1);
+        const unsigned lo[4] = {a0[0], a1[0], a0[1], a1[1]}, hi[4] = {a0[2], a1[2], a0[3], a1[3]};
+        const unsigned xlo[2] = {xb.x, xb.y}, xhi[2] = {xb.z, xb.w};
+        mma_bf16(cc, lo, xlo);
+        mma_bf16(ch, hi, xhi);
+        const float d0 = __half2float(__ushort_as_half((unsigned short)lds_u16(p0, b * 18)));
+        const float d1 = __half2float(__ushort_as_half((unsigned short)lds_u16(p1, b * 18)));
+        acc[0] = fmaf(d0, cc[0] + ch[0], acc[0]);
+        acc[1] = fmaf(d0, cc[1] + ch[1], acc[1]);
+        acc[2] = fmaf(d1, cc[2] + ch[2], acc[2]);
+        acc[3] = fmaf(d1, cc[3] + ch[3], acc[3]);
+      }
+      float *pp = part + (s * ITEMS + item) * 128;
+      if (2 * t < MM) {
+        pp[(2 * t) * 16 + g] = acc[0];
+        pp[(2 * t) * 16 + g + 8] = acc[2];
+      }
+      if (2 * t + 1 < MM) {
+        pp[(2 * t + 1) * 16 + g] = acc[1];
+        pp[(2 * t + 1) * 16 + g + 8] = acc[3];
+      }
+    }
+    bar_arrive(&empty[s]);
+  }
+}
+
 __global__ void rflush(const uint4 *__restrict__ p, long n16, unsigned *out) {
   unsigned acc = 0;
   for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += (long)gridDim.x * blockDim.x) {
@@ -525,6 +658,79 @@ int main(int argc, char **argv) {
 #define RUNM(M, W, G, S, WGS)                                                                     \
   run(M == 1 ? "gemv mma" : M == 4 ? "floor mma" : "compute mma", gemv_mma<M, W, G, S>, W, G, S, WGS, \
       S * 16 * G * RS + 128 * 64 + 512 + S * G * 256 * 4 + 16 * S)
+  if (argc > 1 && !strcmp(argv[1], "m8")) {
+    /* 8 rows of x: the bulk ring with the tensor-core decode, against float64 */
+    constexpr int MM = 8;
+    std::vector<__nv_bfloat16> hx8((size_t)MM * K);
+    std::vector<float> xf8((size_t)MM * K);
+    for (int i = 0; i < MM * K; i++) {
+      xf8[i] = bf16r((rnd() >> 8) / 8388608.0f - 1.0f);
+      hx8[i] = __float2bfloat16(xf8[i]);
+    }
+    std::vector<double> ref8((size_t)2 * MM * N);
+    for (int gg = 0; gg < 2; gg++)
+      for (int n = 0; n < N; n++) {
+        double a[MM] = {};
+        for (int b = 0; b < K / 32; b++) {
+          const unsigned char *bl = &hw[(long)gg * bytes + (long)n * RB + b * 18];
+          __half h;
+          memcpy(&h, bl, 2);
+          const double d = __half2float(h);
+          for (int j = 0; j < 16; j++) {
+            const double lo = d * ((bl[2 + j] & 15) - 8), hi = d * ((bl[2 + j] >> 4) - 8);
+            for (int m = 0; m < MM; m++)
+              a[m] += lo * xf8[m * K + b * 32 + j] + hi * xf8[m * K + b * 32 + 16 + j];
+          }
+        }
+        for (int m = 0; m < MM; m++)
+          ref8[((size_t)gg * MM + m) * N + n] = a[m];
+      }
+    __nv_bfloat16 *dx8;
+    float *dy8;
+    CK(cudaMalloc(&dx8, (size_t)MM * K * 2));
+    CK(cudaMalloc(&dy8, (size_t)2 * MM * N * 4));
+    CK(cudaMemcpy(dx8, hx8.data(), (size_t)MM * K * 2, cudaMemcpyHostToDevice));
+    auto run8 = [&](const char *name, auto kern, int W, int G, int S) {
+      const int smem = S * 16 * G * RS + 8 * (128 * 64 + 64) + 128 * 8 * 4 + S * G * 16 * 128 * 4 + 16 * S;
+      CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = sms;
+      cfg.blockDim = (W + 1) * 32;
+      cfg.dynamicSmemBytes = smem;
+      cfg.stream = s;
+      cudaLaunchAttribute at[1];
+      at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      at[0].val.programmaticStreamSerializationAllowed = 1;
+      cfg.attrs = at;
+      cfg.numAttrs = 1;
+      auto pair = [&]() {
+        CK(cudaLaunchKernelEx(&cfg, kern, (const unsigned char *)dw, (const __nv_bfloat16 *)dx8, dy8));
+        CK(cudaLaunchKernelEx(&cfg, kern, (const unsigned char *)(dw + bytes), (const __nv_bfloat16 *)dx8,
+                              dy8 + MM * N));
+      };
+      char label[96];
+      snprintf(label, sizeof label, "%s W %d G %d S %d smem %d", name, W, G, S, smem);
+      time3(label, 2.0 * bytes, pair);
+      CK(cudaMemset(dy8, 0xff, (size_t)2 * MM * N * 4));
+      pair();
+      CK(cudaDeviceSynchronize());
+      std::vector<float> hy((size_t)2 * MM * N);
+      CK(cudaMemcpy(hy.data(), dy8, hy.size() * 4, cudaMemcpyDeviceToHost));
+      double num = 0, den = 0;
+      for (size_t i = 0; i < hy.size(); i++) {
+        const double e = (double)hy[i] - ref8[i];
+        num += e * e;
+        den += ref8[i] * ref8[i];
+      }
+      const double nmse = num / den;
+      printf("  nmse %.3g %s\n", nmse, std::isfinite(nmse) && nmse < 1e-10 ? "ok" : "FAIL");
+    };
+    run8("gemv mma m8", gemv_mma8<8, 8, 1, 3>, 8, 1, 3);
+    run8("gemv mma m8", gemv_mma8<8, 16, 1, 3>, 16, 1, 3);
+    run8("gemv mma m8", gemv_mma8<8, 16, 1, 2>, 16, 1, 2);
+    run8("gemv mma m8", gemv_mma8<8, 8, 1, 2>, 8, 1, 2);
+    return 0;
+  }
   if (sweep) {
     /* the designs, idle timing: FFMA chains 1 or 4 per half, ring shapes,
      * compute only (one stage loaded and reused), the floor (x staged, one

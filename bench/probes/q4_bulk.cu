@@ -257,6 +257,33 @@ __device__ __forceinline__ void dec(unsigned qs, unsigned r[4]) {
   r[3] = (qs >> 12 & 0x000f000fu) | m;
 }
 
+/* The row ring of the tensor-core kernels: stage k of the workgroup's rows
+ * [r0, r1) (R rows, each its own bulk copy, RS bytes apart) into slot k % S;
+ * ring_init: the slots' barriers (full: the producer's arrival and the
+ * bytes; empty: every consumer lane), then the first `first` stages. */
+template <int R, int S>
+__device__ __forceinline__ void ring_issue(unsigned char *ring, const unsigned char *w,
+                                           unsigned long long *full, int r0, int r1, int k) {
+  const int s = k % S;
+  const int rows = min(R, r1 - r0 - k * R);
+  bar_expect(&full[s], rows * RB);
+  for (int r = 0; r < rows; r++)
+    bulk_copy(ring + (s * R + r) * RS, w + (long)(r0 + k * R + r) * RB, RB, &full[s], 0);
+}
+template <int R, int S>
+__device__ __forceinline__ void ring_init(unsigned char *ring, const unsigned char *w,
+                                          unsigned long long *full, unsigned long long *empty,
+                                          int consumers, int r0, int r1, int first) {
+  for (int s = 0; s < S; s++) {
+    bar_init(&full[s], 1);
+    bar_init(&empty[s], consumers);
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  for (int k = 0; k < first && k < (r1 - r0 + R - 1) / R; k++)
+    ring_issue<R, S>(ring, w, full, r0, r1, k);
+}
+
 template <int MODE, int W, int G, int S>
 __global__ void __launch_bounds__((W + 1) * 32) gemv_mma(const unsigned char *__restrict__ w,
                                                          const __nv_bfloat16 *__restrict__ x,
@@ -275,23 +302,8 @@ __global__ void __launch_bounds__((W + 1) * 32) gemv_mma(const unsigned char *__
   const int r0 = (int)((long)N * blockIdx.x / gridDim.x);
   const int r1 = (int)((long)N * (blockIdx.x + 1) / gridDim.x);
   const int ks = (r1 - r0 + R - 1) / R;
-  auto issue = [&](int k) {
-    const int s = k % S;
-    const int rows = min(R, r1 - r0 - k * R);
-    bar_expect(&full[s], rows * RB);
-    for (int r = 0; r < rows; r++)
-      bulk_copy(ring + s * STAGE + r * RS, w + (long)(r0 + k * R + r) * RB, RB, &full[s], 0);
-  };
-  if (warp == W && lane == 0) {
-    for (int s = 0; s < S; s++) {
-      bar_init(&full[s], 1);
-      bar_init(&empty[s], W * 32);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    for (int k = 0; k < (MODE >= 2 ? 1 : S) && k < ks; k++)
-      issue(k);
-  }
+  if (warp == W && lane == 0)
+    ring_init<R, S>(ring, w, full, empty, W * 32, r0, r1, MODE >= 2 ? 1 : S);
   asm volatile("griddepcontrol.wait;" ::: "memory");
   /* x: block b, lane t: elements 4t + {0, 2, 16, 18, 1, 3, 17, 19} */
   for (int base = 0; base < 512; base += blockDim.x) {
@@ -329,10 +341,8 @@ __global__ void __launch_bounds__((W + 1) * 32) gemv_mma(const unsigned char *__
       else
         __syncwarp();
       if (MODE < 2 && k + S < ks && lane == 0)
-        issue(k + S);
-      if (MODE >= 2)
-        continue;
-      for (int r = lane; r < R; r += 32) {
+        ring_issue<R, S>(ring, w, full, r0, r1, k + S);
+      for (int r = lane; r < (MODE >= 2 ? 0 : R); r += 32) {
         const float *p = part + (s * ITEMS + (r / 16) * 16) * 16 + r % 16;
         float v = 0.f;
 #pragma unroll
@@ -405,23 +415,8 @@ __global__ void __launch_bounds__((W + 1) * 32) gemv_mma8(const unsigned char *_
   const int r0 = (int)((long)N * blockIdx.x / gridDim.x);
   const int r1 = (int)((long)N * (blockIdx.x + 1) / gridDim.x);
   const int ks = (r1 - r0 + R - 1) / R;
-  auto issue = [&](int k) {
-    const int s = k % S;
-    const int rows = min(R, r1 - r0 - k * R);
-    bar_expect(&full[s], rows * RB);
-    for (int r = 0; r < rows; r++)
-      bulk_copy(ring + s * STAGE + r * RS, w + (long)(r0 + k * R + r) * RB, RB, &full[s], 0);
-  };
-  if (warp == W && lane == 0) {
-    for (int s = 0; s < S; s++) {
-      bar_init(&full[s], 1);
-      bar_init(&empty[s], W * 32);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    for (int k = 0; k < S && k < ks; k++)
-      issue(k);
-  }
+  if (warp == W && lane == 0)
+    ring_init<R, S>(ring, w, full, empty, W * 32, r0, r1, S);
   asm volatile("griddepcontrol.wait;" ::: "memory");
   for (int base = 0; base < 8 * 512; base += blockDim.x) {
     const int it = base + threadIdx.x;
@@ -457,7 +452,7 @@ __global__ void __launch_bounds__((W + 1) * 32) gemv_mma8(const unsigned char *_
       const int s = k % S;
       bar_wait(&empty[s], (k / S) & 1);
       if (k + S < ks && lane == 0)
-        issue(k + S);
+        ring_issue<R, S>(ring, w, full, r0, r1, k + S);
       for (int o = lane; o < R * MM; o += 32) {
         const int r = o % R, m = o / R;
         const float *p = part + ((s * ITEMS + (r / 16) * 16) * 8 + m) * 16 + r % 16;

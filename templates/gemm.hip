@@ -18,13 +18,20 @@
  * to OUT_T once; a lane's runs of consecutive columns are stored as one vector.
  * QUANT: w [N, K] is in a GGUF block format (FMT), stored as GGUF stores it:
  * row n is the RB bytes of its blocks, and w comes as 16-bit units (W_T; for
- * float weights W_T is T). Its B tile is dequantized on the way into LDS:
- * each thread decodes a group of 32 weights of one row straight from global
- * memory (DEQ, lib_quant.hip; BK is a multiple of 32 and K one of the block,
- * so a group lies all in K or all past it) and stores them as T. The
- * fragments thus read the weights rounded to T (f16, bf16), as llama.cpp's
+ * float weights W_T is T). Its B tile is dequantized into LDS as T, a group
+ * of 32 weights of one row per thread and turn (BK is a multiple of 32 and K
+ * one of the block, so a group lies all in K or all past it); the fragments
+ * thus read the weights rounded to T (f16, bf16), as llama.cpp's
  * dequantize-then-GEMM does; with f32 x (the FMA fragment) they stay exact.
- * The copy is synchronous: plain loads and LDS stores. */
+ * QRAW (the k tile is whole blocks, QROW bytes of each row, a multiple of 4,
+ * and K a multiple of BK): the tile's raw bytes travel like x's, copied
+ * asynchronously AHEAD tiles ahead into a ring of their own (Bq, STAGES
+ * stages of QS bytes, rows QROW apart), and the tile about to be multiplied
+ * is decoded from there (QDEQ, lib_quant.hip) into the B ring, which then
+ * needs BSTAGES = 2 stages: the one decoded and the one the warpgroup kind
+ * may still be reading. QSYNC (other formats and K): each thread decodes its
+ * groups straight from global memory (DEQ) while copying the tile in,
+ * synchronously: plain loads and LDS stores. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#each EPI_IN}}
     KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
@@ -35,7 +42,8 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   typedef {{T}} b_tile[{{BN}} * {{LD}}];
   a_tile *const As = (a_tile *)F::base(lds);
   b_tile *const Bs = (b_tile *)(As + {{STAGES}});
-{{#if PAIR}}  b_tile *const Bs1 = Bs + {{STAGES}};
+{{#if PAIR}}  b_tile *const Bs1 = Bs + {{BSTAGES}};
+{{/if}}{{#if QRAW}}  unsigned char *const Bq = (unsigned char *)(Bs + {{BSTAGES}});
 {{/if}}
   const long bid = (long)blockIdx.x;
   const long rest = bid % {{REPEAT}};
@@ -91,7 +99,14 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{/if}}      }
     }
 {{/if}}
-{{#if QUANT}}
+{{#if QRAW}}
+    /* the QROW bytes of each row's blocks, 4 at a time; rows past N zeros */
+    for (int u = tid; u < {{BN}} * ({{QROW}} / 4); u += {{BLOCK}}) {
+      const int r = u / ({{QROW}} / 4), c = u % ({{QROW}} / 4) * 4;
+      kg_async_copy<2>((unsigned short *)(Bq + s * {{QS}} + r * {{QROW}} + c), w,
+                       ((n0 + r) * {{RB}}L + k0 / 32 * {{BB}} + c) / 2, n0 + r < {{N}});
+    }
+{{/if}}{{#if QSYNC}}
     /* group u: row r, weights c .. c + 31 of the tile; one past N or K
      * decodes row N - 1, group 0 instead (no branch around the loads) and
      * stores zeros */
@@ -106,7 +121,27 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     }
 {{/if}}
   };
-
+{{#if QRAW}}
+  /* raw stage s into B stage b: group u is row r, weights c .. c + 31, stored
+   * 16 bytes at a time (F::at keeps 16-byte runs of a row together); rows past
+   * N were copied as zeros and decode to zeros */
+  auto decode_tile = [&](int s, int b) {
+    constexpr int E = 16 / (int)sizeof({{T}});
+    for (int u = tid; u < {{BN}} * ({{BK}} / 32); u += {{BLOCK}}) {
+      const int r = u / ({{BK}} / 32), g = u % ({{BK}} / 32);
+      float q[32], sc[2], mn;
+      {{QDEQ}}((const unsigned *)(Bq + s * {{QS}} + r * {{QROW}}), g, q, sc, &mn);
+#pragma unroll
+      for (int e = 0; e < 32; e += E) {
+        kg_vec<{{T}}, E> v;
+#pragma unroll
+        for (int i = 0; i < E; i++)
+          v.v[i] = kg_from_f32<{{T}}>(sc[(e + i) >> 4] * q[e + i] - mn);
+        *(kg_vec<{{T}}, E> *)&Bs[b][F::at(r, g * 32 + e)] = v;
+      }
+    }
+  };
+{{/if}}
   typename F::acc_t acc[{{FM}}][{{FN}}];
 {{#if PAIR}}  typename F::acc_t acc_up[{{FM}}][{{FN}}]; /* the second weight's (w1) */
 {{/if}}#pragma unroll
@@ -135,12 +170,17 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{#if WG}}    F::tiles_written();
 {{/if}}    /* tile kt is in; every wave is done with the tile whose stage is refilled */
     __syncthreads();
-    if (kt + AHEAD < KT)
+{{#if QRAW}}    /* its weights decoded and published (the B stage they overwrite was
+     * last read by tile kt - 2, whose products are done) */
+    decode_tile(kt % {{STAGES}}, kt % {{BSTAGES}});
+{{#if WG}}    F::tiles_written();
+{{/if}}    __syncthreads();
+{{/if}}    if (kt + AHEAD < KT)
       load_tile((kt + AHEAD) % {{STAGES}}, kt + AHEAD);
     kg_async_commit();
     const {{T}} *as = As[kt % {{STAGES}}] + wm * {{LD}};
-    const {{T}} *bs = Bs[kt % {{STAGES}}] + wn * {{LD}};
-{{#if PAIR}}    const {{T}} *bs1 = Bs1[kt % {{STAGES}}] + wn * {{LD}};
+    const {{T}} *bs = Bs[kt % {{BSTAGES}}] + wn * {{LD}};
+{{#if PAIR}}    const {{T}} *bs1 = Bs1[kt % {{BSTAGES}}] + wn * {{LD}};
 {{/if}}{{#if WG}}
     /* the warpgroup's wgmmas of this tile (one group per weight); those of
      * the tile before are done once the newest NG groups alone may pend */

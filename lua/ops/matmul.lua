@@ -33,9 +33,12 @@ local MMAX = 8
 -- blocks staged in LDS (the GEMV) and straight from global memory (the GEMM).
 local QUANT_DEQ = {
   -- qb: the offsets the LDS decoder leaves in the integers of each half of
-  -- a group (gemv_q takes qb times the half's sum of x off)
-  q8_0 = { lds = "kg_q8_0_lds32", gl = "kg_q8_0_gl32" },
-  q4_0 = { lds = "kg_q4_0_lds32_off", gl = "kg_q4_0_gl32", qb = { "136.0f", "128.5f" } },
+  -- a group (gemv_q takes qb times the half's sum of x off); gemm: the exact
+  -- LDS decoder of the GEMM's staged blocks (gemm_params: QRAW), for the
+  -- formats whose k tile is whole blocks
+  q8_0 = { lds = "kg_q8_0_lds32", gl = "kg_q8_0_gl32", gemm = "kg_q8_0_lds32" },
+  q4_0 = { lds = "kg_q4_0_lds32_off", gl = "kg_q4_0_gl32", qb = { "136.0f", "128.5f" },
+    gemm = "kg_q4_0_lds32" },
   q4_k = { lds = "kg_q4k_lds32", gl = "kg_q4k_gl32" },
   q6_k = { lds = "kg_q6k_lds32", gl = "kg_q6k_gl32" },
 }
@@ -56,7 +59,10 @@ local QUANT_DEQ = {
 ---     target has mma.sync m16n8k16 (templates/gemv_qm.hip, gemv_qm_params),
 ---     so one row of such an x has a GEMV variant of its own.
 ---   GEMM (larger M, templates/gemm.hip with QUANT): the float GEMM's tiles,
----     the B tile decoded from the blocks into LDS as x's dtype.
+---     the B tile decoded from the blocks into LDS as x's dtype; Q8_0 and
+---     Q4_0 whose k tile is whole 4-byte rows of blocks (sm_90a's bk 64) copy
+---     the blocks asynchronously ahead like x and decode them from LDS (QRAW,
+---     kg.gemm_params), the rest decode straight from global memory.
 local function build_quant(node, x, w, a)
   kg.check_float("matmul", x, "x")
   if a.w_layout == "kn" then
@@ -149,7 +155,8 @@ local function build_quant(node, x, w, a)
       -- where: "model.lua:LINE: " of the call, at the level the float path
       -- uses (build_quant is a tail call of build, so it takes build's level)
       params_info = { dtype = x.dtype.name, k = k, n = n, kn = false, batch = 1, tile = a.tile,
-        quant = true, where = select(2, pcall(error, "", 4)) },
+        quant = true, rb = rb, bb = dt.block_bytes, qdeq = QUANT_DEQ[dt.name].gemm,
+        where = select(2, pcall(error, "", 4)) },
       select = gemv and { size = m, min = MMAX + 1 } or nil,
     }
   end
@@ -470,11 +477,21 @@ function kg.gemm_params(op, target, info)
   if wg and (t.bk * dt.size ~= 128 or wtm ~= fm or wtn ~= fn) then
     bad("a wgmma tile has rows of 128 bytes of k (bk * element size) and one 64 x N fragment per 4 waves")
   end
+  -- quantized w whose k tile is whole blocks, a multiple of 4 bytes per row
+  -- (Q8_0, Q4_0 with K a multiple of bk): its raw bytes are copied
+  -- asynchronously into a ring of their own (QS bytes a stage, rows QROW
+  -- apart, a spare word for the decoder's reads) and decoded into the B
+  -- tile just before it is multiplied, which then needs two stages (QRAW)
+  local qrow = info.quant and info.qdeq and t.bk // 32 * info.bb
+  local qraw = qrow and not info.pair and info.k % t.bk == 0 and qrow % 4 == 0
+    and info.rb % 4 == 0
+  local qs = qraw and (t.bn * qrow + 4 + 15) // 16 * 16 or 0
+  local bstages = qraw and 2 or t.stages
   -- the ring is one KG_SHARED_BUFFER: static LDS on AMD, dynamic shared
   -- memory on CUDA (where a kernel may opt in past the static 48 KiB)
   -- (wgmma tiles start 1024-byte aligned: room to align the buffer)
-  local lds = t.stages * (t.bm + t.bn * (info.pair and 2 or 1)) * ld * dt.size
-    + (wg and 1024 - 16 or 0)
+  local lds = (t.stages * t.bm + bstages * t.bn * (info.pair and 2 or 1)) * ld * dt.size
+    + t.stages * qs + (wg and 1024 - 16 or 0)
   local lds_max = target.shared_optin_bytes or target.lds_bytes
   if lds > lds_max then
     bad(("needs %d bytes of LDS, the target has %d"):format(lds, lds_max))
@@ -487,6 +504,8 @@ function kg.gemm_params(op, target, info)
     holes = {
       SHARED_BYTES = lds,
       FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
+      BSTAGES = bstages, QRAW = qraw and "1" or "", QSYNC = info.quant and not qraw and "1" or "",
+      QS = qs, QROW = qrow or 0, QDEQ = qraw and info.qdeq or "", BB = info.bb or 0,
       WM = t.waves_m, WN = t.waves_n, FM = wtm // fm, FN = wtn // fn,
       TILES_N = tiles_n, REPEAT = tiles_n * info.batch,
       WG = wg and "1" or "", SYNC = wg and "" or "1",

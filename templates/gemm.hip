@@ -27,9 +27,9 @@
  * and K a multiple of BK): the tile's raw bytes travel like x's, copied
  * asynchronously AHEAD tiles ahead into a ring of their own (Bq, STAGES
  * stages of QS bytes, rows QROW apart), and the tile about to be multiplied
- * is decoded from there (QDEQ, lib_quant.hip) into the B ring, which then
- * needs BSTAGES = 2 stages: the one decoded and the one the warpgroup kind
- * may still be reading. QSYNC (other formats and K): each thread decodes its
+ * is decoded from there (QDEQ, lib_quant.hip, whose integers may carry the
+ * offsets QB0, QB1) into the B ring while the one
+ * before it is multiplied; the B ring then needs BSTAGES = 2 stages. QSYNC (other formats and K): each thread decodes its
  * groups straight from global memory (DEQ) while copying the tile in,
  * synchronously: plain loads and LDS stores. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
@@ -127,16 +127,25 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
    * N were copied as zeros and decode to zeros */
   auto decode_tile = [&](int s, int b) {
     constexpr int E = 16 / (int)sizeof({{T}});
-    for (int u = tid; u < {{BN}} * ({{BK}} / 32); u += {{BLOCK}}) {
+    constexpr int GROUPS = {{BN}} * ({{BK}} / 32);
+    /* constant trips, unrolled: a thread's groups decode side by side */
+#pragma unroll
+    for (int i = 0; i < (GROUPS + {{BLOCK}} - 1) / {{BLOCK}}; i++) {
+      const int u = tid + i * {{BLOCK}};
+      if (GROUPS % {{BLOCK}} != 0 && u >= GROUPS)
+        break;
       const int r = u / ({{BK}} / 32), g = u % ({{BK}} / 32);
       float q[32], sc[2], mn;
       {{QDEQ}}((const unsigned *)(Bq + s * {{QS}} + r * {{QROW}}), g, q, sc, &mn);
+      /* the decoder's offsets QB0, QB1 of each half (lib_quant.hip) taken off
+       * in the same FMA: sc q - (QB sc + mn) is the weight, exactly */
+      const float off[2] = { {{QB0}} * sc[0] + mn, {{QB1}} * sc[1] + mn };
 #pragma unroll
       for (int e = 0; e < 32; e += E) {
         kg_vec<{{T}}, E> v;
 #pragma unroll
         for (int i = 0; i < E; i++)
-          v.v[i] = kg_from_f32<{{T}}>(sc[(e + i) >> 4] * q[e + i] - mn);
+          v.v[i] = kg_from_f32<{{T}}>(sc[(e + i) >> 4] * q[e + i] - off[(e + i) >> 4]);
         *(kg_vec<{{T}}, E> *)&Bs[b][F::at(r, g * 32 + e)] = v;
       }
     }
@@ -165,17 +174,18 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       load_tile(s, s);
     kg_async_commit();
   }
-  for (int kt = 0; kt < KT; kt++) {
-    kg_async_wait<AHEAD - 1>();
-{{#if WG}}    F::tiles_written();
-{{/if}}    /* tile kt is in; every wave is done with the tile whose stage is refilled */
+{{#if QRAW}}  /* tile 0's weights decoded; each later tile's while the one before it is
+   * multiplied (the loop's end) */
+  kg_async_wait<AHEAD - 1>();
+  __syncthreads();
+  decode_tile(0, 0);
+{{/if}}  for (int kt = 0; kt < KT; kt++) {
+{{#if QPLAIN}}    kg_async_wait<AHEAD - 1>();
+{{/if}}{{#if WG}}    F::tiles_written();
+{{/if}}    /* tile kt is in (QRAW: and decoded); every wave is done with the tile
+     * whose stage is refilled */
     __syncthreads();
-{{#if QRAW}}    /* its weights decoded and published (the B stage they overwrite was
-     * last read by tile kt - 2, whose products are done) */
-    decode_tile(kt % {{STAGES}}, kt % {{BSTAGES}});
-{{#if WG}}    F::tiles_written();
-{{/if}}    __syncthreads();
-{{/if}}    if (kt + AHEAD < KT)
+    if (kt + AHEAD < KT)
       load_tile((kt + AHEAD) % {{STAGES}}, kt + AHEAD);
     kg_async_commit();
     const {{T}} *as = As[kt % {{STAGES}}] + wm * {{LD}};
@@ -214,6 +224,15 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
           for (int i = 0; i < {{FM}}; i++)
             F::mma(acc_up[i][j + jj], a[i], b[jj]);
 {{/if}}      }
+    }
+{{/if}}{{#if QRAW}}
+    /* tile kt + 1's blocks are in (this thread's copies, then everyone's),
+     * and every wave is done with tile kt - 1 (WG: its products, waited for
+     * above), whose B stage tile kt + 1 takes */
+    if (kt + 1 < KT) {
+      kg_async_wait<AHEAD - 1>();
+      __syncthreads();
+      decode_tile((kt + 1) % {{STAGES}}, (kt + 1) % {{BSTAGES}});
     }
 {{/if}}  }
 {{#if WG}}  F::template wait<0>(acc[0][0]);

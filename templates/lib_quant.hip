@@ -343,16 +343,9 @@ KG_INLINE void kg_q8_0_lds32(const unsigned *s, int g, float q[32], float sc[2],
   kg_q8_0_words32(kg_q_lds_u16(s, off), w, q, sc, mn);
 }
 
-/* Q4_0: group g is block g (18 bytes at 18 g); element e < 16 the low nibble
- * of qs[e], e >= 16 the high nibble of qs[e - 16]. */
-KG_INLINE void kg_q4_0_lds32(const unsigned *s, int g, float q[32], float sc[2], float *mn) {
-  const int off = g * 18;
-  unsigned w[4];
-  kg_q_lds_words<4>(s, off + 2, w);
-  kg_q4_0_words32(kg_q_lds_u16(s, off), w, q, sc, mn);
-}
-
-/* The same with the offsets kg_q4_0_words32_off leaves. */
+/* Q4_0: group g is block g (18 bytes at 18 g), with the offsets
+ * kg_q4_0_words32_off leaves; element e < 16 the low nibble of qs[e],
+ * e >= 16 the high nibble of qs[e - 16]. */
 KG_INLINE void kg_q4_0_lds32_off(const unsigned *s, int g, float q[32], float sc[2],
                                   float *mn) {
   const int off = g * 18;

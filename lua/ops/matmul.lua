@@ -38,7 +38,7 @@ local QUANT_DEQ = {
   -- formats whose k tile is whole blocks
   q8_0 = { lds = "kg_q8_0_lds32", gl = "kg_q8_0_gl32", gemm = "kg_q8_0_lds32" },
   q4_0 = { lds = "kg_q4_0_lds32_off", gl = "kg_q4_0_gl32", qb = { "136.0f", "128.5f" },
-    gemm = "kg_q4_0_lds32" },
+    gemm = "kg_q4_0_lds32_off" },
   q4_k = { lds = "kg_q4k_lds32", gl = "kg_q4k_gl32" },
   q6_k = { lds = "kg_q6k_lds32", gl = "kg_q6k_gl32" },
 }
@@ -156,6 +156,7 @@ local function build_quant(node, x, w, a)
       -- uses (build_quant is a tail call of build, so it takes build's level)
       params_info = { dtype = x.dtype.name, k = k, n = n, kn = false, batch = 1, tile = a.tile,
         quant = true, rb = rb, bb = dt.block_bytes, qdeq = QUANT_DEQ[dt.name].gemm,
+        qb = QUANT_DEQ[dt.name].qb,
         where = select(2, pcall(error, "", 4)) },
       select = gemv and { size = m, min = MMAX + 1 } or nil,
     }
@@ -504,8 +505,10 @@ function kg.gemm_params(op, target, info)
     holes = {
       SHARED_BYTES = lds,
       FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
-      BSTAGES = bstages, QRAW = qraw and "1" or "", QSYNC = info.quant and not qraw and "1" or "",
+      BSTAGES = bstages, QRAW = qraw and "1" or "", QPLAIN = qraw and "" or "1",
+      QSYNC = info.quant and not qraw and "1" or "",
       QS = qs, QROW = qrow or 0, QDEQ = qraw and info.qdeq or "", BB = info.bb or 0,
+      QB0 = info.qb and info.qb[1] or "0.0f", QB1 = info.qb and info.qb[2] or "0.0f",
       WM = t.waves_m, WN = t.waves_n, FM = wtm // fm, FN = wtn // fn,
       TILES_N = tiles_n, REPEAT = tiles_n * info.batch,
       WG = wg and "1" or "", SYNC = wg and "" or "1",

@@ -1,0 +1,41 @@
+-- The quantized GEMM on sm_90a (Q4_0 weights, bf16 x, M = 512: the GEMM
+-- variant alone). sm_90a's k tile (bk 64) is 36 bytes of each row's blocks,
+-- so the blocks travel like x (QRAW, templates/gemm.hip): every global read
+-- is a cp.async (16 bytes for x, 4 for the blocks) into the rings, issued
+-- before the loop and each turn; tile 0 is decoded before the loop and each
+-- later tile while the products of the one before it run, from LDS
+-- into the B ring with 16-byte stores (one byte permute per weight, no
+-- int-to-float conversion); the products are wgmma with one group left in
+-- flight. Nothing spills.
+-- REQUIRES: nvrtc
+-- RUN: %kgen --arch sm_90a --emit=asm %s -o - | FileCheck %s
+-- RUN: %kgen --arch sm_90a --emit=meta %s -o - | FileCheck %s --check-prefix=META
+-- CHECK-LABEL: .entry matmul_quant_gemm_sm90a_0_matmul(
+-- CHECK-NOT: ld.global
+-- CHECK: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
+-- CHECK: cp.async.ca.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 4,
+-- CHECK: cp.async.commit_group;
+-- CHECK: cp.async.wait_group 1;
+-- CHECK: bar.sync 0;
+-- CHECK-NOT: cvt.rn.f32.{{[su]}}32
+-- CHECK-COUNT-32: prmt.b32
+-- CHECK-COUNT-4: st.shared.v4.u32
+-- the loop, as the compiler rotates it: tile kt + 1's blocks waited for
+-- and decoded, the barrier, the next copies, tile kt's products
+-- CHECK: cp.async.wait_group 1;
+-- CHECK: bar.sync 0;
+-- CHECK-NOT: cvt.rn.f32.{{[su]}}32
+-- CHECK-COUNT-32: prmt.b32
+-- CHECK-COUNT-4: st.shared.v4.u32
+-- CHECK: bar.sync 0;
+-- CHECK: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
+-- CHECK: cp.async.ca.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 4,
+-- CHECK: cp.async.commit_group;
+-- CHECK: wgmma.mma_async
+-- CHECK: wgmma.wait_group.sync.aligned 1;
+-- CHECK-NOT: ld.global
+-- CHECK: wgmma.wait_group.sync.aligned 0;
+-- META: .name: matmul_quant_gemm_sm90a_0_matmul
+-- META: .stack_bytes: 0
+local x = input("x", bf16, { 512, 4096 })
+output("y", matmul(x, weight("w", q4_0, { 14336, 4096 })))

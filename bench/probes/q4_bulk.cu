@@ -542,22 +542,30 @@ int main(int argc, char **argv) {
     xf[i] = bf16r((rnd() >> 8) / 8388608.0f - 1.0f);
     hx[i] = __float2bfloat16(xf[i]);
   }
-  std::vector<double> ref(2 * N);
-  for (int g = 0; g < 2; g++)
-    for (int n = 0; n < N; n++) {
-      double a = 0;
-      for (int b = 0; b < K / 32; b++) {
-        const unsigned char *bl = &hw[(long)g * bytes + (long)n * RB + b * 18];
-        __half h;
-        memcpy(&h, bl, 2);
-        const double d = __half2float(h);
-        for (int j = 0; j < 16; j++) {
-          a += d * ((bl[2 + j] & 15) - 8) * xf[b * 32 + j];
-          a += d * ((bl[2 + j] >> 4) - 8) * xf[b * 32 + 16 + j];
+  /* float64 y of the 2 weights for `rows` rows of x (xs, row-major): [g][m][n] */
+  auto reference = [&](const std::vector<float> &xs, int rows) {
+    std::vector<double> r((size_t)2 * rows * N);
+    std::vector<double> a(rows);
+    for (int g = 0; g < 2; g++)
+      for (int n = 0; n < N; n++) {
+        std::fill(a.begin(), a.end(), 0.0);
+        for (int b = 0; b < K / 32; b++) {
+          const unsigned char *bl = &hw[(long)g * bytes + (long)n * RB + b * 18];
+          __half h;
+          memcpy(&h, bl, 2);
+          const double d = __half2float(h);
+          for (int j = 0; j < 16; j++) {
+            const double lo = d * ((bl[2 + j] & 15) - 8), hi = d * ((bl[2 + j] >> 4) - 8);
+            for (int m = 0; m < rows; m++)
+              a[m] += lo * xs[m * K + b * 32 + j] + hi * xs[m * K + b * 32 + 16 + j];
+          }
         }
+        for (int m = 0; m < rows; m++)
+          r[((size_t)g * rows + m) * N + n] = a[m];
       }
-      ref[g * N + n] = a;
-    }
+    return r;
+  };
+  const std::vector<double> ref = reference(xf, 1);
   unsigned char *dw;
   __nv_bfloat16 *dx;
   float *dy;
@@ -608,11 +616,12 @@ int main(int argc, char **argv) {
       printf("%-34s %-9s: %7.2f us %5.0f GB/s\n", label, meth[f], us, nbytes / us / 1e3);
     }
   };
-  auto run = [&](const char *name, auto kern, int W, int RPW, int S, int wgs, int smem) {
+  /* one GEMV pair of kern (W consumer warps and a producer, grid workgroups)
+   * over x (rows of it) into y, timed; then, where ref is given, y poisoned,
+   * one pair, and its NMSE against ref */
+  auto measure = [&](const char *label, auto kern, int W, int grid, int smem, const __nv_bfloat16 *x,
+                     float *y, int rows, const std::vector<double> *ref) {
     CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    int occ = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kern, (W + 1) * 32, smem));
-    const int grid = sms * std::min(wgs, occ);
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = (W + 1) * 32;
@@ -623,29 +632,36 @@ int main(int argc, char **argv) {
     at[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = at;
     cfg.numAttrs = 1;
+    const size_t ny = (size_t)2 * rows * N;
     auto pair = [&]() {
-      CK(cudaLaunchKernelEx(&cfg, kern, (const unsigned char *)dw, (const __nv_bfloat16 *)dx, dy));
-      CK(cudaLaunchKernelEx(&cfg, kern, (const unsigned char *)(dw + bytes), (const __nv_bfloat16 *)dx,
-                            dy + N));
+      CK(cudaLaunchKernelEx(&cfg, kern, (const unsigned char *)dw, x, y));
+      CK(cudaLaunchKernelEx(&cfg, kern, (const unsigned char *)(dw + bytes), x, y + ny / 2));
     };
-    char label[96];
-    snprintf(label, sizeof label, "%s W %d RPW/G %d S %d wg/SM %d", name, W, RPW, S, std::min(wgs, occ));
     time3(label, 2.0 * bytes, pair);
-    if (strncmp(name, "gemv", 4))
+    if (ref == nullptr)
       return;
-    CK(cudaMemset(dy, 0xff, 2 * N * 4)); /* poison, one pair, check */
+    CK(cudaMemset(y, 0xff, ny * 4));
     pair();
     CK(cudaDeviceSynchronize());
-    std::vector<float> hy(2 * N);
-    CK(cudaMemcpy(hy.data(), dy, 2 * N * 4, cudaMemcpyDeviceToHost));
+    std::vector<float> hy(ny);
+    CK(cudaMemcpy(hy.data(), y, ny * 4, cudaMemcpyDeviceToHost));
     double num = 0, den = 0;
-    for (int i = 0; i < 2 * N; i++) {
-      const double e = (double)hy[i] - ref[i];
+    for (size_t i = 0; i < ny; i++) {
+      const double e = (double)hy[i] - (*ref)[i];
       num += e * e;
-      den += ref[i] * ref[i];
+      den += (*ref)[i] * (*ref)[i];
     }
     const double nmse = num / den;
     printf("  nmse %.3g %s\n", nmse, std::isfinite(nmse) && nmse < 1e-10 ? "ok" : "FAIL");
+  };
+  auto run = [&](const char *name, auto kern, int W, int RPW, int S, int wgs, int smem) {
+    int occ = 0;
+    CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kern, (W + 1) * 32, smem));
+    char label[96];
+    snprintf(label, sizeof label, "%s W %d RPW/G %d S %d wg/SM %d", name, W, RPW, S, std::min(wgs, occ));
+    measure(label, kern, W, sms * std::min(wgs, occ), smem, dx, dy, 1,
+            strncmp(name, "gemv", 4) ? nullptr : &ref);
   };
 #define RUN(M, W, RPW, S, H, WGS)                                                                 \
   run(M == 1 ? "gemv" : M == 4 ? "floor" : M ? "compute" : "read", gemv<M, W, RPW, S, H, CHN>, W, RPW, \
@@ -662,24 +678,7 @@ int main(int argc, char **argv) {
       xf8[i] = bf16r((rnd() >> 8) / 8388608.0f - 1.0f);
       hx8[i] = __float2bfloat16(xf8[i]);
     }
-    std::vector<double> ref8((size_t)2 * MM * N);
-    for (int gg = 0; gg < 2; gg++)
-      for (int n = 0; n < N; n++) {
-        double a[MM] = {};
-        for (int b = 0; b < K / 32; b++) {
-          const unsigned char *bl = &hw[(long)gg * bytes + (long)n * RB + b * 18];
-          __half h;
-          memcpy(&h, bl, 2);
-          const double d = __half2float(h);
-          for (int j = 0; j < 16; j++) {
-            const double lo = d * ((bl[2 + j] & 15) - 8), hi = d * ((bl[2 + j] >> 4) - 8);
-            for (int m = 0; m < MM; m++)
-              a[m] += lo * xf8[m * K + b * 32 + j] + hi * xf8[m * K + b * 32 + 16 + j];
-          }
-        }
-        for (int m = 0; m < MM; m++)
-          ref8[((size_t)gg * MM + m) * N + n] = a[m];
-      }
+    const std::vector<double> ref8 = reference(xf8, MM);
     __nv_bfloat16 *dx8;
     float *dy8;
     CK(cudaMalloc(&dx8, (size_t)MM * K * 2));
@@ -687,38 +686,9 @@ int main(int argc, char **argv) {
     CK(cudaMemcpy(dx8, hx8.data(), (size_t)MM * K * 2, cudaMemcpyHostToDevice));
     auto run8 = [&](const char *name, auto kern, int W, int G, int S) {
       const int smem = S * 16 * G * RS + 8 * (128 * 64 + 64) + 128 * 8 * 4 + S * G * 16 * 128 * 4 + 16 * S;
-      CK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-      cudaLaunchConfig_t cfg = {};
-      cfg.gridDim = sms;
-      cfg.blockDim = (W + 1) * 32;
-      cfg.dynamicSmemBytes = smem;
-      cfg.stream = s;
-      cudaLaunchAttribute at[1];
-      at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      at[0].val.programmaticStreamSerializationAllowed = 1;
-      cfg.attrs = at;
-      cfg.numAttrs = 1;
-      auto pair = [&]() {
-        CK(cudaLaunchKernelEx(&cfg, kern, (const unsigned char *)dw, (const __nv_bfloat16 *)dx8, dy8));
-        CK(cudaLaunchKernelEx(&cfg, kern, (const unsigned char *)(dw + bytes), (const __nv_bfloat16 *)dx8,
-                              dy8 + MM * N));
-      };
       char label[96];
       snprintf(label, sizeof label, "%s W %d G %d S %d smem %d", name, W, G, S, smem);
-      time3(label, 2.0 * bytes, pair);
-      CK(cudaMemset(dy8, 0xff, (size_t)2 * MM * N * 4));
-      pair();
-      CK(cudaDeviceSynchronize());
-      std::vector<float> hy((size_t)2 * MM * N);
-      CK(cudaMemcpy(hy.data(), dy8, hy.size() * 4, cudaMemcpyDeviceToHost));
-      double num = 0, den = 0;
-      for (size_t i = 0; i < hy.size(); i++) {
-        const double e = (double)hy[i] - ref8[i];
-        num += e * e;
-        den += ref8[i] * ref8[i];
-      }
-      const double nmse = num / den;
-      printf("  nmse %.3g %s\n", nmse, std::isfinite(nmse) && nmse < 1e-10 ? "ok" : "FAIL");
+      measure(label, kern, W, sms, smem, dx8, dy8, MM, &ref8);
     };
     run8("gemv mma m8", gemv_mma8<8, 8, 1, 3>, 8, 1, 3);
     run8("gemv mma m8", gemv_mma8<8, 16, 1, 3>, 16, 1, 3);

@@ -26,10 +26,10 @@
  * QRAW (the k tile is whole blocks, QROW bytes of each row, a multiple of 4,
  * and K a multiple of BK): the tile's raw bytes travel like x's, copied
  * asynchronously AHEAD tiles ahead into a ring of their own (Bq, STAGES
- * stages of QS bytes, rows QROW apart), and the tile about to be multiplied
- * is decoded from there (QDEQ, lib_quant.hip, whose integers may carry the
- * offsets QB0, QB1) into the B ring while the one
- * before it is multiplied; the B ring then needs BSTAGES = 2 stages. QSYNC (other formats and K): each thread decodes its
+ * stages of QS bytes, rows QROW apart); each tile is decoded from there
+ * (QDEQ, lib_quant.hip, whose integers may carry the offsets QB0, QB1) into
+ * the B ring while the tile before it is multiplied, so the B ring needs
+ * BSTAGES = 2 stages. QSYNC (other formats and K): each thread decodes its
  * groups straight from global memory (DEQ) while copying the tile in,
  * synchronously: plain loads and LDS stores. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
@@ -122,9 +122,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{/if}}
   };
 {{#if QRAW}}
-  /* raw stage s into B stage b: group u is row r, weights c .. c + 31, stored
-   * 16 bytes at a time (F::at keeps 16-byte runs of a row together); rows past
-   * N were copied as zeros and decode to zeros */
+  /* raw stage s into B stage b: group u is row r, weights 32 g .. 32 g + 31,
+   * stored 16 bytes at a time (F::at keeps 16-byte runs of a row together);
+   * rows past N were copied as zeros and decode to zeros */
   auto decode_tile = [&](int s, int b) {
     constexpr int E = 16 / (int)sizeof({{T}});
     constexpr int GROUPS = {{BN}} * ({{BK}} / 32);
@@ -144,8 +144,8 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       for (int e = 0; e < 32; e += E) {
         kg_vec<{{T}}, E> v;
 #pragma unroll
-        for (int i = 0; i < E; i++)
-          v.v[i] = kg_from_f32<{{T}}>(sc[(e + i) >> 4] * q[e + i] - off[(e + i) >> 4]);
+        for (int j = 0; j < E; j++)
+          v.v[j] = kg_from_f32<{{T}}>(sc[(e + j) >> 4] * q[e + j] - off[(e + j) >> 4]);
         *(kg_vec<{{T}}, E> *)&Bs[b][F::at(r, g * 32 + e)] = v;
       }
     }

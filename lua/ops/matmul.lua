@@ -33,9 +33,9 @@ local MMAX = 8
 -- blocks staged in LDS (the GEMV) and straight from global memory (the GEMM).
 local QUANT_DEQ = {
   -- qb: the offsets the LDS decoder leaves in the integers of each half of
-  -- a group (gemv_q takes qb times the half's sum of x off); gemm: the exact
-  -- LDS decoder of the GEMM's staged blocks (gemm_params: QRAW), for the
-  -- formats whose k tile is whole blocks
+  -- a group (gemv_q takes qb times the half's sum of x off); gemm: the LDS
+  -- decoder of the GEMM's staged blocks (gemm_params: QRAW; the GEMM takes
+  -- qb off in the same FMA), for the formats whose k tile is whole blocks
   q8_0 = { lds = "kg_q8_0_lds32", gl = "kg_q8_0_gl32", gemm = "kg_q8_0_lds32" },
   q4_0 = { lds = "kg_q4_0_lds32_off", gl = "kg_q4_0_gl32", qb = { "136.0f", "128.5f" },
     gemm = "kg_q4_0_lds32_off" },
@@ -482,7 +482,7 @@ function kg.gemm_params(op, target, info)
   -- (Q8_0, Q4_0 with K a multiple of bk): its raw bytes are copied
   -- asynchronously into a ring of their own (QS bytes a stage, rows QROW
   -- apart, a spare word for the decoder's reads) and decoded into the B
-  -- tile just before it is multiplied, which then needs two stages (QRAW)
+  -- tile while the tile before it is multiplied: two B stages (QRAW)
   local qrow = info.quant and info.qdeq and t.bk // 32 * info.bb
   local qraw = qrow and not info.pair and info.k % t.bk == 0 and qrow % 4 == 0
     and info.rb % 4 == 0

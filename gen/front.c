@@ -74,6 +74,9 @@ static int read_tensor(lua_State *L, kg_tensor_t *t, kg_diag_t *d) {
                                           : KG_TENSOR_VALUE;
   free(kind);
   t->name = get_string(L, top, "name");
+  lua_getfield(L, top, "persistent");
+  t->persistent = lua_toboolean(L, -1);
+  lua_pop(L, 1);
   t->io_index = -1;
   t->output_index = -1;
   t->producer = -1;
@@ -174,6 +177,7 @@ static int read_variant(lua_State *L, int idx, const kg_graph_t *g, const kg_nod
   v->tmpl = get_string(L, idx, "template");
   if (!v->tmpl)
     return kg_error(d, "internal: %s: a kernel without a template", n->op);
+  v->label = get_string(L, idx, "label");
   char *grid = get_string(L, idx, "grid");
   v->grid = !grid                        ? KG_GRID_MAP
             : strcmp(grid, "rows") == 0  ? KG_GRID_ROWS

@@ -252,8 +252,9 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       kg_buf_init(&names);
       int count = 0;
       collect_ops(g, n, &names, &count);
-      if (node->num_variants > 1) /* matmul_gemv, matmul_gemm */
-        kg_buf_printf(&names, "_%s", k->tmpl);
+      if (node->num_variants > 1) /* matmul_gemv, attention_decode */
+        kg_buf_printf(&names, "_%s",
+                      node->variants[v].label ? node->variants[v].label : k->tmpl);
       snprintf(k->name, sizeof k->name, "%s_%d%s", g->model, p->num_kernels,
                kg_buf_cstr(&names));
       kg_buf_free(&names);

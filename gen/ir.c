@@ -13,6 +13,7 @@ void kg_graph_free(kg_graph_t *g) {
     for (int v = 0; v < n->num_variants; v++) {
       kg_variant_t *var = &n->variants[v];
       free(var->tmpl);
+      free(var->label);
       for (int k = 0; k < var->num_holes; k++) {
         free(var->holes[k].name);
         free(var->holes[k].value);

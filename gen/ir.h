@@ -45,9 +45,10 @@ typedef struct kg_tensor {
   kg_dtype_info_t dtype;
   int rank;
   kg_dim_t dims[KGRT_MAX_DIMS];
-  int producer; /* node index, or -1 */
-  int alias;    /* an in-place op's result: the operand tensor it updates, else -1 */
-  int uses;     /* operand uses by nodes */
+  int producer;   /* node index, or -1 */
+  int persistent; /* state a kernel keeps across runs: zeroed at load, never shared */
+  int alias;      /* an in-place op's result: the operand tensor it updates, else -1 */
+  int uses;       /* operand uses by nodes */
   /* set by plan.c for values that live in the arena */
   int in_arena;
   uint64_t arena_offset;
@@ -69,7 +70,8 @@ typedef enum kg_grid {
 } kg_grid_t;
 
 typedef struct kg_variant {
-  char *tmpl; /* template: "map", "rmsnorm", ... */
+  char *tmpl;  /* template: "map", "rmsnorm", ... */
+  char *label; /* names the kernel of one of several variants, or NULL (the template) */
   kg_grid_t grid;
   int64_t cols;           /* rows grid: the row length */
   int grid_of;            /* rows grid: rows = numel(this tensor) / cols */
@@ -149,6 +151,7 @@ typedef struct kg_program {
   kg_kernel_t *kernels;
   uint64_t arena_bytes;
   uint32_t arena_align;
+  uint64_t arena_zero_bytes; /* the persistent values, at the arena's start */
 } kg_program_t;
 
 void kg_graph_free(kg_graph_t *g);

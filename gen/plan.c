@@ -2,9 +2,11 @@
  * Requires: kernels in execution order (fuse.c).
  * Gives: an arena offset for every kernel output that is not a model output,
  * and the arena size. Sizes are taken with every symbol at its max, so the
- * runtime allocates the arena once. Each value lives from the kernel that
- * writes it to the last kernel that reads it; a freed range is reused first
- * fit, lowest offset first, so the plan is deterministic. */
+ * runtime allocates the arena once. Persistent values (state a kernel keeps
+ * across runs) come first, each in its own range, and the runtime zeroes that
+ * part at load (arena_zero_bytes). Every other value lives from the kernel
+ * that writes it to the last kernel that reads it; a freed range is reused
+ * first fit, lowest offset first, so the plan is deterministic. */
 #include "plan.h"
 
 #include <stdlib.h>
@@ -20,10 +22,11 @@ static uint64_t align_up(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
 }
 
-/* Gives value `tv` (written by kernel k) the lowest free range that fits
- * among the live ones, and adds it to them. Model outputs have buffers. */
+/* Gives value `tv` (written by kernel k) the lowest free range from `base`
+ * on that fits among the live ones, and adds it to them. Model outputs have
+ * buffers. */
 static int place(kg_graph_t *g, const kg_kernel_t *k, int tv, range_t *live, int *live_t,
-                 int *num_live, uint64_t *top, kg_diag_t *d) {
+                 int *num_live, uint64_t base, uint64_t *top, kg_diag_t *d) {
   kg_tensor_t *t = &g->tensors[tv];
   int nlive = *num_live;
   if (t->output_index >= 0 || t->in_arena) /* a node's other variant placed it */
@@ -44,7 +47,7 @@ static int place(kg_graph_t *g, const kg_kernel_t *k, int tv, range_t *live, int
       live_t[j] = live_t[j - 1];
       live_t[j - 1] = x;
     }
-  uint64_t off = 0;
+  uint64_t off = base;
   for (int i = 0; i < nlive; i++) {
     if (off + size <= live[i].off)
       break;
@@ -64,6 +67,20 @@ static int place(kg_graph_t *g, const kg_kernel_t *k, int tv, range_t *live, int
 
 int kg_plan(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   int nk = p->num_kernels;
+  /* persistent values first, in tensor order */
+  uint64_t zero = 0;
+  for (int t = 0; t < g->num_tensors; t++) {
+    kg_tensor_t *v = &g->tensors[t];
+    if (!v->persistent || v->output_index >= 0)
+      continue;
+    kgrt_expr_t numel;
+    if (kg_tensor_numel(g, v, &numel))
+      return kg_error(d, "internal: a persistent value with symbolic dims");
+    v->in_arena = 1;
+    v->arena_offset = zero;
+    zero += align_up((uint64_t)kg_expr_at_max(g, &numel) * (uint64_t)v->dtype.size,
+                     KG_ARENA_ALIGN);
+  }
   int *last_use = kg_xmalloc((size_t)g->num_tensors * sizeof *last_use);
   for (int t = 0; t < g->num_tensors; t++)
     last_use[t] = -1;
@@ -75,7 +92,7 @@ int kg_plan(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   range_t *live = kg_xcalloc(cap, sizeof *live); /* by tensor order */
   int *live_t = kg_xcalloc(cap, sizeof *live_t);
   int nlive = 0;
-  uint64_t top = 0;
+  uint64_t top = zero;
   int rc = 0;
   for (int k = 0; k < nk && rc == 0; k++) {
     /* values whose last reader ran before this kernel are dead */
@@ -87,12 +104,14 @@ int kg_plan(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       }
     nlive = w;
     for (int o = 0; o < p->kernels[k].num_outs && rc == 0; o++)
-      rc = place(g, &p->kernels[k], p->kernels[k].outs[o], live, live_t, &nlive, &top, d);
+      rc = place(g, &p->kernels[k], p->kernels[k].outs[o], live, live_t, &nlive, zero,
+                 &top, d);
   }
   free(last_use);
   free(live);
   free(live_t);
   p->arena_bytes = top;
   p->arena_align = KG_ARENA_ALIGN;
+  p->arena_zero_bytes = zero;
   return rc;
 }

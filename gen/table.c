@@ -240,9 +240,10 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
                 "const kgrt_arch_table_t kgen_%s_%s = {\n"
                 "    \"%s\", \"%s\", %d,\n"
                 "    %s, %zu,\n    %s, %zu,\n"
-                "    %d, kernels,\n    %d, steps,\n    %llu, %u,\n};\n",
+                "    %d, kernels,\n    %d, steps,\n    %llu, %u, %llu,\n};\n",
                 g->model, t->name, t->name, t->triple, t->wave,
                 a->image.len ? "image" : "NULL", a->image.len,
                 a->sim_image.len ? "sim_image" : "NULL", a->sim_image.len, p->num_kernels,
-                p->num_kernels, (unsigned long long)p->arena_bytes, p->arena_align);
+                p->num_kernels, (unsigned long long)p->arena_bytes, p->arena_align,
+                (unsigned long long)p->arena_zero_bytes);
 }

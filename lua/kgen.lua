@@ -212,7 +212,11 @@ end
 --- build fills node.out_dtype, node.out_shape and the template facts; also,
 --- where the op needs them:
 ---   node.extra_outputs = { {dtype =, shape =}, ... }  more results (returned after
----                        the first; the kernel writes them in this order)
+---                        the first; the kernel writes them in this order);
+---                        hidden = true: scratch the kernel needs, not returned
+---                        to the model; persistent = true: state the kernel keeps
+---                        across runs (zeroed at load, its memory shared with no
+---                        other value)
 ---   node.inplace = k     the kernel updates operand k (1-based) in place; the result
 ---                        is that operand's memory (a KV cache, say), no new buffer
 ---   node.grid_of = t     row kernels: rows = numel(t) / node.cols (default: result)
@@ -224,7 +228,8 @@ end
 ---                        a table of the template facts above (template, grid,
 ---                        cols, grid_of, tile_units, dim_args, holes, params_info)
 ---                        and select = {size =, min =, max =}: the plan runs the
----                        one whose min <= size <= max at run time
+---                        one whose min <= size <= max at run time; a variant's
+---                        label names its kernel (default: its template)
 --- A size is an integer, a sym, a tensor (its numel) or a list of those (product).
 local function size_list(s)
   if kg.is_tensor(s) then return s.shape end
@@ -299,37 +304,49 @@ function kg.op(desc)
     for _, name in ipairs(all) do
       a[name] = check_attr(desc.name, name, desc.attrs[name], attrs[name])
     end
-    local node = { op = desc.name, inputs = ins, attrs = a }
-    desc.build(node, ins, a)
-    -- quantized operands only where the build dequantizes them; never results
-    for i, t in ipairs(ins) do
-      if t.dtype.quant and not (node.dequantizes and node.dequantizes[i]) then
-        fail("%s: operand %d (%s) is %s, a quantized (GGUF block) dtype; only matmul's w may be quantized",
-          desc.name, i, desc.inputs[i]:gsub("%?$", ""), t.dtype.name)
-      end
-    end
-    for _, r in ipairs({ { dtype = node.out_dtype }, table.unpack(node.extra_outputs or {}) }) do
-      if r.dtype and r.dtype.quant then
-        fail("%s: the result cannot be %s, a quantized (GGUF block) dtype (for weights only)",
-          desc.name, r.dtype.name)
-      end
-    end
-    assert((node.template or node.variants) and node.out_dtype and node.out_shape, desc.name)
-    node.output = kg.tensor("value", node.out_dtype, node.out_shape)
-    node.output.producer = node
-    node.outputs = { node.output }
-    for _, extra in ipairs(node.extra_outputs or {}) do
-      local t = kg.tensor("value", extra.dtype, extra.shape)
-      t.producer = node
-      node.outputs[#node.outputs + 1] = t
-    end
-    normalize_variant(node)
-    for _, v in ipairs(node.variants or {}) do normalize_variant(v) end
-    node.index = #graph.nodes
-    graph.nodes[#graph.nodes + 1] = node
-    return table.unpack(node.outputs)
+    return kg.node(desc.name, ins, a, desc.build)
   end
   return desc.call
+end
+
+--- kg.node(op, ins, attrs, build): records a node of the graph whose kernel
+--- `build` describes (kg.op's build) and returns its results but the hidden
+--- ones. kg.op's call runs it once the operands and attributes are checked.
+function kg.node(opname, ins, a, build)
+  local node = { op = opname, inputs = ins, attrs = a }
+  build(node, ins, a)
+  -- quantized operands only where the build dequantizes them; never results
+  local desc = kg.ops[opname]
+  for i, t in ipairs(ins) do
+    if t.dtype.quant and not (node.dequantizes and node.dequantizes[i]) then
+      fail("%s: operand %d (%s) is %s, a quantized (GGUF block) dtype; only matmul's w may be quantized",
+        opname, i, desc and desc.inputs[i] and desc.inputs[i]:gsub("%?$", "") or "?",
+        t.dtype.name)
+    end
+  end
+  for _, r in ipairs({ { dtype = node.out_dtype }, table.unpack(node.extra_outputs or {}) }) do
+    if r.dtype and r.dtype.quant then
+      fail("%s: the result cannot be %s, a quantized (GGUF block) dtype (for weights only)",
+        opname, r.dtype.name)
+    end
+  end
+  assert((node.template or node.variants) and node.out_dtype and node.out_shape, opname)
+  node.output = kg.tensor("value", node.out_dtype, node.out_shape)
+  node.output.producer = node
+  node.outputs = { node.output }
+  local results = { node.output }
+  for _, extra in ipairs(node.extra_outputs or {}) do
+    local t = kg.tensor("value", extra.dtype, extra.shape)
+    t.producer = node
+    t.persistent = extra.persistent or nil
+    node.outputs[#node.outputs + 1] = t
+    if not extra.hidden then results[#results + 1] = t end
+  end
+  normalize_variant(node)
+  for _, v in ipairs(node.variants or {}) do normalize_variant(v) end
+  node.index = #graph.nodes
+  graph.nodes[#graph.nodes + 1] = node
+  return table.unpack(results)
 end
 
 --- kg.template{ name, params = function(target, info) return {BLOCK=, VEC=} end }

@@ -420,9 +420,10 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
   const char *name = kgrt_table_name(table);
   char what[96];
   if (arch->triple == NULL || !kgrt_is_pow2(arch->wave_size) || arch->wave_size > 64 ||
-      (arch->arena_align != 0 && !kgrt_is_pow2(arch->arena_align)))
+      (arch->arena_align != 0 && !kgrt_is_pow2(arch->arena_align)) ||
+      arch->arena_zero_bytes > arch->arena_bytes)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                          "model %s: %s: bad triple, wave size or arena alignment", name,
+                          "model %s: %s: bad triple, wave size or arena sizes", name,
                           arch->arch);
   if ((arch->num_kernels > 0 && arch->kernels == NULL) ||
       (arch->num_steps > 0 && arch->steps == NULL))
@@ -722,6 +723,24 @@ static kgrt_status_t kgrt_model_init(kgrt_model_t *model, kgrt_error_t *err) {
         dev, (size_t)(arch->arena_bytes + align), &model->arena_raw, err));
     model->arena_addr =
         align ? (model->arena_raw + align - 1) & ~(align - 1) : model->arena_raw;
+  }
+  if (arch->arena_zero_bytes > 0) { /* the state kernels keep across runs */
+    const size_t chunk = arch->arena_zero_bytes < (1u << 20)
+                             ? (size_t)arch->arena_zero_bytes
+                             : (size_t)1 << 20;
+    void *zeros = kgrt_calloc(&dev->alloc, chunk, 1);
+    if (zeros == NULL)
+      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
+                            "model %s: out of host memory", name);
+    kgrt_status_t st = KGRT_STATUS_OK;
+    for (uint64_t at = 0; at < arch->arena_zero_bytes && st == KGRT_STATUS_OK;
+         at += chunk) {
+      const uint64_t left = arch->arena_zero_bytes - at;
+      st = dev->vtable->buffer_write(dev, model->program, model->arena_addr + at, zeros,
+                                     left < chunk ? (size_t)left : chunk, err);
+    }
+    kgrt_free(&dev->alloc, zeros);
+    KGRT_RETURN_IF_ERROR(st);
   }
   KGRT_RETURN_IF_ERROR(
       kgrt_buffers_alloc(model, table->inputs, table->num_inputs, &model->inputs, err));

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 4
+#define KGRT_TABLE_ABI 5
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
@@ -138,6 +138,10 @@ typedef struct kgrt_arch_table {
   const kgrt_step_t *steps;
   uint64_t arena_bytes; /* planned with every symbol at its max */
   uint32_t arena_align;
+  /* The arena's first arena_zero_bytes are state that kernels keep across
+   * runs (attention's counts of finished splits): zeroed at load, shared with
+   * no other value. */
+  uint64_t arena_zero_bytes;
 } kgrt_arch_table_t;
 
 /* The model: its interface and every architecture built for it. */

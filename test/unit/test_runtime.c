@@ -465,6 +465,10 @@ static void test_table_errors(void) {
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OUT_OF_RANGE);
 
   test_model_init(&m);
+  m.gfx1100.arena_zero_bytes = m.gfx1100.arena_bytes + 256; /* past the arena */
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+
+  test_model_init(&m);
   m.table.num_arches = 0;
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_NO_MATCHING_ARCH);
 
@@ -628,6 +632,23 @@ static void test_run_numbers(void) {
     CHECK(close_enough(r.out[row], row_ref(x, w, row)));
 }
 
+/* The arena starts poisoned (NaN), but its first arena_zero_bytes as zeros:
+ * with step 0 skipped (0 units), step 1 sums the arena as it was loaded. */
+static void test_arena_zeroed(void) {
+  test_model_t m;
+  test_model_init(&m);
+  m.steps[0].units = expr(0, 0);
+  run_result_t r;
+  run_model("sim", &m.table, NULL, T_MAX, &r);
+  CHECK_EQ(r.status, KGRT_STATUS_OK);
+  CHECK(isnan(r.out[0]));
+  m.gfx1100.arena_zero_bytes = m.gfx1100.arena_bytes;
+  run_model("sim", &m.table, NULL, T_MAX, &r);
+  CHECK_EQ(r.status, KGRT_STATUS_OK);
+  for (int row = 0; row < T_MAX; ++row)
+    CHECK_EQ(r.out[row], 0.0f);
+}
+
 /* k_rowsum is a wave32 kernel: at wave 64 every odd row is left unwritten. */
 static void test_wrong_wave_size(void) {
   test_model_t m;
@@ -714,6 +735,7 @@ int main(int argc, char **argv) {
       test_table_errors();
       test_dims_and_bindings();
       test_run_numbers();
+      test_arena_zeroed();
       test_wrong_wave_size();
       test_out_of_bounds();
       test_allocation_failures();

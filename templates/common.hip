@@ -1,8 +1,8 @@
 /* common.hip - platform-neutral helpers every kgen kernel may use: dtype
  * conversion through float, elementwise math, and wave/workgroup reductions
  * specialised to a wave size. Needs a prelude (prelude_<platform>.hip) for
- * kg_lane_id, kg_shfl_u32, __syncthreads, the f16 bit conversions, kg_exp,
- * kg_sqrt, kg_fabs, kg_log, kg_sin and kg_cos.
+ * kg_lane_id, kg_shfl_u32, __syncthreads, the f16 bit conversions, kg_exp, kg_exp2,
+ * kg_sqrt, kg_fabs, kg_log, kg_sin, kg_cos, kg_atomic_add and kg_fence_device.
  * Templates reach global memory only through kg_ld, kg_st, kg_ldv and kg_stv:
  * on the sim device KG_GLOBAL(T) is a bounds-checked handle, not a pointer. */
 
@@ -46,6 +46,15 @@ template <> KG_INLINE_SPEC kg_bf16 kg_from_f32<kg_bf16>(float x) {
   h.bits = kg_f32_to_bf16_bits(x);
   return h;
 }
+
+/* Two floats rounded to a 16-bit T, packed in one word (lo in the low half),
+ * as matrix fragments hold them; one instruction where the prelude has it
+ * (KG_HAS_PACK2). */
+#ifndef KG_HAS_PACK2
+template <typename T> KG_INLINE unsigned kg_pack2(float lo, float hi) {
+  return (unsigned)kg_from_f32<T>(lo).bits | (unsigned)kg_from_f32<T>(hi).bits << 16;
+}
+#endif
 
 /* Rounds a float to what dtype T can hold (for cast inside fused chains). */
 template <typename T> KG_INLINE float kg_round(float x) {
@@ -135,6 +144,11 @@ template <int WAVE, int BLOCK> KG_INLINE float kg_block_max(float v) {
   __syncthreads();
   return v;
 }
+
+/* Keeps the compiler from moving memory accesses across this point (no
+ * instruction): bounds how many loads it hoists ahead of their use, and so
+ * the registers they hold, in long unrolled loops. */
+KG_INLINE void kg_compiler_barrier() { asm volatile("" ::: "memory"); }
 
 /* Early launch (programmatic dependent launch, sm_90 and later): a kernel
  * whose table entry is marked for it may be started by the runtime while the

@@ -72,6 +72,8 @@ KG_INLINE unsigned kg_f32_bits(float f) { return __builtin_bit_cast(unsigned, f)
 KG_INLINE float kg_bits_f32(unsigned u) { return __builtin_bit_cast(float, u); }
 
 KG_INLINE float kg_exp(float x) { return __builtin_expf(x); }
+/* 2^x: one v_exp_f32 (attention's softmax works in base 2) */
+KG_INLINE float kg_exp2(float x) { return __builtin_exp2f(x); }
 KG_INLINE float kg_sqrt(float x) { return __builtin_sqrtf(x); }
 KG_INLINE float kg_fabs(float x) { return __builtin_fabsf(x); }
 KG_INLINE float kg_log(float x) { return __builtin_logf(x); }
@@ -91,6 +93,15 @@ template <int N, typename T> KG_INLINE kg_vec<T, N> kg_ldv(const T *p, long i) {
 template <int N, typename T> KG_INLINE void kg_stv(T *p, long i, kg_vec<T, N> v) {
   *(kg_vec<T, N> *)(p + i) = v;
 }
+
+/* p[i] += v, atomically for every workgroup of the device; the old value
+ * (relaxed: kg_fence_device orders what comes before and after). */
+template <typename T> KG_INLINE T kg_atomic_add(T *p, long i, T v) {
+  return __atomic_fetch_add(p + i, v, __ATOMIC_RELAXED);
+}
+/* This thread's global accesses before it happen, for every workgroup of
+ * the device, before those after it (a release and an acquire). */
+KG_INLINE void kg_fence_device() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
 
 /* Operand and accumulator vectors of the WMMA and MFMA builtins (clang's
  * V16h/V16s/V8f and V4h/V4s/V4f/V16f), the names prelude_sim.hip gives. */

@@ -65,6 +65,21 @@ KG_INLINE unsigned short kg_f32_to_bf16_bits(float f) {
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;
 }
+/* common.hip's kg_pack2 for f16 and bf16, one instruction each
+ * (cvt.rn.{f16,bf16}x2.f32 puts its first source in the high half). */
+#define KG_HAS_PACK2 1
+template <typename T> KG_INLINE unsigned kg_pack2(float lo, float hi);
+template <> KG_INLINE_SPEC unsigned kg_pack2<kg_f16>(float lo, float hi) {
+  unsigned r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+template <> KG_INLINE_SPEC unsigned kg_pack2<kg_bf16>(float lo, float hi) {
+  unsigned r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
 KG_INLINE unsigned kg_f32_bits(float f) { return __float_as_uint(f); }
 KG_INLINE float kg_bits_f32(unsigned u) { return __uint_as_float(u); }
 
@@ -77,6 +92,13 @@ KG_INLINE float kg_bits_f32(unsigned u) { return __uint_as_float(u); }
 KG_INLINE float kg_exp(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
+  return y;
+}
+/* 2^x on the special-function unit alone (ex2.approx.ftz, relative error
+ * about 2^-22): attention's softmax folds log2 e into its scale. */
+KG_INLINE float kg_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
 /* a / b for b >= 1: __fdividef (2 ulp; it flushes to 0 only for b > 2^126,
@@ -102,6 +124,13 @@ template <int N, typename T> KG_INLINE kg_vec<T, N> kg_ldv(const T *p, long i) {
 template <int N, typename T> KG_INLINE void kg_stv(T *p, long i, kg_vec<T, N> v) {
   *(kg_vec<T, N> *)(p + i) = v;
 }
+
+/* p[i] += v, atomically for every workgroup of the device; the old value
+ * (relaxed: kg_fence_device orders what comes before and after). */
+template <typename T> KG_INLINE T kg_atomic_add(T *p, long i, T v) { return atomicAdd(p + i, v); }
+/* This thread's global accesses before it happen, for every workgroup of
+ * the device, before those after it (a release and an acquire). */
+KG_INLINE void kg_fence_device() { __threadfence(); }
 
 /* ---- Programmatic dependent launch (sm_90 and later) ----
  * griddepcontrol.wait blocks until the grids this one depends on have
@@ -170,6 +199,22 @@ KG_INLINE void kg_ldmatrix_x4_at(unsigned r[4], kg_lds_addr_t row) {
 }
 KG_INLINE void kg_ldmatrix_x2_at(unsigned r[2], kg_lds_addr_t row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(row)
+               : "memory");
+}
+/* The same with .trans: r[q] gets matrix q's word for this lane in the
+ * transposed matrix, i.e. the 16-bit elements 2 (l % 4) and 2 (l % 4) + 1 of
+ * column l / 4 (rows 2 (l % 4) and 2 (l % 4) + 1). A [k][n] tile so gives the
+ * .col B fragment of mma.sync (attention's V). */
+KG_INLINE void kg_ldmatrix_x4_trans_at(unsigned r[4], kg_lds_addr_t row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(row)
+               : "memory");
+}
+KG_INLINE void kg_ldmatrix_x2_trans_at(unsigned r[2], kg_lds_addr_t row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
                : "=r"(r[0]), "=r"(r[1])
                : "r"(row)
                : "memory");

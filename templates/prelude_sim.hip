@@ -5,7 +5,7 @@
  *
  * Needs runtime/kgrt_sim_abi.h pasted in front of it. Gives what common.hip
  * and the templates use (threadIdx, blockIdx, __syncthreads, kg_lane_id,
- * kg_shfl_u32, kg_f16, kg_bf16, the f16 bit conversions, kg_exp, kg_sqrt,
+ * kg_shfl_u32, kg_f16, kg_bf16, the f16 bit conversions, kg_exp, kg_exp2, kg_sqrt,
  * kg_fabs, kg_log, kg_sin, kg_cos, kg_ld, kg_st, kg_vec, kg_ldv, kg_stv), plus what kgen's thunks use:
  * KG_SIM_EXPORT, kg_sim_arg, kg_sim_i64 and the exported kg_sim_bind; and the
  * WMMA and MFMA builtins the matmul templates use, with their vector types.
@@ -148,6 +148,7 @@ KG_INLINE unsigned short kg_f32_to_f16_bits(float f) {
 }
 
 KG_INLINE float kg_exp(float x) { return expf(x); }
+KG_INLINE float kg_exp2(float x) { return exp2f(x); }
 KG_INLINE float kg_sqrt(float x) { return sqrtf(x); }
 KG_INLINE float kg_fabs(float x) { return fabsf(x); }
 KG_INLINE float kg_log(float x) { return logf(x); }
@@ -229,6 +230,15 @@ KG_INLINE void kg_stv(kg_gptr<T> p, long i, const kg_vec<T, N> &v) {
   kg_sim_api->check(p.p, p.bytes, a, sizeof v, 1);
   memcpy(a, &v, sizeof v);
 }
+
+/* p[i] += v, atomically (the engine's workers run workgroups on several
+ * host threads); the old value. Checked like any store. */
+template <typename T> KG_INLINE T kg_atomic_add(kg_gptr<T> p, long i, T v) {
+  void *a = (void *)kg_sim_addr(p, i);
+  kg_sim_api->check(p.p, p.bytes, a, sizeof(T), 1);
+  return __atomic_fetch_add((T *)a, v, __ATOMIC_SEQ_CST);
+}
+KG_INLINE void kg_fence_device() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 /* ---- Asynchronous copies (common.hip has the contract) ----
  *
@@ -493,7 +503,11 @@ KG_INLINE kg_v4f kg_sim_mfma_f32_16x16x16(kg_v4s a, kg_v4s b, kg_v4f c) {
  * 64-bit row address of lane 8q + l / 4 (two shuffles) and the word at byte 4
  * (l % 4) of that row. The row addresses are host pointers into __shared__
  * arrays here; one that is not 16-byte aligned is reported as an out-of-range
- * load of 16 bytes (at that address, "buffer 0x0, 0 bytes") instead of read. */
+ * load of 16 bytes (at that address, "buffer 0x0, 0 bytes") instead of read.
+ * With .trans each matrix is transposed first: register q of lane l gets the
+ * elements of column l / 4 in rows 2 (l % 4) and 2 (l % 4) + 1, so lane l
+ * reads the addresses of lanes 8q + 2 (l % 4) and 8q + 2 (l % 4) + 1 and the
+ * 16 bits at byte 2 (l / 4) of each. */
 #define KG_HAS_MMA_SYNC 1
 
 /* D = C + A * B in place on d (see above); bf16 picks the operand type. */
@@ -550,6 +564,26 @@ template <int X> KG_INLINE void kg_sim_ldmatrix(unsigned *r, const void *row) {
     memcpy(&r[q], (const void *)(at + 4u * (l % 4u)), sizeof r[q]);
   }
 }
+/* ldmatrix .trans of X matrices: r[q] holds, of matrix q, the elements of
+ * column l / 4 in rows 2 (l % 4) and 2 (l % 4) + 1 (low and high half), rows
+ * whose addresses lanes 8q + 2 (l % 4) and 8q + 2 (l % 4) + 1 gave. */
+template <int X> KG_INLINE void kg_sim_ldmatrix_trans(unsigned *r, const void *row) {
+  const unsigned lane = kg_lane_id(), warp = lane & ~31u, l = lane & 31u;
+  const unsigned long long p = (unsigned long long)(__UINTPTR_TYPE__)row;
+  if (l < 8u * X && p % 16u != 0)
+    kg_sim_api->check(0, 0, row, 16, 0);
+  for (unsigned q = 0; q < X; q++) {
+    unsigned short h[2];
+    for (unsigned e = 0; e < 2; e++) {
+      const unsigned src = warp + 8u * q + 2u * (l % 4u) + e;
+      const unsigned lo = kg_shfl_u32((unsigned)p, src);
+      const unsigned hi = kg_shfl_u32((unsigned)(p >> 32), src);
+      const __UINTPTR_TYPE__ at = (__UINTPTR_TYPE__)((unsigned long long)hi << 32 | lo);
+      memcpy(&h[e], (const void *)(at + 2u * (l / 4u)), sizeof h[e]);
+    }
+    r[q] = (unsigned)h[0] | (unsigned)h[1] << 16;
+  }
+}
 KG_INLINE void kg_ldmatrix_x4(unsigned r[4], const void *row) { kg_sim_ldmatrix<4>(r, row); }
 KG_INLINE void kg_ldmatrix_x2(unsigned r[2], const void *row) { kg_sim_ldmatrix<2>(r, row); }
 /* A shared address (prelude_cuda.hip): here the host pointer, offsets in bytes. */
@@ -557,6 +591,12 @@ typedef const unsigned char *kg_lds_addr_t;
 KG_INLINE kg_lds_addr_t kg_lds_addr(const void *p) { return (kg_lds_addr_t)p; }
 KG_INLINE void kg_ldmatrix_x4_at(unsigned r[4], kg_lds_addr_t row) { kg_sim_ldmatrix<4>(r, row); }
 KG_INLINE void kg_ldmatrix_x2_at(unsigned r[2], kg_lds_addr_t row) { kg_sim_ldmatrix<2>(r, row); }
+KG_INLINE void kg_ldmatrix_x4_trans_at(unsigned r[4], kg_lds_addr_t row) {
+  kg_sim_ldmatrix_trans<4>(r, row);
+}
+KG_INLINE void kg_ldmatrix_x2_trans_at(unsigned r[2], kg_lds_addr_t row) {
+  kg_sim_ldmatrix_trans<2>(r, row);
+}
 
 /* ---- NVIDIA warpgroup matrix multiply: wgmma.mma_async (sm_90a) ----
  *

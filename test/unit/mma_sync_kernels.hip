@@ -2,7 +2,8 @@
  * helpers of prelude_cuda.hip (kg_mma_16x8x16, kg_ldmatrix_x4/_x2) and
  * kg_async_copy, whose sim emulation (templates/prelude_sim.hip, with the PTX
  * layouts spelled out and their sources) test_mma_sync.c checks:
- *   k_ldsm:           ldmatrix .x4 and .x2 alone, rows at scattered addresses;
+ *   k_ldsm:           ldmatrix .x4 and .x2, plain and .trans, alone, rows at
+ *                     scattered addresses;
  *   k_mma_frag_*:     mma.sync with fragments loaded from global memory by the
  *                     PTX formulas directly;
  *   k_mma_ldsm_*:     the GEMM path: kg_async_copy (16, 8 and 4 bytes, with
@@ -28,10 +29,10 @@ KG_INLINE unsigned short kg_mma_bits(kg_bf16 x) { return x.bits; }
  * with 16-byte kg_async_copy; lane l gives the address of row (5l + 3) % 32
  * (mode 1: of the row lane l ^ 1 should give; 2: 4 bytes into it, misaligned,
  * which the sim must refuse). R4[4l + q] and R2[2l + q] get register q of
- * lane l from .x4 and .x2. */
+ * lane l from .x4 and .x2, T4 and T2 the same from .x4.trans and .x2.trans. */
 extern "C" __global__ void __launch_bounds__(32)
 k_ldsm(KG_GLOBAL(const unsigned) M, KG_GLOBAL(unsigned) R4, KG_GLOBAL(unsigned) R2,
-       long mode) {
+       KG_GLOBAL(unsigned) T4, KG_GLOBAL(unsigned) T2, long mode) {
   __shared__ __attribute__((aligned(16))) unsigned sm[32 * 4];
   const unsigned l = kg_lane_id();
   kg_async_copy<4>(&sm[4 * l], M, 4 * (long)l, true);
@@ -40,13 +41,19 @@ k_ldsm(KG_GLOBAL(const unsigned) M, KG_GLOBAL(unsigned) R4, KG_GLOBAL(unsigned) 
   __syncthreads();
   const unsigned who = mode == 1 ? l ^ 1u : l;
   const unsigned *row = &sm[4 * ((5u * who + 3u) % 32u) + (mode == 2 ? 1 : 0)];
-  unsigned r4[4], r2[2];
+  unsigned r4[4], r2[2], t4[4], t2[2];
   kg_ldmatrix_x4(r4, row);
   kg_ldmatrix_x2(r2, row);
-  for (int q = 0; q < 4; q++)
+  kg_ldmatrix_x4_trans_at(t4, kg_lds_addr(row));
+  kg_ldmatrix_x2_trans_at(t2, kg_lds_addr(row));
+  for (int q = 0; q < 4; q++) {
     kg_st(R4, 4 * (long)l + q, r4[q]);
-  for (int q = 0; q < 2; q++)
+    kg_st(T4, 4 * (long)l + q, t4[q]);
+  }
+  for (int q = 0; q < 2; q++) {
     kg_st(R2, 2 * (long)l + q, r2[q]);
+    kg_st(T2, 2 * (long)l + q, t2[q]);
+  }
 }
 
 /* D = C + A * B, m16n8k16, fragments from global memory by PTX's formulas:
@@ -179,7 +186,9 @@ extern "C" KG_SIM_EXPORT void k_ldsm__sim(const unsigned char *kernarg,
                                           const unsigned long long *arg_bytes) {
   k_ldsm(kg_sim_arg<const unsigned>(kernarg, 0, arg_bytes[0]),
          kg_sim_arg<unsigned>(kernarg, 8, arg_bytes[1]),
-         kg_sim_arg<unsigned>(kernarg, 16, arg_bytes[2]), kg_sim_i64(kernarg, 24));
+         kg_sim_arg<unsigned>(kernarg, 16, arg_bytes[2]),
+         kg_sim_arg<unsigned>(kernarg, 24, arg_bytes[3]),
+         kg_sim_arg<unsigned>(kernarg, 32, arg_bytes[4]), kg_sim_i64(kernarg, 40));
 }
 #define KG_MMA_SYNC_THUNK(name, T)                                                       \
   extern "C" KG_SIM_EXPORT void name##__sim(const unsigned char *kernarg,                \

@@ -3,7 +3,8 @@
  * templates/prelude_sim.hip) and kg_async_copy, on the kernels of
  * test/unit/mma_sync_kernels.hip:
  *   - on the sim at wave 32: ldmatrix must hand lane l, for matrix q, word
- *     l % 4 of the row whose address lane 8q + l / 4 gave; D = C + A * B of
+ *     l % 4 of the row whose address lane 8q + l / 4 gave (.trans: the 16-bit
+ *     elements l / 4 of the rows lanes 8q + 2 (l % 4) and + 1 gave); D = C + A * B of
  *     m16n8k16 f16 and bf16 must equal a float64 matmul, with fragments loaded
  *     by PTX's formulas and through kg_async_copy (zero fill included) and
  *     ldmatrix; every deliberately wrong mapping must give a mismatch;
@@ -92,43 +93,60 @@ static unsigned ldsm_row(unsigned lane) {
   return (5u * lane + 3u) % 32u;
 }
 
-/* Registers of k_ldsm's .x4 and .x2 results that differ from PTX's layout. */
-static unsigned ldsm_mismatches(const unsigned *m, const unsigned *r4,
-                                const unsigned *r2) {
+/* The 16-bit element e (0..7) of the row of M whose address lane `lane` gives. */
+static unsigned ldsm_half(const unsigned *m, unsigned lane, unsigned e) {
+  return (m[4 * ldsm_row(lane) + e / 2] >> (16 * (e % 2))) & 0xffffu;
+}
+
+/* Registers of k_ldsm's results that differ from PTX's layouts: plain, lane l
+ * gets word l % 4 of matrix q's row l / 4; .trans, the elements of column
+ * l / 4 in rows 2 (l % 4) and 2 (l % 4) + 1 (low and high half). */
+static unsigned ldsm_mismatches(const unsigned *m, const unsigned *r4, const unsigned *r2,
+                                const unsigned *t4, const unsigned *t2) {
   unsigned bad = 0;
   for (unsigned l = 0; l < 32; l++)
     for (unsigned q = 0; q < 4; q++) {
       const unsigned want = m[4 * ldsm_row(8 * q + l / 4) + l % 4];
+      const unsigned rows = 8 * q + 2 * (l % 4);
+      const unsigned want_t = ldsm_half(m, rows, l / 4) | ldsm_half(m, rows + 1, l / 4)
+                                                              << 16;
       bad += r4[4 * l + q] != want;
-      if (q < 2)
+      bad += t4[4 * l + q] != want_t;
+      if (q < 2) {
         bad += r2[2 * l + q] != want;
+        bad += t2[2 * l + q] != want_t;
+      }
     }
   return bad;
 }
 
 static void test_ldsm(kgrt_sim_image_t *img) {
-  unsigned m[128], r4[128], r2[64];
+  unsigned m[128], r4[128], r2[64], t4[128], t2[64];
   for (unsigned i = 0; i < 128; i++)
     m[i] = rng_u32();
   for (long mode = 0; mode <= 1; mode++) {
     memset(r4, 0xff, sizeof r4);
     memset(r2, 0xff, sizeof r2);
-    const unsigned long long args[4] = {PTR(m), PTR(r4), PTR(r2),
-                                        (unsigned long long)mode};
-    const unsigned long long bytes[4] = {sizeof m, sizeof r4, sizeof r2, 0};
+    memset(t4, 0xff, sizeof t4);
+    memset(t2, 0xff, sizeof t2);
+    const unsigned long long args[6] = {PTR(m),  PTR(r4), PTR(r2),
+                                        PTR(t4), PTR(t2), (unsigned long long)mode};
+    const unsigned long long bytes[6] = {sizeof m,  sizeof r4, sizeof r2,
+                                         sizeof t4, sizeof t2, 0};
     const int rc = run(img, "k_ldsm", args, bytes);
     CHECK_EQ(rc, 0);
-    const unsigned bad = ldsm_mismatches(m, r4, r2);
+    const unsigned bad = ldsm_mismatches(m, r4, r2, t4, t2);
     if (mode == 0)
       CHECK_EQ(bad, 0);
     else
       CHECK(bad > 0);
-    printf("%-16s %s: %u of 192 registers wrong\n", "k_ldsm",
-           mode == 0 ? "documented layout" : "wrong lane's address", bad);
+    printf("%-16s %s: %u of 384 registers wrong\n", "k_ldsm",
+           mode == 0 ? "documented layouts" : "wrong lane's address", bad);
   }
   /* Row addresses 4 bytes past 16-byte alignment: an error, not a read. */
-  const unsigned long long args[4] = {PTR(m), PTR(r4), PTR(r2), 2};
-  const unsigned long long bytes[4] = {sizeof m, sizeof r4, sizeof r2, 0};
+  const unsigned long long args[6] = {PTR(m), PTR(r4), PTR(r2), PTR(t4), PTR(t2), 2};
+  const unsigned long long bytes[6] = {sizeof m,  sizeof r4, sizeof r2,
+                                       sizeof t4, sizeof t2, 0};
   fprintf(stderr, "(an out-of-bounds load of 16 bytes is expected next)\n");
   const int rc = run(img, "k_ldsm", args, bytes);
   CHECK(rc != 0);
@@ -272,6 +290,8 @@ static void test_nvrtc(const char *path) {
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
       "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
       "ldmatrix.sync.aligned.m8n8.x2.shared.b16",
+      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+      "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16",
       "cp.async.cg.shared.global [%r",
       "], 16, %r",
       "cp.async.ca.shared.global [%r",

@@ -446,6 +446,7 @@ function kg.env()
   require "ops.softmax"
   require "ops.rope"
   require "ops.kv"
+  require "ops.attention"
   require "ops.index"
   require "ops.sort"
   require "ops.sample"

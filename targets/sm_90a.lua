@@ -47,5 +47,18 @@ return {
     bf16 = { mma = "mma", shape = { 16, 8, 16 }, bm = 128, bn = 256, bk = 64, waves_m = 2, waves_n = 4, stages = 3 },
     f32 = { mma = "fma", bm = 64, bn = 64, bk = 16, waves_m = 2, waves_n = 2, stages = 2 },
   },
+  -- attention (lua/ops/attention.lua): the fragment that multiplies each
+  -- dtype (f32 takes FMA everywhere), the prefill tile (bm query rows, one
+  -- or more fragments of them per wave; bn keys per K/V tile in `stages` LDS
+  -- buffers) and the decode tile (bn keys split among `waves` waves; the
+  -- context split over wg_per_cu workgroups per compute unit); a model may
+  -- override both (attention's tile and decode attributes)
+  attention = {
+    f16 = { mma = "mma", shape = { 16, 8, 16 } },
+    bf16 = { mma = "mma", shape = { 16, 8, 16 } },
+    f32 = { mma = "fma" },
+    prefill = { bm = 128, bn = 32, waves = 4, stages = 2 },
+    decode = { bn = 64, waves = 4, stages = 3, wg_per_cu = 1 },
+  },
   flags = {},
 }

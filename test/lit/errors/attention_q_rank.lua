@@ -1,0 +1,9 @@
+-- attention: q is [T, H, D].
+-- RUN: rm -rf %t; timeout 5 %kgen --arch gfx1100 %s -o %t > %t.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t && test $(wc -l < %t.log) -eq 1
+-- RUN: FileCheck %s < %t.log
+local q = input("q", f16, { 4, 512 })
+local k = input("k", f16, { 16, 2, 64 })
+local v = input("v", f16, { 16, 2, 64 })
+-- CHECK: attention_q_rank.lua:[[@LINE+1]]: error: attention: q must be [T, H, D], got [4, 512]
+output("y", attention(q, k, v))

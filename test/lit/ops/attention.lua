@@ -1,0 +1,80 @@
+-- attention, grouped-query (32 query heads over 8 KV heads, D 128, bf16,
+-- causal), T and the context S syms: one node, two kernels, and the plan runs
+-- one of them by T: flash prefill for T >= 5 (tiles of 64 packed rows x 8 KV
+-- heads), the decode path for T <= 4 (16 / G rows; 8 KV heads x 24 splits
+-- of the context on gfx1100: 96 CUs x 2 workgroups / 8), whose workgroups
+-- write their partial results, count themselves, and the last of each KV
+-- head adds them up (an atomic add on its count, which the kernel keeps in
+-- the arena's zeroed part: 256 bytes). On gfx1100 both products of the
+-- loops are WMMA (the transposed ones, S^T = K Q^T and O^T = V^T P^T: 2 x 8
+-- and 8 x 2 per 32-key tile in prefill), on gfx942 MFMA 16x16x16 (4 x 8 and 8
+-- x 4 per 64-key tile); K and V come in with 128-bit loads; no kernel uses
+-- scratch.
+-- RUN: %kgen --arch gfx1100 --emit=asm %s -o - | FileCheck %s --check-prefix=A32
+-- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=A64
+-- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
+-- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
+-- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
+-- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefix=HIP
+-- HIP-LABEL: attention_0_attention_prefill(KG_GLOBAL(const kg_bf16) q, KG_GLOBAL(const kg_bf16) k, KG_GLOBAL(const kg_bf16) v,
+-- HIP-NEXT: KG_GLOBAL(kg_bf16) out, KG_GLOBAL(float) part, KG_GLOBAL(int) cnt, long tq, long sk)
+-- HIP: typedef kg_mma_wmma_16x16x16<T, 136> F;
+-- HIP-LABEL: attention_1_attention_decode(KG_GLOBAL(const kg_bf16) q, KG_GLOBAL(const kg_bf16) k, KG_GLOBAL(const kg_bf16) v,
+-- HIP-NEXT: KG_GLOBAL(kg_bf16) out, KG_GLOBAL(float) part, KG_GLOBAL(int) cnt, long tq, long sk)
+-- HIP: last = kg_atomic_add(cnt, at, 1) == 24 - 1;
+-- the prefill loop: K and V rows with 128-bit loads (V stored transposed),
+-- then every product of both matmuls on WMMA
+-- A32-LABEL: attention_0_attention_prefill:
+-- A32: [[LOOP:.LBB[0-9]+_[0-9]+]]:{{.*}}=>This Loop Header: Depth=1
+-- A32: global_load_b128
+-- A32-NEXT: global_load_b128
+-- A32: s_barrier
+-- A32-COUNT-16: v_wmma_f32_16x16x16_bf16
+-- A32: v_exp_f32
+-- A32-COUNT-16: v_wmma_f32_16x16x16_bf16
+-- A32-NOT: v_wmma
+-- A32: s_branch [[LOOP]]
+-- the decode loop, then the count and the last workgroup's sum
+-- A32-LABEL: attention_1_attention_decode:
+-- A32: [[DLOOP:.LBB[0-9]+_[0-9]+]]:{{.*}}=>This Loop Header: Depth=1
+-- A32: global_load_b128
+-- A32-NEXT: global_load_b128
+-- A32: s_barrier
+-- A32-COUNT-8: v_wmma_f32_16x16x16_bf16
+-- A32: v_exp_f32
+-- A32-COUNT-8: v_wmma_f32_16x16x16_bf16
+-- A32: s_branch [[DLOOP]]
+-- A32: global_atomic_add_u32
+-- A64-LABEL: attention_0_attention_prefill:
+-- A64: [[LOOP:.LBB[0-9]+_[0-9]+]]:{{.*}}=>This Loop Header: Depth=1
+-- A64: global_load_dwordx4
+-- A64: global_load_dwordx4
+-- A64: s_barrier
+-- A64-COUNT-32: v_mfma_f32_16x16x16_bf16
+-- A64: v_exp_f32
+-- A64-COUNT-32: v_mfma_f32_16x16x16_bf16
+-- A64-NOT: v_mfma
+-- A64: s_branch [[LOOP]]
+-- A64-LABEL: attention_1_attention_decode:
+-- A64: [[DLOOP:.LBB[0-9]+_[0-9]+]]:{{.*}}=>This Loop Header: Depth=1
+-- A64: global_load_dwordx4
+-- A64: global_load_dwordx4
+-- A64: s_barrier
+-- A64-COUNT-8: v_mfma_f32_16x16x16_bf16
+-- A64: v_exp_f32
+-- A64-COUNT-8: v_mfma_f32_16x16x16_bf16
+-- A64: s_branch [[DLOOP]]
+-- A64: global_atomic_add
+-- META-NOT: .private_segment_fixed_size: {{[1-9]}}
+-- TABLE-LABEL: static const kgrt_step_t steps[2] = {
+-- TABLE-NEXT: {0, {4, {0, -1, -1, -1}}, 64, 8, {1, {0, -1, -1, -1}}, 5LL, 9223372036854775807LL, s0_args},
+-- TABLE-NEXT: {1, {4, {0, -1, -1, -1}}, 16, 192, {1, {0, -1, -1, -1}}, 0LL, 4LL, s1_args},
+-- TABLE: const kgrt_arch_table_t kgen_attention_gfx1100 = {
+-- TABLE: 2, steps,
+-- TABLE-NEXT: {{[0-9]+}}, 256, 256,
+local T = sym("T", 4096)
+local S = sym("S", 4096)
+local q = input("q", bf16, { T, 32, 128 })
+local k = input("k", bf16, { S, 8, 128 })
+local v = input("v", bf16, { S, 8, 128 })
+output("y", attention(q, k, v, { causal = true }))

@@ -26,6 +26,46 @@ static int compile_cuda(const kg_compile_opts_t *opts, const char *source, size_
   return kg_nvrtc_compile(opts, source, len, what, out, diag);
 }
 
+/* The amdgcn backend kg_compile_device runs for opts and what: `used` gets
+ * its description, `why` the reason. comgr is probed once: auto needs its
+ * ISA list, and "comgr 2.4" its version. */
+static kg_compiler_t choose_amdgcn(const kg_compile_opts_t *opts, kg_artifact_t what,
+                                   char *used, size_t used_size, char *why, size_t why_size) {
+  char comgr_version[32] = "not found";
+  int comgr_lists = 0;
+  if (opts->compiler != KG_COMPILER_CLANG) {
+    const char *version = NULL;
+    comgr_lists = kg_comgr_supports(opts->arch, &version);
+    snprintf(comgr_version, sizeof comgr_version, "%s", version);
+  }
+
+  kg_compiler_t compiler = opts->compiler;
+  if (compiler == KG_COMPILER_COMGR) {
+    snprintf(why, why_size, "--compiler=comgr");
+  } else if (compiler == KG_COMPILER_CLANG) {
+    snprintf(why, why_size, "--compiler=clang");
+  } else if (what == KG_ARTIFACT_LLVM) {
+    compiler = KG_COMPILER_CLANG;
+    snprintf(why, why_size, "auto: LLVM IR text needs clang");
+  } else if (comgr_lists) {
+    compiler = KG_COMPILER_COMGR;
+    snprintf(why, why_size, "auto: comgr lists %s", opts->arch);
+  } else {
+    compiler = KG_COMPILER_CLANG;
+    if (strcmp(comgr_version, "not found") == 0)
+      snprintf(why, why_size, "auto: comgr not found");
+    else
+      snprintf(why, why_size, "auto: comgr %s does not list %s", comgr_version,
+               opts->arch);
+  }
+
+  if (compiler == KG_COMPILER_COMGR)
+    snprintf(used, used_size, "comgr %s", comgr_version);
+  else
+    snprintf(used, used_size, "%s", kg_clang_describe(opts));
+  return compiler;
+}
+
 int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t len,
                       kg_artifact_t what, kg_buf_t *out, const char **out_used,
                       kg_diag_t *diag) {
@@ -53,40 +93,8 @@ int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t 
     return kg_error(diag, "--compiler=nvrtc: %s is an amdgcn target (use comgr or clang)",
                     opts->arch);
 
-  /* Probe comgr once: auto needs its ISA list, and "comgr 2.4" its version. */
-  char comgr_version[32] = "not found";
-  int comgr_lists = 0;
-  if (opts->compiler != KG_COMPILER_CLANG) {
-    const char *version = NULL;
-    comgr_lists = kg_comgr_supports(opts->arch, &version);
-    snprintf(comgr_version, sizeof comgr_version, "%s", version);
-  }
-
-  kg_compiler_t compiler = opts->compiler;
   char why[256];
-  if (compiler == KG_COMPILER_COMGR) {
-    snprintf(why, sizeof why, "--compiler=comgr");
-  } else if (compiler == KG_COMPILER_CLANG) {
-    snprintf(why, sizeof why, "--compiler=clang");
-  } else if (what == KG_ARTIFACT_LLVM) {
-    compiler = KG_COMPILER_CLANG;
-    snprintf(why, sizeof why, "auto: LLVM IR text needs clang");
-  } else if (comgr_lists) {
-    compiler = KG_COMPILER_COMGR;
-    snprintf(why, sizeof why, "auto: comgr lists %s", opts->arch);
-  } else {
-    compiler = KG_COMPILER_CLANG;
-    if (strcmp(comgr_version, "not found") == 0)
-      snprintf(why, sizeof why, "auto: comgr not found");
-    else
-      snprintf(why, sizeof why, "auto: comgr %s does not list %s", comgr_version,
-               opts->arch);
-  }
-
-  if (compiler == KG_COMPILER_COMGR)
-    snprintf(used, sizeof used, "comgr %s", comgr_version);
-  else
-    snprintf(used, sizeof used, "%s", kg_clang_describe(opts));
+  const kg_compiler_t compiler = choose_amdgcn(opts, what, used, sizeof used, why, sizeof why);
   if (opts->verbose)
     fprintf(stderr, "kgen: %s: compiler %s (%s)\n", opts->arch, used, why);
 
@@ -102,4 +110,15 @@ int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t 
   }
   kg_buf_free(&result);
   return rc;
+}
+
+void kg_compile_identity(const kg_compile_opts_t *opts, kg_artifact_t what, kg_buf_t *out) {
+  const char *platform = opts->platform ? opts->platform : "amdgcn";
+  if (strcmp(platform, "cuda") == 0) {
+    kg_buf_puts(out, kg_nvrtc_describe());
+    return;
+  }
+  char used[1200], why[256];
+  choose_amdgcn(opts, what, used, sizeof used, why, sizeof why);
+  kg_buf_puts(out, used);
 }

@@ -50,6 +50,10 @@ int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t 
                       kg_artifact_t what, kg_buf_t *out, const char **out_used,
                       kg_diag_t *diag);
 
+/* Appends the description of the compiler kg_compile_device would run for
+ * opts and what, with its version (what a cache key needs of it). */
+void kg_compile_identity(const kg_compile_opts_t *opts, kg_artifact_t what, kg_buf_t *out);
+
 /* The backends behind kg_compile_device. */
 int kg_comgr_compile(const kg_compile_opts_t *opts, const char *source, size_t len,
                      kg_artifact_t what, kg_buf_t *out, kg_diag_t *diag);
@@ -77,5 +81,8 @@ const char *kg_nvrtc_describe(void);
 /* Compiles `source` (C++ with the sim prelude) into a host shared object. */
 int kg_compile_host(const char *source, size_t len, int verbose, kg_buf_t *out,
                     kg_diag_t *diag);
+/* Appends "<path>: <its --version's first line>" for the host compiler
+ * kg_compile_host runs, or "no host compiler". */
+void kg_host_identity(kg_buf_t *out);
 
 #endif /* KG_COMPILE_H */

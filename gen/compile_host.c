@@ -88,3 +88,28 @@ int kg_compile_host(const char *source, size_t len, int verbose, kg_buf_t *out,
   kg_buf_free(&result);
   return rc;
 }
+
+void kg_host_identity(kg_buf_t *out) {
+  kg_buf_t tried;
+  kg_buf_init(&tried);
+  char *cxx = host_find(&tried);
+  kg_buf_free(&tried);
+  if (!cxx) {
+    kg_buf_puts(out, "no host compiler");
+    return;
+  }
+  const char *argv[] = {cxx, "--version", NULL};
+  kg_buf_t log;
+  kg_buf_init(&log);
+  int status = -1;
+  kg_diag_t ignored;
+  kg_buf_printf(out, "%s: ", cxx);
+  if (kg_proc_run(argv, NULL, &log, &status, &ignored) == 0 && status == 0 && log.len) {
+    size_t n = 0;
+    while (n < log.len && log.data[n] != '\n')
+      n++;
+    kg_buf_put(out, log.data, n);
+  }
+  kg_buf_free(&log);
+  free(cxx);
+}

@@ -167,7 +167,8 @@ static int splice(const kg_graph_t *g, int n, kg_kernel_t *k, const int *mm, int
   return 0;
 }
 
-/* Kernel name: <model>_<index>_<op>[_<op>...] of the nodes it covers. */
+/* Kernel name: <model>_<op>[_<op>...] of the nodes it covers (lower.c
+ * appends its content's hash). */
 static void collect_ops(const kg_graph_t *g, int n, kg_buf_t *names, int *count) {
   const kg_node_t *node = &g->nodes[n];
   for (int i = 0; i < node->num_inputs; i++) {
@@ -205,8 +206,7 @@ static int fuse_epilogue(const kg_graph_t *g, int n, const int *mm, int num_mm,
     int count = 0;
     collect_ops(g, n, &names, &count);
     kg_buf_printf(&names, "_%s", k->tmpl);
-    snprintf(k->name, sizeof k->name, "%s_%d%s", g->model, p->num_kernels,
-             kg_buf_cstr(&names));
+    snprintf(k->name, sizeof k->name, "%s%s", g->model, kg_buf_cstr(&names));
     kg_buf_free(&names);
     kg_buf_init(&e);
     int rc = splice(g, n, k, mm, num_mm, &e, d);
@@ -255,8 +255,7 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       if (node->num_variants > 1) /* matmul_gemv, attention_decode */
         kg_buf_printf(&names, "_%s",
                       node->variants[v].label ? node->variants[v].label : k->tmpl);
-      snprintf(k->name, sizeof k->name, "%s_%d%s", g->model, p->num_kernels,
-               kg_buf_cstr(&names));
+      snprintf(k->name, sizeof k->name, "%s%s", g->model, kg_buf_cstr(&names));
       kg_buf_free(&names);
       if (is_map(g, n)) {
         kg_buf_t e;

@@ -10,13 +10,19 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "expand.h"
 #include "res.h"
 
 #include "version.h"
+
+/* The KERNEL hole while a kernel's text is hashed: not a C name, so no
+ * template text can contain it. */
+#define KG_NAME_HOLE "@KERNEL@"
 
 static const kg_res_t *need_res(const char *path, kg_diag_t *d) {
   const kg_res_t *r = kg_res_find(path);
@@ -274,7 +280,7 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   lw->select = v->select;
   lw->select_min = v->select_min;
   lw->select_max = v->select_max;
-  kg_holes_set(h, "KERNEL", "%s", k->name);
+  kg_holes_set(h, "KERNEL", "%s", KG_NAME_HOLE); /* named by content, kg_lower */
   kg_holes_set(h, "WAVE", "%d", t->wave);
   kg_holes_set(h, "BLOCK", "%d", lw->block);
   kg_holes_set(h, "VEC", "%d", lw->vec);
@@ -373,13 +379,12 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
 }
 
 /* extern "C" void <k>__sim(kernarg, arg_bytes): unpack and call the kernel. */
-static void emit_thunk(const kg_graph_t *g, const kg_kernel_t *k, const kg_lowered_t *lw,
-                       kg_buf_t *s) {
+static void emit_thunk(const kg_graph_t *g, const kg_lowered_t *lw, kg_buf_t *s) {
   kg_buf_printf(
       s,
       "extern \"C\" KG_SIM_EXPORT void %s__sim(const unsigned char *kernarg,\n"
       "    const unsigned long long *arg_bytes) {\n  kg_sim_async_reset();\n  %s(",
-      k->name, k->name);
+      lw->name, lw->name);
   for (int i = 0; i < lw->num_args; i++) {
     const kg_larg_t *a = &lw->args[i];
     if (i)
@@ -425,14 +430,89 @@ static void emit_mma_defines(const kg_target_t *t, kg_buf_t *out) {
   }
 }
 
+/* 64-bit FNV-1a of a buffer. */
+static uint64_t text_hash(const kg_buf_t *b) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < b->len; i++)
+    h = (h ^ (unsigned char)b->data[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* Can kernel b run kernel a's code: the same text and launch facts? */
+static int same_code(const kg_buf_t *ta, const kg_lowered_t *a, const kg_buf_t *tb,
+                     const kg_lowered_t *b) {
+  if (ta->len != tb->len || memcmp(ta->data, tb->data, ta->len) != 0 ||
+      a->block != b->block || a->dyn_shared != b->dyn_shared || a->flags != b->flags ||
+      a->num_args != b->num_args)
+    return 0;
+  for (int i = 0; i < a->num_args; i++)
+    if (a->args[i].kind != b->args[i].kind || a->args[i].is_const != b->args[i].is_const)
+      return 0;
+  return 1;
+}
+
+/* Content addressing: kernel i runs the code of the first kernel with the
+ * same text (lowered[i].code), whose name is <model>_<ops>_<8 hex digits of
+ * its hash>, with _2, _3 ... where two texts' digits agree. */
+static void name_kernels(const kg_program_t *p, kg_lowered_t *lowered, const kg_buf_t *texts) {
+  uint64_t *hash = kg_xcalloc((size_t)p->num_kernels + 1, sizeof *hash);
+  for (int i = 0; i < p->num_kernels; i++) {
+    kg_lowered_t *lw = &lowered[i];
+    hash[i] = text_hash(&texts[i]);
+    lw->code = i;
+    for (int j = 0; j < i && lw->code == i; j++)
+      if (lowered[j].code == j && hash[j] == hash[i] &&
+          same_code(&texts[j], &lowered[j], &texts[i], lw))
+        lw->code = j;
+    if (lw->code != i) {
+      snprintf(lw->name, sizeof lw->name, "%s", lowered[lw->code].name);
+      continue;
+    }
+    int clash = 0;
+    for (int j = 0; j < i; j++)
+      clash += lowered[j].code == j && (uint32_t)hash[j] == (uint32_t)hash[i] &&
+               strcmp(p->kernels[j].name, p->kernels[i].name) == 0;
+    if (clash)
+      snprintf(lw->name, sizeof lw->name, "%s_%08x_%d", p->kernels[i].name,
+               (unsigned)hash[i], clash + 1);
+    else
+      snprintf(lw->name, sizeof lw->name, "%s_%08x", p->kernels[i].name, (unsigned)hash[i]);
+  }
+  free(hash);
+}
+
+/* Appends text with its name holes replaced by name. */
+static void put_named(kg_buf_t *out, const kg_buf_t *text, const char *name) {
+  const size_t hole = sizeof KG_NAME_HOLE - 1;
+  size_t from = 0;
+  for (size_t i = 0; i + hole <= text->len; i++)
+    if (memcmp(text->data + i, KG_NAME_HOLE, hole) == 0) {
+      kg_buf_put(out, text->data + from, i - from);
+      kg_buf_puts(out, name);
+      from = i + hole;
+      i += hole - 1;
+    }
+  kg_buf_put(out, text->data + from, text->len - from);
+}
+
 int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
              const kg_target_t *t, kg_lowered_t *lowered, kg_buf_t *dev, kg_buf_t *sim,
              kg_diag_t *d) {
-  kg_buf_t kernels;
-  kg_buf_init(&kernels);
+  kg_buf_t *texts = kg_xcalloc((size_t)p->num_kernels + 1, sizeof *texts);
   int rc = 0;
   for (int i = 0; i < p->num_kernels && rc == 0; i++)
-    rc = lower_kernel(sb, g, &p->kernels[i], t, &lowered[i], &kernels, d);
+    rc = lower_kernel(sb, g, &p->kernels[i], t, &lowered[i], &texts[i], d);
+  kg_buf_t kernels;
+  kg_buf_init(&kernels);
+  if (rc == 0) {
+    name_kernels(p, lowered, texts);
+    for (int i = 0; i < p->num_kernels; i++)
+      if (lowered[i].code == i)
+        put_named(&kernels, &texts[i], lowered[i].name);
+  }
+  for (int i = 0; i < p->num_kernels; i++)
+    kg_buf_free(&texts[i]);
+  free(texts);
   if (rc == 0) {
     char prelude[128];
     snprintf(prelude, sizeof prelude, "templates/prelude_%s.hip", t->platform);
@@ -462,7 +542,8 @@ int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
     kg_buf_put(sim, kernels.data, kernels.len);
     kg_buf_puts(sim, "/* ---- sim thunks ---- */\n");
     for (int i = 0; i < p->num_kernels; i++)
-      emit_thunk(g, &p->kernels[i], &lowered[i], sim);
+      if (lowered[i].code == i)
+        emit_thunk(g, &lowered[i], sim);
   }
   kg_buf_free(&kernels);
   return rc;

@@ -31,11 +31,18 @@ typedef struct kg_lowered {
   kgrt_expr_t select;  /* the variant's run-time choice (scale 0: always) */
   int64_t select_min, select_max;
   uint32_t flags; /* KGRT_KERNEL_* for the table */
+  /* content addressing: the kernel whose code this one runs (itself, or the
+   * first with the same expanded text and launch facts) and that code's
+   * symbol, <model>_<ops>_<8 hex digits of the text's hash> */
+  int code;
+  char name[160];
 } kg_lowered_t;
 
 /* Lowers every kernel for target t: fills lowered[] (num_kernels entries),
  * the device source (prelude_<platform>.hip) and the sim source (sim prelude,
- * plus a thunk per kernel; see runtime/kgrt_sim_abi.h). */
+ * plus a thunk per kernel; see runtime/kgrt_sim_abi.h). Kernels whose
+ * expansions are the same text share one function (lowered[k].code), so a
+ * model's distinct kernels, not its layers, are what gets compiled. */
 int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
              const kg_target_t *t, kg_lowered_t *lowered, kg_buf_t *device_src,
              kg_buf_t *sim_src, kg_diag_t *d);

@@ -6,11 +6,16 @@
 #include <getopt.h>
 #include <lauxlib.h>
 #include <lua.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "buf.h"
+#include "cache.h"
 #include "compile.h"
 #include "diag.h"
 #include "front.h"
@@ -48,6 +53,9 @@ typedef struct options {
   int code_object_version;
   int sim; /* build sim images */
   int verbose;
+  int jobs;        /* compiles at once (-j) */
+  int no_cache;    /* --no-cache */
+  int time_report; /* --time-report */
   kg_sandbox_opts_t limits;
 } options_t;
 
@@ -72,6 +80,10 @@ static void usage(FILE *f) {
       "  --clang=PATH         the clang to use (default: $KGEN_CLANG, ROCm's, clang-19)\n"
       "  --code-object=N      code object version 4, 5 (default) or 6\n"
       "  --no-sim             do not build the host images for the sim device\n"
+      "  -j N                 compiles run at once (default: the CPUs)\n"
+      "  --no-cache           neither use nor fill the cache of compiled code objects\n"
+      "                       and sim images ($KGEN_CACHE_DIR, default ~/.cache/kgen)\n"
+      "  --time-report        print each phase's time (and each compile's) to stderr\n"
       "  --max-memory=MIB     Lua memory cap for the model (default 256)\n"
       "  --max-instructions=N Lua instruction budget (default 200000000)\n"
       "  --max-seconds=S      wall-clock limit for running the model (default 10)\n"
@@ -117,6 +129,8 @@ enum {
   OPT_CLANG,
   OPT_COV,
   OPT_NO_SIM,
+  OPT_NO_CACHE,
+  OPT_TIME_REPORT,
   OPT_MAX_MEM,
   OPT_MAX_INSN,
   OPT_MAX_SEC,
@@ -135,6 +149,8 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
       {"clang", required_argument, 0, OPT_CLANG},
       {"code-object", required_argument, 0, OPT_COV},
       {"no-sim", no_argument, 0, OPT_NO_SIM},
+      {"no-cache", no_argument, 0, OPT_NO_CACHE},
+      {"time-report", no_argument, 0, OPT_TIME_REPORT},
       {"max-memory", required_argument, 0, OPT_MAX_MEM},
       {"max-instructions", required_argument, 0, OPT_MAX_INSN},
       {"max-seconds", required_argument, 0, OPT_MAX_SEC},
@@ -148,13 +164,25 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
   opterr = 0;
   int c;
   double v;
-  while ((c = getopt_long(argc, argv, ":o:v", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":o:vj:", longs, NULL)) != -1) {
     switch (c) {
     case 'o':
       o->out = optarg;
       break;
     case 'v':
       o->verbose = 1;
+      break;
+    case 'j':
+      KG_TRY(parse_number("-j", optarg, 1, 256, &v, d));
+      if (v != (int)v)
+        return kg_error(d, "-j %s: expected a whole number of compiles", optarg);
+      o->jobs = (int)v;
+      break;
+    case OPT_NO_CACHE:
+      o->no_cache = 1;
+      break;
+    case OPT_TIME_REPORT:
+      o->time_report = 1;
       break;
     case OPT_ARCH:
       KG_TRY(parse_arches(o, optarg, d));
@@ -259,9 +287,21 @@ static void codeobj_write(void *user, const char *text, size_t len) {
   kg_buf_put((kg_buf_t *)user, text, len);
 }
 
-/* Compiles one target's sources and reads the code object back. */
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* In-process compilers (comgr, NVRTC) run one at a time: neither promises to
+ * take two programs at once from two threads. */
+static pthread_mutex_t inprocess_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Compiles one target's sources, through the cache when it is open (the
+ * table build), and reads the code object back. */
 static int compile_arch(const options_t *o, kg_arch_build_t *a, kg_artifact_t what,
-                        kg_buf_t *artifact, kg_diag_t *d) {
+                        kg_buf_t *artifact, const kg_cache_t *cache, int *cached,
+                        kg_diag_t *d) {
   kg_compile_opts_t co = {0};
   co.arch = a->target.name;
   co.triple = a->target.triple;
@@ -272,8 +312,35 @@ static int compile_arch(const options_t *o, kg_arch_build_t *a, kg_artifact_t wh
   co.compiler = o->compiler;
   co.clang_path = o->clang;
   co.verbose = o->verbose;
-  KG_TRY(kg_compile_device(&co, a->source.data, a->source.len, what, artifact,
-                           &a->compiler, d));
+  /* the key: the compiler that would run, the target, its flags, the
+   * code-object version, the source */
+  kg_buf_t id;
+  kg_buf_init(&id);
+  kg_compile_identity(&co, what, &id);
+  kg_buf_printf(&id, "|%s|%s|%s|cov %d", a->target.name, a->target.triple,
+                a->target.platform, o->code_object_version);
+  for (int i = 0; i < a->target.num_flags; i++)
+    kg_buf_printf(&id, "|%s", a->target.flags[i]);
+  const char *parts[] = {"device", id.data, a->source.data ? a->source.data : ""};
+  const size_t lens[] = {6, id.len, a->source.len};
+  kg_cache_key_t key;
+  kg_cache_key(cache, &key, parts, lens, 3);
+  const int inprocess = strcmp(a->target.platform, "cuda") == 0 ||
+                        strncmp(id.data, "comgr", 5) == 0;
+  kg_buf_free(&id);
+  *cached = kg_cache_get(cache, &key, artifact);
+  if (*cached) {
+    a->compiler = "the cache";
+  } else {
+    if (inprocess)
+      pthread_mutex_lock(&inprocess_lock);
+    const int rc = kg_compile_device(&co, a->source.data, a->source.len, what, artifact,
+                                     &a->compiler, d);
+    if (inprocess)
+      pthread_mutex_unlock(&inprocess_lock);
+    KG_TRY(rc);
+    kg_cache_put(cache, &key, artifact->data, artifact->len);
+  }
   if (o->verbose)
     fprintf(stderr, "kgen: %s: compiled with %s\n", a->target.name, a->compiler);
   if (what != KG_ARTIFACT_CODE_OBJECT)
@@ -286,11 +353,118 @@ static int compile_arch(const options_t *o, kg_arch_build_t *a, kg_artifact_t wh
   return 0;
 }
 
+/* The sim image of one target, through the cache when it is open. */
+static int compile_sim(const options_t *o, kg_arch_build_t *a, const kg_cache_t *cache,
+                       int *cached, kg_diag_t *d) {
+  kg_cache_key_t key;
+  if (cache->dir) {
+    kg_buf_t id;
+    kg_buf_init(&id);
+    kg_host_identity(&id);
+    const char *parts[] = {"sim", id.data, a->sim_source.data ? a->sim_source.data : ""};
+    const size_t lens[] = {3, id.len, a->sim_source.len};
+    kg_cache_key(cache, &key, parts, lens, 3);
+    kg_buf_free(&id);
+  }
+  *cached = cache->dir && kg_cache_get(cache, &key, &a->sim_image);
+  if (*cached)
+    return 0;
+  KG_TRY(kg_compile_host(a->sim_source.data, a->sim_source.len, o->verbose, &a->sim_image,
+                         d));
+  if (cache->dir)
+    kg_cache_put(cache, &key, a->sim_image.data, a->sim_image.len);
+  return 0;
+}
+
+/* One compile of the build: a target's code object (or the artifact --emit
+ * asks for) or its sim image. */
+typedef struct compile_job {
+  const options_t *o;
+  kg_arch_build_t *arch;
+  int sim;
+  kg_artifact_t what;
+  kg_buf_t *out;
+  const kg_cache_t *cache; /* closed (dir NULL): compile whatever it holds */
+  int rc, cached;
+  double seconds;
+  kg_diag_t diag;
+} compile_job_t;
+
+typedef struct job_pool {
+  compile_job_t *jobs;
+  int n;
+  atomic_int next;
+  pthread_mutex_t lock;
+  pthread_cond_t done_cond;
+  int done;
+} job_pool_t;
+
+static void *job_worker(void *arg) {
+  job_pool_t *pool = arg;
+  for (;;) {
+    const int i = atomic_fetch_add(&pool->next, 1);
+    if (i >= pool->n)
+      return NULL;
+    compile_job_t *j = &pool->jobs[i];
+    const double start = seconds_now();
+    j->rc = j->sim ? compile_sim(j->o, j->arch, j->cache, &j->cached, &j->diag)
+                   : compile_arch(j->o, j->arch, j->what, j->out, j->cache, &j->cached,
+                                  &j->diag);
+    j->seconds = seconds_now() - start;
+    pthread_mutex_lock(&pool->lock);
+    pool->done++;
+    pthread_cond_signal(&pool->done_cond);
+    pthread_mutex_unlock(&pool->lock);
+  }
+}
+
+/* Runs the jobs, o->jobs at once (on a terminal, a line of progress once a
+ * second has passed); the first failure, in job order, is the error. */
+static int run_jobs(const options_t *o, compile_job_t *jobs, int n, kg_diag_t *d) {
+  job_pool_t pool = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  int workers = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  workers = workers < 1 ? 1 : workers > n ? n : workers;
+  pthread_t threads[2 * KG_MAX_ARCHES];
+  int started = 0;
+  for (int i = 0; i < workers && workers > 1; i++)
+    if (pthread_create(&threads[started], NULL, job_worker, &pool) == 0)
+      started++;
+  const int progress = isatty(2) && !o->verbose;
+  const double start = seconds_now();
+  int shown = 0;
+  if (started == 0) {
+    job_worker(&pool); /* -j 1, or no threads: all on this one */
+  } else {
+    pthread_mutex_lock(&pool.lock);
+    while (pool.done < n) {
+      struct timespec until;
+      clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_sec += 1;
+      pthread_cond_timedwait(&pool.done_cond, &pool.lock, &until);
+      if (progress && seconds_now() - start > 1.0) {
+        fprintf(stderr, "\rkgen: compiling: %d of %d done\033[K", pool.done, n);
+        shown = 1;
+      }
+    }
+    pthread_mutex_unlock(&pool.lock);
+    for (int i = 0; i < started; i++)
+      pthread_join(threads[i], NULL);
+  }
+  if (shown)
+    fputs("\r\033[K", stderr);
+  for (int i = 0; i < n; i++)
+    if (jobs[i].rc) {
+      *d = jobs[i].diag;
+      return -1;
+    }
+  return 0;
+}
+
 static int is_cuda(const kg_target_t *t) {
   return strcmp(t->platform, "cuda") == 0;
 }
 
-/* Per kernel and arch. For cuda targets (see kgrt_codeobj.h) vgpr is the
+/* Per distinct kernel and arch. For cuda targets (see kgrt_codeobj.h) vgpr is the
  * registers per thread, sgpr does not apply, lds is the static shared memory
  * and scratch the local memory (stack) per thread. */
 static void print_summary(const kg_program_t *p, const kg_arch_build_t *arches, int n) {
@@ -298,14 +472,15 @@ static void print_summary(const kg_program_t *p, const kg_arch_build_t *arches, 
          "lds", "scratch", "code");
   for (int a = 0; a < n; a++)
     for (int k = 0; k < p->num_kernels; k++) {
+      const kg_lowered_t *lw = &arches[a].lowered[k];
       const kgrt_codeobj_kernel_t *m =
-          arches[a].have_meta ? kgrt_codeobj_find(&arches[a].meta, p->kernels[k].name)
-                              : NULL;
+          arches[a].have_meta && lw->code == k ? kgrt_codeobj_find(&arches[a].meta, lw->name)
+                                               : NULL;
       if (!m)
         continue;
       char sgprs[16];
       snprintf(sgprs, sizeof sgprs, "%u", m->sgprs);
-      printf("%-32s %-8s %4u %5u %5s %6u %7u %6llu\n", p->kernels[k].name,
+      printf("%-32s %-8s %4u %5u %5s %6u %7u %6llu\n", lw->name,
              arches[a].target.name, m->wave_size, m->vgprs,
              is_cuda(&arches[a].target) ? "-" : sgprs, m->lds_bytes, m->scratch_bytes,
              (unsigned long long)m->code_bytes);
@@ -319,6 +494,37 @@ static void add_file(kg_outfile_t *files, int *n, char *name, const kg_buf_t *b)
   (*n)++;
 }
 
+/* --time-report: the phases in order, each with its seconds. */
+typedef struct phase_times {
+  const char *name[8];
+  double s[8];
+  int n;
+  double last;
+} phase_times_t;
+
+static void phase_done(phase_times_t *t, const char *name) {
+  const double now = seconds_now();
+  if (t->n < 8) {
+    t->name[t->n] = name;
+    t->s[t->n++] = now - t->last;
+  }
+  t->last = now;
+}
+
+static void time_report(const phase_times_t *t, const compile_job_t *jobs, int n) {
+  double total = 0;
+  fputs("kgen: time:", stderr);
+  for (int i = 0; i < t->n; i++) {
+    fprintf(stderr, "%s %s %.2f s", i ? "," : "", t->name[i], t->s[i]);
+    total += t->s[i];
+  }
+  fprintf(stderr, "; total %.2f s\n", total);
+  for (int i = 0; i < n; i++)
+    fprintf(stderr, "kgen: time:   %s %s %.2f s%s\n", jobs[i].arch->target.name,
+            jobs[i].sim ? "sim image" : "code object", jobs[i].seconds,
+            jobs[i].cached ? " (from the cache)" : "");
+}
+
 /* The pipeline. */
 static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
   kg_graph_t g;
@@ -330,6 +536,12 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
   for (int i = 0; i < 3; i++)
     kg_buf_init(&files_buf[i]);
   int rc = 0;
+  phase_times_t times = {{0}, {0}, 0, seconds_now()};
+  compile_job_t jobs[2 * KG_MAX_ARCHES];
+  int num_jobs = 0;
+  /* the cache serves table builds; --emit always runs the compiler */
+  kg_cache_t cache;
+  kg_cache_open(&cache, o->no_cache || o->emit != EMIT_BUILD, o->verbose);
 
   /* targets first: a bad --arch should not wait for the model */
   for (int i = 0; i < o->num_arches && rc == 0; i++)
@@ -339,29 +551,44 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
     rc = kg_front_load(sb, o->model, &g, d);
   else
     memset(&g, 0, sizeof g);
+  phase_done(&times, "model");
   /* 2 fuse and plan memory */
   if (rc == 0)
     rc = kg_fuse(&g, &p, d);
   if (rc == 0)
     rc = kg_plan(&g, &p, d);
-  /* 3-5 per target: expand, compile, read the code object back */
+  phase_done(&times, "fuse and plan");
+  /* 3 per target: expand (the sandbox's Lua runs the params rules: one target
+   * at a time) */
   int want_sim = o->sim && (o->emit == EMIT_BUILD || o->emit == EMIT_TABLE);
   for (int i = 0; i < o->num_arches && rc == 0; i++) {
     kg_arch_build_t *a = &arches[i];
     a->lowered = kg_xcalloc((size_t)p.num_kernels + 1, sizeof *a->lowered);
     rc = kg_lower(sb, &g, &p, &a->target, a->lowered, &a->source,
                   want_sim ? &a->sim_source : NULL, d);
-    if (rc || o->emit == EMIT_HIP)
-      continue;
-    kg_artifact_t what = o->emit == EMIT_LLVM  ? KG_ARTIFACT_LLVM
-                         : o->emit == EMIT_ASM ? KG_ARTIFACT_ASM
-                                               : KG_ARTIFACT_CODE_OBJECT;
-    rc = compile_arch(o, a, what, what == KG_ARTIFACT_CODE_OBJECT ? &a->image : &emitted,
-                      d);
-    if (rc == 0 && want_sim)
-      rc = kg_compile_host(a->sim_source.data, a->sim_source.len, o->verbose,
-                           &a->sim_image, d);
   }
+  phase_done(&times, "lower");
+  /* 4-5 every target's code object and sim image, -j at once: compile (or
+   * take from the cache), read the code object back */
+  if (rc == 0 && o->emit != EMIT_HIP) {
+    const kg_artifact_t what = o->emit == EMIT_LLVM  ? KG_ARTIFACT_LLVM
+                               : o->emit == EMIT_ASM ? KG_ARTIFACT_ASM
+                                                     : KG_ARTIFACT_CODE_OBJECT;
+    for (int i = 0; i < o->num_arches; i++) {
+      kg_arch_build_t *a = &arches[i];
+      compile_job_t *j = &jobs[num_jobs++];
+      memset(j, 0, sizeof *j);
+      j->o = o, j->arch = a, j->what = what, j->cache = &cache;
+      j->out = what == KG_ARTIFACT_CODE_OBJECT ? &a->image : &emitted;
+      if (want_sim) {
+        j = &jobs[num_jobs++];
+        memset(j, 0, sizeof *j);
+        j->o = o, j->arch = a, j->sim = 1, j->cache = &cache;
+      }
+    }
+    rc = run_jobs(o, jobs, num_jobs, d);
+  }
+  phase_done(&times, "compile");
   /* 6 write */
   if (rc == 0 && o->emit != EMIT_BUILD) {
     kg_arch_build_t *a = &arches[0];
@@ -403,8 +630,10 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
       kg_buf_printf(&name, "%s_%s.%s", g.model, a->target.name, cuda ? "cubin" : "hsaco");
       add_file(files, &n, kg_buf_take(&name, NULL), &a->image);
     }
+    phase_done(&times, "tables");
     if (o->out)
       rc = kg_out_write_dir(o->out, files, n, d);
+    phase_done(&times, "write");
     if (rc == 0)
       print_summary(&p, arches, o->num_arches);
     for (int i = 0; i < n; i++)
@@ -414,6 +643,9 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
     free(tables);
   }
 
+  if (rc == 0 && o->time_report)
+    time_report(&times, jobs, num_jobs);
+  kg_cache_close(&cache);
   for (int i = 0; i < KG_MAX_ARCHES; i++) {
     kg_arch_build_t *a = &arches[i];
     kg_target_free(&a->target);

@@ -5,6 +5,7 @@
  * inputs give the same bytes; no paths, times or addresses. */
 #include "table.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "version.h"
@@ -193,9 +194,15 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
   kg_buf_printf(out, "#include \"%s.h\"\n\n", g->model);
   bytes_array("image", &a->image, out);
   bytes_array("sim_image", &a->sim_image, out);
+  /* the kernels: one per distinct code (lowered[k].code == k), in order */
+  int *slot = kg_xcalloc((size_t)p->num_kernels + 1, sizeof *slot);
+  int num_code = 0;
   for (int k = 0; k < p->num_kernels; k++) {
     const kg_lowered_t *lw = &a->lowered[k];
-    kg_buf_printf(out, "static const kgrt_kernel_arg_t k%d_args[%d] = {", k,
+    if (lw->code != k)
+      continue;
+    slot[k] = num_code++;
+    kg_buf_printf(out, "static const kgrt_kernel_arg_t k%d_args[%d] = {", slot[k],
                   lw->num_args);
     for (int i = 0; i < lw->num_args; i++)
       kg_buf_printf(out, "%s{%s, %d, 8}", i ? ", " : "",
@@ -204,16 +211,16 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
                     i * 8);
     kg_buf_puts(out, "};\n");
   }
-  kg_buf_printf(out, "static const kgrt_kernel_t kernels[%d] = {\n", p->num_kernels);
+  kg_buf_printf(out, "static const kgrt_kernel_t kernels[%d] = {\n", num_code);
   for (int k = 0; k < p->num_kernels; k++) {
     const kg_lowered_t *lw = &a->lowered[k];
-    const kgrt_codeobj_kernel_t *m =
-        a->have_meta ? kgrt_codeobj_find(&a->meta, p->kernels[k].name) : NULL;
+    if (lw->code != k)
+      continue;
+    const kgrt_codeobj_kernel_t *m = a->have_meta ? kgrt_codeobj_find(&a->meta, lw->name) : NULL;
     kg_buf_printf(
-        out, "    {\"%s\", %d, %d, %d, k%d_args, %d, %u, %u, %u, %u, %u, %s},\n",
-        p->kernels[k].name, lw->block, lw->num_args * 8, lw->num_args, k, t->wave,
-        m ? m->lds_bytes : 0, m ? m->vgprs : 0, m ? m->sgprs : 0,
-        m ? m->scratch_bytes : 0, lw->dyn_shared,
+        out, "    {\"%s\", %d, %d, %d, k%d_args, %d, %u, %u, %u, %u, %u, %s},\n", lw->name,
+        lw->block, lw->num_args * 8, lw->num_args, slot[k], t->wave, m ? m->lds_bytes : 0,
+        m ? m->vgprs : 0, m ? m->sgprs : 0, m ? m->scratch_bytes : 0, lw->dyn_shared,
         lw->flags & KGRT_KERNEL_EARLY_LAUNCH ? "KGRT_KERNEL_EARLY_LAUNCH" : "0");
   }
   kg_buf_puts(out, "};\n");
@@ -228,7 +235,7 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
   kg_buf_printf(out, "static const kgrt_step_t steps[%d] = {\n", p->num_kernels);
   for (int k = 0; k < p->num_kernels; k++) {
     const kg_lowered_t *lw = &a->lowered[k];
-    kg_buf_printf(out, "    {%d, ", k);
+    kg_buf_printf(out, "    {%d, ", slot[lw->code]);
     expr(&lw->units, out);
     kg_buf_printf(out, ", %u, %u, ", lw->per_block, lw->repeat);
     expr(&lw->select, out);
@@ -243,7 +250,8 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
                 "    %d, kernels,\n    %d, steps,\n    %llu, %u, %llu,\n};\n",
                 g->model, t->name, t->name, t->triple, t->wave,
                 a->image.len ? "image" : "NULL", a->image.len,
-                a->sim_image.len ? "sim_image" : "NULL", a->sim_image.len, p->num_kernels,
+                a->sim_image.len ? "sim_image" : "NULL", a->sim_image.len, num_code,
                 p->num_kernels, (unsigned long long)p->arena_bytes, p->arena_align,
                 (unsigned long long)p->arena_zero_bytes);
+  free(slot);
 }

@@ -22,6 +22,8 @@ if exec_sub:
     config.test_exec_root = os.path.join(config.test_exec_root, "run", exec_sub)
 
 config.substitutions.append(("%kgen", config.kgen))
+# kgen's cache of compiled artifacts: the build tree's, not the user's home
+config.environment["KGEN_CACHE_DIR"] = os.path.join(os.path.dirname(config.kgen), "kgen-cache")
 config.substitutions.append(("%readelf", config.readelf))
 config.substitutions.append(("%examples", os.path.join(config.source_root, "examples")))
 # FileCheck and not come from the LLVM that provided FileCheck.

@@ -7,8 +7,8 @@
 -- RUN: cc -std=c11 -Wall -Wextra -Werror -c %t/out/outdir_gfx1100.c -o %t/b.o
 -- RUN: cc -std=c11 -Wall -Wextra -Werror -c %t/out/outdir_gfx942.c -o %t/c.o
 -- SUMMARY: kernel {{.*}}arch {{.*}}wave {{.*}}vgpr {{.*}}sgpr {{.*}}lds {{.*}}scratch {{.*}}code
--- SUMMARY: outdir_0_rmsnorm gfx1100 32 {{[0-9]+ [0-9]+ [0-9]+}} 0
--- SUMMARY: outdir_0_rmsnorm gfx942 64 {{[0-9]+ [0-9]+ [0-9]+}} 0
+-- SUMMARY: outdir_rmsnorm_{{[0-9a-f]+}} gfx1100 32 {{[0-9]+ [0-9]+ [0-9]+}} 0
+-- SUMMARY: outdir_rmsnorm_{{[0-9a-f]+}} gfx942 64 {{[0-9]+ [0-9]+ [0-9]+}} 0
 -- FILES: kgrt_table.h
 -- FILES-NEXT: outdir.c
 -- FILES-NEXT: outdir.h

@@ -3,7 +3,7 @@
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --list-ops | FileCheck %s --check-prefix=OPS
--- META: .name: all_ops_0_
+-- META: .name: all_ops_
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- OPS: exp
 -- OPS: gelu_erf

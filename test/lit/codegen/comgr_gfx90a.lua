@@ -3,7 +3,7 @@
 -- RUN: FileCheck %s --check-prefix=VERBOSE < %t.err
 -- RUN: %kgen --compiler=comgr --arch gfx90a --emit=meta %s -o - | FileCheck %s
 -- VERBOSE: gfx90a: compiled with comgr
--- CHECK: .name: comgr_gfx90a_0_softmax
+-- CHECK: .name: comgr_gfx90a_softmax_{{[0-9a-f]+}}
 -- CHECK: .wavefront_size: 64
 -- CHECK: amdhsa.target: amdgcn-amd-amdhsa--gfx90a
 local x = input("x", f32, { 2, 256 })

@@ -11,18 +11,18 @@
 -- RUN: %kgen --arch sm_80 --emit=table %s -o - | FileCheck %s --check-prefix=SM80
 -- RUN: %kgen --arch sm_80 --emit=asm %s -o - | FileCheck %s --check-prefix=PTX80
 -- SM90A-LABEL: static const kgrt_kernel_t kernels[4] = {
--- SM90A-NEXT: {"early_launch_0_rmsnorm", {{.*}}, 0},
--- SM90A-NEXT: {"early_launch_1_matmul", {{.*}}, KGRT_KERNEL_EARLY_LAUNCH},
--- SM90A-NEXT: {"early_launch_2_matmul_add_gemv_q", {{.*}}, KGRT_KERNEL_EARLY_LAUNCH},
--- SM90A-NEXT: {"early_launch_3_matmul", {{.*}}, 0},
+-- SM90A-NEXT: {"early_launch_rmsnorm_{{[0-9a-f]+}}", {{.*}}, 0},
+-- SM90A-NEXT: {"early_launch_matmul_{{[0-9a-f]+}}", {{.*}}, KGRT_KERNEL_EARLY_LAUNCH},
+-- SM90A-NEXT: {"early_launch_matmul_add_gemv_q_{{[0-9a-f]+}}", {{.*}}, KGRT_KERNEL_EARLY_LAUNCH},
+-- SM90A-NEXT: {"early_launch_matmul_{{[0-9a-f]+}}", {{.*}}, 0},
 -- SM90A-NEXT: };
--- PTX-LABEL: .entry early_launch_0_rmsnorm(
+-- PTX-LABEL: .entry early_launch_rmsnorm_{{[0-9a-f]+}}(
 -- PTX-NOT: griddepcontrol
--- PTX-LABEL: .entry early_launch_1_matmul(
+-- PTX-LABEL: .entry early_launch_matmul_{{[0-9a-f]+}}(
 -- PTX: griddepcontrol.wait;
--- PTX-LABEL: .entry early_launch_2_matmul_add_gemv_q(
+-- PTX-LABEL: .entry early_launch_matmul_add_gemv_q_{{[0-9a-f]+}}(
 -- PTX: griddepcontrol.wait;
--- PTX-LABEL: .entry early_launch_3_matmul(
+-- PTX-LABEL: .entry early_launch_matmul_{{[0-9a-f]+}}(
 -- PTX-NOT: griddepcontrol
 -- SM80-LABEL: static const kgrt_kernel_t kernels[4] = {
 -- SM80-NOT: KGRT_KERNEL_EARLY_LAUNCH

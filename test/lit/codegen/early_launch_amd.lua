@@ -4,11 +4,11 @@
 -- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefix=HIP
 -- CHECK-LABEL: static const kgrt_kernel_t kernels[2] = {
--- CHECK-NEXT: {"early_launch_amd_0_rmsnorm", {{.*}}, 0},
--- CHECK-NEXT: {"early_launch_amd_1_matmul", {{.*}}, 0},
+-- CHECK-NEXT: {"early_launch_amd_rmsnorm_{{[0-9a-f]+}}", {{.*}}, 0},
+-- CHECK-NEXT: {"early_launch_amd_matmul_{{[0-9a-f]+}}", {{.*}}, 0},
 -- CHECK-NEXT: };
 -- HIP: KG_INLINE void kg_dep_wait() {}
--- HIP-LABEL: early_launch_amd_1_matmul(
+-- HIP-LABEL: early_launch_amd_matmul_{{[0-9a-f]+}}(
 -- HIP: {{^ *}}kg_dep_wait();
 local x = input("x", bf16, { 1, 4096 })
 local h = rmsnorm(x, weight("norm", bf16, { 4096 }))

@@ -2,7 +2,7 @@
 -- reduction, and never touch scratch.
 -- RUN: %kgen --arch gfx1100 --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s
--- CHECK-LABEL: isa_barrier_0_softmax:
+-- CHECK-LABEL: isa_barrier_softmax_{{[0-9a-f]+}}:
 -- CHECK: ds_bpermute_b32
 -- CHECK: s_barrier
 -- CHECK: s_endpgm

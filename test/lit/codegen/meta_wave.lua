@@ -2,11 +2,11 @@
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefixes=CHECK,W32
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefixes=CHECK,W64
 -- CHECK: amdhsa.kernels:
--- CHECK: .name: meta_wave_0_rmsnorm
+-- CHECK: .name: meta_wave_rmsnorm_{{[0-9a-f]+}}
 -- CHECK: .private_segment_fixed_size: 0
 -- W32: .wavefront_size: 32
 -- W64: .wavefront_size: 64
--- CHECK: .name: meta_wave_1_softmax
+-- CHECK: .name: meta_wave_softmax_{{[0-9a-f]+}}
 -- CHECK: .private_segment_fixed_size: 0
 -- W32: .wavefront_size: 32
 -- W64: .wavefront_size: 64

@@ -16,8 +16,8 @@
 -- RUN: %kgen --arch gfx1100,sm_90 --no-sim %examples/blocks.lua -o %t/c | FileCheck %s --check-prefix=BOTH
 -- RUN: cmp %t/a/blocks_sm_90.cubin %t/c/blocks_sm_90.cubin
 -- SUMMARY: kernel {{.*}}arch {{.*}}wave {{.*}}vgpr {{.*}}sgpr {{.*}}lds {{.*}}scratch {{.*}}code
--- SUMMARY: blocks_0_rmsnorm sm_90 32 {{[1-9][0-9]*}} - {{[1-9][0-9]*}} 0 {{[1-9][0-9]*}}
--- SUMMARY: blocks_1_silu_mul_mul sm_90 32 {{[1-9][0-9]*}} - 0 0 {{[1-9][0-9]*}}
+-- SUMMARY: blocks_rmsnorm_{{[0-9a-f]+}} sm_90 32 {{[1-9][0-9]*}} - {{[1-9][0-9]*}} 0 {{[1-9][0-9]*}}
+-- SUMMARY: blocks_silu_mul_mul_{{[0-9a-f]+}} sm_90 32 {{[1-9][0-9]*}} - 0 0 {{[1-9][0-9]*}}
 -- FILES: blocks.c
 -- FILES-NEXT: blocks.h
 -- FILES-NEXT: blocks_sm_90.c
@@ -26,15 +26,15 @@
 -- FILES-NEXT: kgrt_table.h
 -- ELF: Class: ELF64
 -- ELF: Machine: NVIDIA CUDA architecture
--- ELF-DAG: FUNC GLOBAL DEFAULT {{.*}} blocks_0_rmsnorm
--- ELF-DAG: FUNC GLOBAL DEFAULT {{.*}} blocks_5_rmsnorm
+-- ELF-DAG: FUNC GLOBAL DEFAULT {{.*}} blocks_rmsnorm_{{[0-9a-f]+}}
+-- ELF-DAG: FUNC GLOBAL DEFAULT {{.*}} blocks_silu_mul_mul_{{[0-9a-f]+}}
 -- TABLE: static _Alignas(64) const unsigned char image[
 -- TABLE: static _Alignas(64) const unsigned char sim_image[
--- TABLE: {"blocks_0_rmsnorm", 128, 24, 3, k0_args, 32,
+-- TABLE: {"blocks_rmsnorm_{{[0-9a-f]+}}", 128, 24, 3, k0_args, 32,
 -- TABLE: const kgrt_arch_table_t kgen_blocks_sm_90 = {
 -- TABLE-NEXT: "sm_90", "nvptx64-nvidia-cuda", 32,
 -- SOURCE: model blocks, target sm_90 (cuda, wave 32)
 -- SOURCE: ---- templates/prelude_cuda.hip ----
 -- SOURCE: extern "C" __global__ void __launch_bounds__(128)
--- BOTH: blocks_0_rmsnorm gfx1100 32
--- BOTH: blocks_0_rmsnorm sm_90 32
+-- BOTH: blocks_rmsnorm_{{[0-9a-f]+}} gfx1100 32
+-- BOTH: blocks_rmsnorm_{{[0-9a-f]+}} sm_90 32

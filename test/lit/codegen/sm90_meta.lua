@@ -7,13 +7,13 @@
 -- RUN: %ptxas -arch=sm_90 -v %t.ptx -o %t.cubin > %t.log 2>&1
 -- RUN: %kgen --arch sm_90 --emit=meta %s -o - >> %t.log
 -- RUN: FileCheck %s < %t.log
--- CHECK: Compiling entry function 'sm90_meta_0_softmax' for 'sm_90'
+-- CHECK: Compiling entry function 'sm90_meta_softmax_{{[0-9a-f]+}}' for 'sm_90'
 -- CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 -- CHECK: Used [[REGS:[0-9]+]] registers, used 1 barriers, [[SMEM:[0-9]+]] bytes smem
 -- CHECK: cuda.arch: sm_90
 -- CHECK-NEXT: cuda.elf_abi_version: {{[78]}}
 -- CHECK-NEXT: cuda.kernels:
--- CHECK-NEXT: - .name: sm90_meta_0_softmax
+-- CHECK-NEXT: - .name: sm90_meta_softmax_{{[0-9a-f]+}}
 -- CHECK-NEXT: .code_bytes: {{[1-9][0-9]*}}
 -- CHECK-NEXT: .registers: [[REGS]]
 -- CHECK-NEXT: .shared_bytes: [[SMEM]]

@@ -6,10 +6,10 @@
 -- RUN: %kgen --arch sm_80 --emit=asm %s -o - | FileCheck %s --check-prefix=SM80
 -- CHECK: .target sm_90
 -- CHECK: .address_size 64
--- CHECK-LABEL: .entry sm90_ptx_0_silu_mul(
+-- CHECK-LABEL: .entry sm90_ptx_silu_mul_{{[0-9a-f]+}}(
 -- CHECK: ld.global{{(.nc)?}}.v4.u32
 -- CHECK: st.global.v4.u32
--- CHECK-LABEL: .entry sm90_ptx_1_rmsnorm(
+-- CHECK-LABEL: .entry sm90_ptx_rmsnorm_{{[0-9a-f]+}}(
 -- CHECK: ld.global{{(.nc)?}}.v4.u32
 -- CHECK: shfl.sync.idx.b32
 -- CHECK: bar.sync 0;

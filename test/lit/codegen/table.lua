@@ -4,7 +4,7 @@
 -- CHECK: #include "table.h"
 -- CHECK: static _Alignas(64) const unsigned char image[
 -- CHECK: static _Alignas(64) const unsigned char sim_image[
--- CHECK: {"table_0_rmsnorm", 256, 24, 3, k0_args, 64,
+-- CHECK: {"table_rmsnorm_{{[0-9a-f]+}}", 256, 24, 3, k0_args, 64,
 -- CHECK-LABEL: static const kgrt_step_t steps[2] = {
 -- rmsnorm: one workgroup per row, T rows (per_block 1, repeat 1), always run
 -- CHECK-NEXT: {0, {1, {0, -1, -1, -1}}, 1, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s0_args},

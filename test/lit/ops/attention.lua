@@ -16,15 +16,15 @@
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefix=HIP
--- HIP-LABEL: attention_0_attention_prefill(KG_GLOBAL(const kg_bf16) q, KG_GLOBAL(const kg_bf16) k, KG_GLOBAL(const kg_bf16) v,
+-- HIP-LABEL: attention_attention_prefill_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) q, KG_GLOBAL(const kg_bf16) k, KG_GLOBAL(const kg_bf16) v,
 -- HIP-NEXT: KG_GLOBAL(kg_bf16) out, KG_GLOBAL(float) part, KG_GLOBAL(int) cnt, long tq, long sk)
 -- HIP: typedef kg_mma_wmma_16x16x16<T, 136> F;
--- HIP-LABEL: attention_1_attention_decode(KG_GLOBAL(const kg_bf16) q, KG_GLOBAL(const kg_bf16) k, KG_GLOBAL(const kg_bf16) v,
+-- HIP-LABEL: attention_attention_decode_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) q, KG_GLOBAL(const kg_bf16) k, KG_GLOBAL(const kg_bf16) v,
 -- HIP-NEXT: KG_GLOBAL(kg_bf16) out, KG_GLOBAL(float) part, KG_GLOBAL(int) cnt, long tq, long sk)
 -- HIP: last = kg_atomic_add(cnt, at, 1) == 24 - 1;
 -- the prefill loop: K and V rows with 128-bit loads (V stored transposed),
 -- then every product of both matmuls on WMMA
--- A32-LABEL: attention_0_attention_prefill:
+-- A32-LABEL: attention_attention_prefill_{{[0-9a-f]+}}:
 -- A32: [[LOOP:.LBB[0-9]+_[0-9]+]]:{{.*}}=>This Loop Header: Depth=1
 -- A32: global_load_b128
 -- A32-NEXT: global_load_b128
@@ -35,7 +35,7 @@
 -- A32-NOT: v_wmma
 -- A32: s_branch [[LOOP]]
 -- the decode loop, then the count and the last workgroup's sum
--- A32-LABEL: attention_1_attention_decode:
+-- A32-LABEL: attention_attention_decode_{{[0-9a-f]+}}:
 -- A32: [[DLOOP:.LBB[0-9]+_[0-9]+]]:{{.*}}=>This Loop Header: Depth=1
 -- A32: global_load_b128
 -- A32-NEXT: global_load_b128
@@ -45,7 +45,7 @@
 -- A32-COUNT-8: v_wmma_f32_16x16x16_bf16
 -- A32: s_branch [[DLOOP]]
 -- A32: global_atomic_add_u32
--- A64-LABEL: attention_0_attention_prefill:
+-- A64-LABEL: attention_attention_prefill_{{[0-9a-f]+}}:
 -- A64: [[LOOP:.LBB[0-9]+_[0-9]+]]:{{.*}}=>This Loop Header: Depth=1
 -- A64: global_load_dwordx4
 -- A64: global_load_dwordx4
@@ -55,7 +55,7 @@
 -- A64-COUNT-32: v_mfma_f32_16x16x16_bf16
 -- A64-NOT: v_mfma
 -- A64: s_branch [[LOOP]]
--- A64-LABEL: attention_1_attention_decode:
+-- A64-LABEL: attention_attention_decode_{{[0-9a-f]+}}:
 -- A64: [[DLOOP:.LBB[0-9]+_[0-9]+]]:{{.*}}=>This Loop Header: Depth=1
 -- A64: global_load_dwordx4
 -- A64: global_load_dwordx4

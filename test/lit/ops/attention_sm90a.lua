@@ -8,7 +8,7 @@
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90a --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90a --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: .entry attention_sm90a_0_attention_prefill(
+-- CHECK-LABEL: .entry attention_sm90a_attention_prefill_{{[0-9a-f]+}}(
 -- CHECK-NOT: ld.global
 -- CHECK: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
 -- CHECK-NOT: ld.global
@@ -23,7 +23,7 @@
 -- CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 -- CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 -- CHECK-NOT: ld.global
--- CHECK-LABEL: .entry attention_sm90a_1_attention_decode(
+-- CHECK-LABEL: .entry attention_sm90a_attention_decode_{{[0-9a-f]+}}(
 -- CHECK-NOT: ld.global
 -- CHECK: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
 -- CHECK-NOT: ld.global
@@ -33,8 +33,8 @@
 -- CHECK-NOT: ld.global
 -- CHECK: atom.global.add.u32
 -- META-NOT: .stack_bytes: {{[1-9]}}
--- META: .name: attention_sm90a_0_attention_prefill
--- META: .name: attention_sm90a_1_attention_decode
+-- META-DAG: .name: attention_sm90a_attention_prefill_{{[0-9a-f]+}}
+-- META-DAG: .name: attention_sm90a_attention_decode_{{[0-9a-f]+}}
 -- META-NOT: .stack_bytes: {{[1-9]}}
 local T = sym("T", 4096)
 local S = sym("S", 4096)

@@ -5,22 +5,22 @@
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s
 -- RUN: %kgen --arch gfx1100 --emit=asm %s -o - | FileCheck %s --check-prefix=W32
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=W64
--- CHECK-LABEL: binary_broadcast_0_sub(
+-- CHECK-LABEL: binary_broadcast_sub_{{[0-9a-f]+}}(
 -- CHECK: kg_ldv<8>(in0, i);
 -- CHECK: kg_ldv<8>(in1, i % 1024L);
 -- CHECK: (a0 - a1)
 -- CHECK: kg_ld(in1, j % 1024L)
--- CHECK-LABEL: binary_broadcast_1_div(
+-- CHECK-LABEL: binary_broadcast_div_{{[0-9a-f]+}}(
 -- CHECK: v1[u].v[k] = kg_ld(in1, (i + k) % 1001L);
 -- CHECK: (a0 / a1)
--- CHECK-LABEL: binary_broadcast_2_min(
+-- CHECK-LABEL: binary_broadcast_min_{{[0-9a-f]+}}(
 -- CHECK: kg_min(a0, a1)
--- CHECK-LABEL: binary_broadcast_3_max(
+-- CHECK-LABEL: binary_broadcast_max_{{[0-9a-f]+}}(
 -- CHECK: kg_ld(in1, (i + k) % 1L)
 -- CHECK: kg_max(a0, a1)
--- W32-LABEL: binary_broadcast_0_sub:
+-- W32-LABEL: binary_broadcast_sub_{{[0-9a-f]+}}:
 -- W32-COUNT-2: global_load_b128
--- W64-LABEL: binary_broadcast_0_sub:
+-- W64-LABEL: binary_broadcast_sub_{{[0-9a-f]+}}:
 -- W64-COUNT-2: global_load_dwordx4
 local T = sym("T", 16)
 local x = input("x", bf16, { T, 1024 })

@@ -12,29 +12,29 @@
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
--- CHECK-LABEL: conv2d_0_conv2d(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) w, KG_GLOBAL(kg_f16) y, long M)
+-- CHECK-LABEL: conv2d_conv2d_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) w, KG_GLOBAL(kg_f16) y, long M)
 -- W32: typedef kg_mma_wmma_16x16x16<kg_f16, [[LD:[0-9]+]]> F;
 -- W64: typedef kg_mma_mfma_32x32x8<kg_f16, [[LD:[0-9]+]]> F;
 -- CHECK: typedef kg_f16 a_tile[{{[0-9]+}} * [[LD]]];
 -- CHECK: v = kg_ld(x, ((n * 64 + group * 64 + ci) * 16 + ih) * 16L + iw);
 -- CHECK: kg_tile_copy<8>(&Bs[s][r * [[LD]] + c], w, woff + (n0 + r) * 576L + k0 + c, ok);
 -- CHECK: typename F::acc_t acc[{{[0-9]+}}][{{[0-9]+}}];
--- CHECK-LABEL: conv2d_1_conv2d(KG_GLOBAL(const kg_bf16) x
+-- CHECK-LABEL: conv2d_conv2d_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x
 -- W32: typedef kg_mma_wmma_16x16x16<kg_bf16, {{[0-9]+}}> F;
 -- W64: typedef kg_mma_mfma_32x32x8<kg_bf16, {{[0-9]+}}> F;
 -- CHECK: v = kg_ld(x, ((n * 8 + ih) * 8 + iw) * 32L + group * 16 + ci);
 -- CHECK: kg_st(y, m * 48L + oc,
--- A32-LABEL: conv2d_0_conv2d:
+-- A32-LABEL: conv2d_conv2d_{{[0-9a-f]+}}:
 -- A32: [[LOOP:.LBB[0-9_]+]]:
 -- A32: v_wmma_f32_16x16x16_f16
 -- A32: s_cbranch_{{.*}} [[LOOP]]
--- A32-LABEL: conv2d_1_conv2d:
+-- A32-LABEL: conv2d_conv2d_{{[0-9a-f]+}}:
 -- A32: v_wmma_f32_16x16x16_bf16
--- A64-LABEL: conv2d_0_conv2d:
+-- A64-LABEL: conv2d_conv2d_{{[0-9a-f]+}}:
 -- A64: [[LOOP:.LBB[0-9_]+]]:
 -- A64: v_mfma_f32_32x32x8{{_?}}f16
 -- A64: s_cbranch_{{.*}} [[LOOP]]
--- A64-LABEL: conv2d_1_conv2d:
+-- A64-LABEL: conv2d_conv2d_{{[0-9a-f]+}}:
 -- A64: v_mfma_f32_32x32x8{{_?}}bf16
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- the plan: ceil(N * 256 / BM) row tiles x ceil(128 / BN) column tiles;

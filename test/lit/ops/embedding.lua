@@ -6,17 +6,17 @@
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM64
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: embedding_0_embedding(KG_GLOBAL(const kg_bf16) table, KG_GLOBAL(const int) ids, KG_GLOBAL(kg_bf16) y, long vocab)
+-- CHECK-LABEL: embedding_embedding_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) table, KG_GLOBAL(const int) ids, KG_GLOBAL(kg_bf16) y, long vocab)
 -- CHECK: const bool in_range = id >= 0 && id < vocab;
 -- CHECK: v[it] = kg_ldv<8>(table, src + c);
 -- CHECK: kg_stv<8>(y, row * 4096 + c, v[it]);
--- ASM32-LABEL: embedding_0_embedding:
+-- ASM32-LABEL: embedding_embedding_{{[0-9a-f]+}}:
 -- ASM32-DAG: global_load_b128
 -- ASM32-DAG: global_store_b128
--- ASM64-LABEL: embedding_0_embedding:
+-- ASM64-LABEL: embedding_embedding_{{[0-9a-f]+}}:
 -- ASM64-DAG: global_load_dwordx4
 -- ASM64-DAG: global_store_dwordx4
--- META: .name: embedding_0_embedding
+-- META: .name: embedding_embedding_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 local B = sym("B", 4)
 local T = sym("T", 64)

@@ -6,19 +6,19 @@
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM64
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: gather_0_gather(KG_GLOBAL(const float) x, KG_GLOBAL(const int) idx, KG_GLOBAL(float) y, long limit)
+-- CHECK-LABEL: gather_gather_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(const int) idx, KG_GLOBAL(float) y, long limit)
 -- CHECK: const kg_vec<int, 4> iv = kg_ldv<4>(idx, base + c);
 -- CHECK: if (k >= 0 && k < limit)
 -- CHECK-NEXT: r.v[q] = kg_ld(x, row * 1000L + k);
--- CHECK-LABEL: gather_1_gather(KG_GLOBAL(const kg_f16) x
+-- CHECK-LABEL: gather_gather_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x
 -- CHECK: r.v[q] = kg_ld(x, (long)k * 64L + col);
--- ASM32-LABEL: gather_0_gather:
+-- ASM32-LABEL: gather_gather_{{[0-9a-f]+}}:
 -- ASM32: global_load_b128
--- ASM64-LABEL: gather_0_gather:
+-- ASM64-LABEL: gather_gather_{{[0-9a-f]+}}:
 -- ASM64: global_load_dwordx4
--- META: .name: gather_0_gather
+-- META: .name: gather_gather_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- META: .name: gather_1_gather
+-- META: .name: gather_gather_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 local T = sym("T", 64)
 local V = sym("V", 50000)

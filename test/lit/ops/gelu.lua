@@ -3,7 +3,7 @@
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefixes=ASM
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s --check-prefixes=HIP
 -- HIP: kg_gelu(a0)
--- ASM-LABEL: gelu_0_gelu:
+-- ASM-LABEL: gelu_gelu_{{[0-9a-f]+}}:
 -- ASM: v_exp_f32
 -- ASM: s_endpgm
 -- ASM-NOT: __ocml

@@ -7,22 +7,22 @@
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM64
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: kv_append_0_kv_append(KG_GLOBAL(kg_f16) cache, KG_GLOBAL(const kg_f16) nw, KG_GLOBAL(const int) positions, long tokens)
+-- CHECK-LABEL: kv_append_kv_append_{{[0-9a-f]+}}(KG_GLOBAL(kg_f16) cache, KG_GLOBAL(const kg_f16) nw, KG_GLOBAL(const int) positions, long tokens)
 -- CHECK: const long t = row / 8;
 -- CHECK: if (pos < 0 || pos >= 1024)
 -- W32: kg_block_max<32, 32>(later)
 -- W64: kg_block_max<64, 64>(later)
 -- CHECK: const long dst = ((3L * 8 + h) * 1024 + pos) * 128;
 -- CHECK: kg_stv<8>(cache, dst + c, r);
--- CHECK-LABEL: kv_append_1_kv_append(KG_GLOBAL(kg_f16) cache, KG_GLOBAL(const float) nw
+-- CHECK-LABEL: kv_append_kv_append_{{[0-9a-f]+}}(KG_GLOBAL(kg_f16) cache, KG_GLOBAL(const float) nw
 -- CHECK: kg_ldv<4>(nw, src + c);
--- ASM32-LABEL: kv_append_0_kv_append:
+-- ASM32-LABEL: kv_append_kv_append_{{[0-9a-f]+}}:
 -- ASM32: global_load_b128
 -- ASM32: global_store_b128
--- ASM64-LABEL: kv_append_0_kv_append:
+-- ASM64-LABEL: kv_append_kv_append_{{[0-9a-f]+}}:
 -- ASM64: global_load_dwordx4
 -- ASM64: global_store_dwordx4
--- META: .name: kv_append_0_kv_append
+-- META: .name: kv_append_kv_append_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 local T = sym("T", 256)
 local k_cache = weight("k_cache", f16, { 4, 8, 1024, 128 })

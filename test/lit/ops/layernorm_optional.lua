@@ -2,9 +2,9 @@
 -- multiple of the vector (VEC 1).
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W32
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W64
--- CHECK-LABEL: layernorm_optional_0_layernorm(KG_GLOBAL(const float) x, KG_GLOBAL(const float) w, KG_GLOBAL(float) y)
+-- CHECK-LABEL: layernorm_optional_layernorm_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(const float) w, KG_GLOBAL(float) y)
 -- CHECK: * rstd * kg_to_f32(g.v[k]));
--- CHECK-LABEL: layernorm_optional_1_layernorm(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(kg_f16) y)
+-- CHECK-LABEL: layernorm_optional_layernorm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(kg_f16) y)
 -- CHECK: kg_ldv<1>(x, base + c)
 -- W32: kg_block_sum<32, 512>(s)
 -- W64: kg_block_sum<64, 512>(s)

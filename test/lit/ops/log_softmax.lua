@@ -6,7 +6,7 @@
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx1100 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM32
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM64
--- CHECK-LABEL: log_softmax_0_log_softmax(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(kg_f16) y)
+-- CHECK-LABEL: log_softmax_log_softmax_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(kg_f16) y)
 -- CHECK: const float f = kg_to_f32(v.v[k]) * 0.25f;
 -- W32: kg_block_max<32, 256>(m)
 -- W32: kg_block_sum<32, 256>(s)
@@ -15,12 +15,12 @@
 -- CHECK: const float log_sum = kg_log(sum);
 -- CHECK-NOT: inv_sum
 -- CHECK: f == -__builtin_inff() ? f : (f - row_max) - log_sum
--- META: .name: log_softmax_0_log_softmax
+-- META: .name: log_softmax_log_softmax_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- ASM32-LABEL: log_softmax_0_log_softmax:
+-- ASM32-LABEL: log_softmax_log_softmax_{{[0-9a-f]+}}:
 -- ASM32: global_load_b128
 -- ASM32: global_store_b128
--- ASM64-LABEL: log_softmax_0_log_softmax:
+-- ASM64-LABEL: log_softmax_log_softmax_{{[0-9a-f]+}}:
 -- ASM64: global_load_dwordx4
 -- ASM64: global_store_dwordx4
 local T = sym("T", 8)

@@ -13,8 +13,8 @@
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
 -- CHECK: #define KG_MMA_{{WMMA|MFMA}} 1
--- CHECK-LABEL: matmul_gemm_0_matmul_gemv(
--- CHECK-LABEL: matmul_gemm_1_matmul_gemm(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) w, KG_GLOBAL(kg_f16) y, long M)
+-- CHECK-LABEL: matmul_gemm_matmul_gemv_{{[0-9a-f]+}}(
+-- CHECK-LABEL: matmul_gemm_matmul_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) w, KG_GLOBAL(kg_f16) y, long M)
 -- W32: typedef kg_mma_wmma_16x16x16<kg_f16, 40> F;
 -- W64: typedef kg_mma_mfma_32x32x8<kg_f16, 40> F;
 -- CHECK: KG_SHARED_BUFFER(lds, 40960);
@@ -23,21 +23,21 @@
 -- CHECK: kg_tile_copy<8>(&Bs[s][F::at(r, c)], w,
 -- W32: typename F::acc_t acc[2][4];
 -- W64: typename F::acc_t acc[2][2];
--- CHECK-LABEL: matmul_gemm_3_matmul_gemm(KG_GLOBAL(const kg_bf16) x
+-- CHECK-LABEL: matmul_gemm_matmul_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x
 -- W32: typedef kg_mma_wmma_16x16x16<kg_bf16, 40> F;
 -- W64: typedef kg_mma_mfma_32x32x8<kg_bf16, 40> F;
 -- the k-tile loop body: every fragment product, then the branch back
--- A32-LABEL: matmul_gemm_1_matmul_gemm:
+-- A32-LABEL: matmul_gemm_matmul_gemm_{{[0-9a-f]+}}:
 -- A32: [[LOOP:.LBB[0-9_]+]]:
 -- A32-COUNT-16: v_wmma_f32_16x16x16_f16
 -- A32: s_cbranch_{{.*}} [[LOOP]]
--- A32-LABEL: matmul_gemm_3_matmul_gemm:
+-- A32-LABEL: matmul_gemm_matmul_gemm_{{[0-9a-f]+}}:
 -- A32-COUNT-16: v_wmma_f32_16x16x16_bf16
--- A64-LABEL: matmul_gemm_1_matmul_gemm:
+-- A64-LABEL: matmul_gemm_matmul_gemm_{{[0-9a-f]+}}:
 -- A64: [[LOOP:.LBB[0-9_]+]]:
 -- A64-COUNT-16: v_mfma_f32_32x32x8{{_?}}f16
 -- A64: s_cbranch_{{.*}} [[LOOP]]
--- A64-LABEL: matmul_gemm_3_matmul_gemm:
+-- A64-LABEL: matmul_gemm_matmul_gemm_{{[0-9a-f]+}}:
 -- A64-COUNT-16: v_mfma_f32_32x32x8{{_?}}bf16
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- the plan: GEMV (4096 columns, 8 per workgroup) when T <= 8; GEMM over ceil(T / 128) x 32 tiles when T >= 9

@@ -5,7 +5,7 @@
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90 --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: .entry matmul_gemm_sm90_1_matmul_gemm(
+-- CHECK-LABEL: .entry matmul_gemm_sm90_matmul_gemm_{{[0-9a-f]+}}(
 -- CHECK: cp.async.cg.shared.global
 -- CHECK: cp.async.commit_group
 -- CHECK: cp.async.wait_group 1
@@ -13,7 +13,7 @@
 -- CHECK-NOT: ldmatrix.sync.aligned.m8n8.x2.shared.b16
 -- CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 -- CHECK-COUNT-128: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
--- META: matmul_gemm_sm90_1_matmul_gemm
+-- META: matmul_gemm_sm90_matmul_gemm_{{[0-9a-f]+}}
 -- META-NOT: local
 local T = sym("T", 512)
 local x = input("x", bf16, { T, 4096 })

@@ -11,7 +11,7 @@
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90a --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90a --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: .entry matmul_gemm_sm90a_1_matmul_gemm(
+-- CHECK-LABEL: .entry matmul_gemm_sm90a_matmul_gemm_{{[0-9a-f]+}}(
 -- CHECK: cp.async.cg.shared.global
 -- CHECK: cp.async.commit_group
 -- CHECK: cp.async.wait_group 1
@@ -23,17 +23,17 @@
 -- CHECK-NOT: mma.sync
 -- CHECK: wgmma.wait_group.sync.aligned 1
 -- CHECK: wgmma.wait_group.sync.aligned 0
--- CHECK-LABEL: .entry matmul_gemm_sm90a_3_matmul_silu_matmul_gemm(
+-- CHECK-LABEL: .entry matmul_gemm_sm90a_matmul_silu_matmul_gemm_{{[0-9a-f]+}}(
 -- CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 -- CHECK: wgmma.commit_group.sync.aligned
 -- CHECK: wgmma.fence.sync.aligned
 -- CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 -- CHECK: wgmma.commit_group.sync.aligned
 -- CHECK: wgmma.wait_group.sync.aligned 2
--- CHECK-LABEL: .entry matmul_gemm_sm90a_5_matmul_gemm(
+-- CHECK-LABEL: .entry matmul_gemm_sm90a_matmul_gemm_{{[0-9a-f]+}}(
 -- CHECK-NOT: wgmma
 -- CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
--- META: .name: matmul_gemm_sm90a_1_matmul_gemm
+-- META: .name: matmul_gemm_sm90a_matmul_gemm_{{[0-9a-f]+}}
 -- META-NEXT: .code_bytes:
 -- META-NEXT: .registers:
 -- META-NEXT: .shared_bytes: 0

@@ -10,7 +10,7 @@
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- W32: __launch_bounds__(128)
 -- W64: __launch_bounds__(256)
--- CHECK-LABEL: matmul_gemv_0_matmul(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(kg_bf16) y, long M)
+-- CHECK-LABEL: matmul_gemv_matmul_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(kg_bf16) y, long M)
 -- CHECK: const int kp = wave % 1;
 -- CHECK: const long n0 = (long)blockIdx.x * 8 + (long)(wave / 1) * 2;
 -- CHECK: float acc[2][8];
@@ -23,17 +23,17 @@
 -- CHECK: kg_st(y, idx, kg_from_f32<kg_bf16>(acc0));
 -- the M = 1 GEMV over f32 rows of 4097 reads scalars; N = 37: 1 column per
 -- workgroup, whose 16 waves split K (matmul_gemv_splitk.lua)
--- CHECK-LABEL: matmul_gemv_1_matmul(KG_GLOBAL(const float) x, KG_GLOBAL(const float) w, KG_GLOBAL(float) y, long M)
+-- CHECK-LABEL: matmul_gemv_matmul_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(const float) w, KG_GLOBAL(float) y, long M)
 -- CHECK: constexpr int GW = 16 * {{32|64}};
 -- CHECK: float acc[1][1];
 -- CHECK: kg_ldv<1>(w,
--- A32-LABEL: matmul_gemv_0_matmul:
+-- A32-LABEL: matmul_gemv_matmul_{{[0-9a-f]+}}:
 -- A32-COUNT-8: global_load_b128
--- A64-LABEL: matmul_gemv_0_matmul:
+-- A64-LABEL: matmul_gemv_matmul_{{[0-9a-f]+}}:
 -- A64-COUNT-8: global_load_dwordx4
--- META: .name: matmul_gemv_0_matmul
+-- META: .name: matmul_gemv_matmul_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- META: .name: matmul_gemv_1_matmul
+-- META: .name: matmul_gemv_matmul_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 local T = sym("T", 8)
 local x = input("x", bf16, { T, 4096 })

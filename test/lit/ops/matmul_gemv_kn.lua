@@ -17,7 +17,7 @@
 -- RUN: %kgen --arch gfx942 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
 -- W32: __launch_bounds__(128)
 -- W64: __launch_bounds__(256)
--- CHECK-LABEL: matmul_gemv_kn_0_matmul_gemv_kn(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(kg_bf16) y, long M)
+-- CHECK-LABEL: matmul_gemv_kn_matmul_gemv_kn_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(kg_bf16) y, long M)
 -- CHECK: const int ks = t / 8, cv = (t % 8) * 8;
 -- CHECK: const long n = (long)blockIdx.x * 64 + cv;
 -- CHECK: float acc[8][8];
@@ -34,39 +34,39 @@
 -- W64-NEXT: for (int j = 1; j < 32; ++j) {
 -- CHECK-NEXT: acc0 += part[j][c];
 -- CHECK: kg_st(y, idx, kg_from_f32<kg_bf16>(acc0));
--- CHECK-LABEL: matmul_gemv_kn_1_matmul_gemm(
+-- CHECK-LABEL: matmul_gemv_kn_matmul_gemm_{{[0-9a-f]+}}(
 -- N = 33, K = 47 (f32): scalars, 32 threads across n
--- CHECK-LABEL: matmul_gemv_kn_2_matmul(KG_GLOBAL(const float) x, KG_GLOBAL(const float) w, KG_GLOBAL(float) y, long M)
+-- CHECK-LABEL: matmul_gemv_kn_matmul_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(const float) w, KG_GLOBAL(float) y, long M)
 -- CHECK: const int ks = t / 32, cv = (t % 32) * 1;
 -- CHECK: float acc[1][1];
 -- CHECK: wv[r] = kg_ldv<1>(w, ((long)b * 1 + r) * 33 + wn);
 -- the SwiGLU pair: two weights, x in vectors of 4
--- CHECK-LABEL: matmul_gemv_kn_3_matmul_silu_matmul_gemv_kn(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) w, KG_GLOBAL(const kg_f16) w1, KG_GLOBAL(kg_f16) y, long M)
+-- CHECK-LABEL: matmul_gemv_kn_matmul_silu_matmul_gemv_kn_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) w, KG_GLOBAL(const kg_f16) w1, KG_GLOBAL(kg_f16) y, long M)
 -- CHECK: float acc_up[3][8];
 -- CHECK: wv1[u][r] = kg_ldv<8>(w1, ((long)(base + u * {{16|32}} + ks) * 4 + r) * 80 + wn);
 -- CHECK: kg_ldv<4>(x, m * 136L
 -- CHECK: acc1 += part_up[j][c];
 -- CHECK: kg_st(y, idx, kg_from_f32<kg_f16>({{.*}}acc0{{.*}}acc1{{.*}}));
--- A32-LABEL: matmul_gemv_kn_0_matmul_gemv_kn:
+-- A32-LABEL: matmul_gemv_kn_matmul_gemv_kn_{{[0-9a-f]+}}:
 -- A32-COUNT-8: global_load_b128
 -- A32: ds_store_b128
 -- A32: s_barrier
 -- A32: ds_load
--- A32-LABEL: matmul_gemv_kn_3_matmul_silu_matmul_gemv_kn:
+-- A32-LABEL: matmul_gemv_kn_matmul_silu_matmul_gemv_kn_{{[0-9a-f]+}}:
 -- A32-COUNT-8: global_load_b128
--- A64-LABEL: matmul_gemv_kn_0_matmul_gemv_kn:
+-- A64-LABEL: matmul_gemv_kn_matmul_gemv_kn_{{[0-9a-f]+}}:
 -- A64-COUNT-8: global_load_dwordx4
 -- A64: ds_write_b128
 -- A64: s_barrier
 -- A64: ds_read
--- A64-LABEL: matmul_gemv_kn_3_matmul_silu_matmul_gemv_kn:
+-- A64-LABEL: matmul_gemv_kn_matmul_silu_matmul_gemv_kn_{{[0-9a-f]+}}:
 -- A64-COUNT-8: global_load_dwordx4
 -- NOATOM-NOT: atomic
--- META: .name: matmul_gemv_kn_0_matmul_gemv_kn
+-- META: .name: matmul_gemv_kn_matmul_gemv_kn_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- META: .name: matmul_gemv_kn_2_matmul
+-- META: .name: matmul_gemv_kn_matmul_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- META: .name: matmul_gemv_kn_3_matmul_silu_matmul_gemv_kn
+-- META: .name: matmul_gemv_kn_matmul_silu_matmul_gemv_kn_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- the plan: the GEMV over 4096 columns, 64 per workgroup, when T <= 8; the GEMM when T >= 9
 -- TABLE-LABEL: static const kgrt_step_t steps[4] = {

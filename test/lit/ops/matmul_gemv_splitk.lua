@@ -17,7 +17,7 @@
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
 -- RUN: %kgen --arch gfx942 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
--- CHECK-LABEL: matmul_gemv_splitk_0_matmul_gemv(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(kg_bf16) y, long M)
+-- CHECK-LABEL: matmul_gemv_splitk_matmul_gemv_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(kg_bf16) y, long M)
 -- W32: const int kp = wave % 16;
 -- W64: const int kp = wave % 8;
 -- W32: constexpr int GW = 16 * 32;
@@ -33,35 +33,35 @@
 -- W64-NEXT: for (int j = 1; j < 8; ++j) {
 -- CHECK-NEXT: acc0 += part[wave + j][c][m];
 -- CHECK: kg_st(y, idx, kg_from_f32<kg_bf16>(acc0));
--- CHECK-LABEL: matmul_gemv_splitk_1_matmul_gemm(
+-- CHECK-LABEL: matmul_gemv_splitk_matmul_gemm_{{[0-9a-f]+}}(
 -- K = 14336 (1792 vectors a row), 16 waves: 3 vectors per lane in one step on
 -- gfx1100 (512 lanes), 1 on gfx942 (1024 lanes), then the rest
--- CHECK-LABEL: matmul_gemv_splitk_2_matmul_add_gemv(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) w,
+-- CHECK-LABEL: matmul_gemv_splitk_matmul_add_gemv_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const kg_f16) w,
 -- W32: const int FULL = KV / (GW * 3) * (GW * 3);
 -- W64: const int FULL = KV / (GW * 1) * (GW * 1);
 -- CHECK: for (int j = 1; j < 16; ++j) {
 -- CHECK: const float a2 = kg_to_f32(kg_ld(e2, idx % 64L));
 -- CHECK-NEXT: kg_st(y, idx, kg_from_f32<kg_f16>((acc0 + a2)));
--- A32-LABEL: matmul_gemv_splitk_0_matmul_gemv:
+-- A32-LABEL: matmul_gemv_splitk_matmul_gemv_{{[0-9a-f]+}}:
 -- A32-COUNT-2: global_load_b128
 -- A32: ds_store_b32
 -- A32: s_barrier
 -- A32: ds_load
--- A32-LABEL: matmul_gemv_splitk_2_matmul_add_gemv:
+-- A32-LABEL: matmul_gemv_splitk_matmul_add_gemv_{{[0-9a-f]+}}:
 -- A32-COUNT-6: global_load_b128
 -- A32: s_barrier
--- A64-LABEL: matmul_gemv_splitk_0_matmul_gemv:
+-- A64-LABEL: matmul_gemv_splitk_matmul_gemv_{{[0-9a-f]+}}:
 -- A64-COUNT-2: global_load_dwordx4
 -- A64: ds_write_b32
 -- A64: s_barrier
 -- A64: ds_read
--- A64-LABEL: matmul_gemv_splitk_2_matmul_add_gemv:
+-- A64-LABEL: matmul_gemv_splitk_matmul_add_gemv_{{[0-9a-f]+}}:
 -- A64-COUNT-8: global_load_dwordx4
 -- A64: s_barrier
 -- NOATOM-NOT: atomic
--- META: .name: matmul_gemv_splitk_0_matmul_gemv
+-- META: .name: matmul_gemv_splitk_matmul_gemv_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- META: .name: matmul_gemv_splitk_2_matmul_add_gemv
+-- META: .name: matmul_gemv_splitk_matmul_add_gemv_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- the plan: the split GEMV over 16 columns, 2 per workgroup, for T <= 8; the GEMM above
 -- TABLE-LABEL: static const kgrt_step_t steps[3] = {

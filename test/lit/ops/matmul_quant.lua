@@ -17,7 +17,7 @@
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- W32: __launch_bounds__(128)
 -- W64: __launch_bounds__(256)
--- CHECK-LABEL: matmul_quant_0_matmul(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_bf16) y, long M)
+-- CHECK-LABEL: matmul_quant_matmul_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_bf16) y, long M)
 -- CHECK: constexpr int NST = 2 + (0 > 0 ? 1 : 0);
 -- CHECK: constexpr int MAXB = 2 > 0 ? 2176 : 0;
 -- CHECK: constexpr int SLOTS = 1;
@@ -47,7 +47,7 @@
 -- CHECK: kg_st(y, idx, kg_from_f32<kg_bf16>(acc0));
 -- q4_k, K = 4352: two stages of 1152 bytes and one of 144, x all of K as f32
 -- with the sums of each half group; N = 129: one column
--- CHECK-LABEL: matmul_quant_1_matmul(KG_GLOBAL(const float) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(float) y, long M)
+-- CHECK-LABEL: matmul_quant_matmul_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(float) y, long M)
 -- CHECK: constexpr int NST = 2 + (256 > 0 ? 1 : 0);
 -- CHECK: KG_SHARED_BUFFER(lds, 20752);
 -- CHECK: float *xs = (float *)(ring + RING);
@@ -64,12 +64,12 @@
 -- CHECK: x0 = ((const float *)(xr + 32))[0];
 -- CHECK: acc[c][m] += sc[0] * p0 + sc[1] * p1 - mn * (x0 + x1);
 -- q6_k, K = 256: rows of 210 bytes, copied 2 bytes at a time
--- CHECK-LABEL: matmul_quant_2_matmul(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
+-- CHECK-LABEL: matmul_quant_matmul_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
 -- CHECK: float *xs = (float *)(ring + RING);
 -- CHECK: kg_q_copy<2>(slot + c * SW * 2 + off / 2, w, (row + off) / 2);
 -- CHECK: kg_q6k_lds32(
 -- q6_k, K = 2048, 3 rows of f16 x: all of K fits in LDS as f16, not as f32
--- CHECK-LABEL: matmul_quant_3_matmul(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
+-- CHECK-LABEL: matmul_quant_matmul_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
 -- CHECK: constexpr int XGS = 2048 / 32;
 -- CHECK: kg_f16 *xs = (kg_f16 *)(ring + RING);
 -- CHECK: constexpr bool WAVE_SYNC = 2048 == 2048;
@@ -77,29 +77,29 @@
 -- CHECK: h0 += kg_to_f32(d[e]);
 -- CHECK: kg_q6k_lds32(
 -- CHECK: xf[v * N16 + e] = kg_to_f32(xv.v[e]);
--- A32-LABEL: matmul_quant_0_matmul:
+-- A32-LABEL: matmul_quant_matmul_{{[0-9a-f]+}}:
 -- A32-COUNT-4: global_load_b128
 -- A32: ds_store_b128
 -- A32-NOT: s_barrier
 -- A32: ds_load
--- A32-LABEL: matmul_quant_1_matmul:
+-- A32-LABEL: matmul_quant_matmul_{{[0-9a-f]+}}:
 -- A32: global_load_b128
 -- A32: ds_store_b128
--- A64-LABEL: matmul_quant_0_matmul:
+-- A64-LABEL: matmul_quant_matmul_{{[0-9a-f]+}}:
 -- A64-COUNT-3: global_load_dwordx4
 -- A64: ds_write_b128
 -- A64-NOT: s_barrier
 -- A64: ds_read
--- A64-LABEL: matmul_quant_1_matmul:
+-- A64-LABEL: matmul_quant_matmul_{{[0-9a-f]+}}:
 -- A64: global_load_dwordx4
 -- A64: ds_write_b128
--- META: .name: matmul_quant_0_matmul
+-- META: .name: matmul_quant_matmul_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- META: .name: matmul_quant_1_matmul
+-- META: .name: matmul_quant_matmul_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- META: .name: matmul_quant_2_matmul
+-- META: .name: matmul_quant_matmul_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- META: .name: matmul_quant_3_matmul
+-- META: .name: matmul_quant_matmul_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 local T = sym("T", 8)
 local x = input("x", bf16, { T, 4096 })

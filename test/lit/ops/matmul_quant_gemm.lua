@@ -15,9 +15,9 @@
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
--- CHECK-LABEL: matmul_quant_gemm_0_matmul_gemv_q(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
+-- CHECK-LABEL: matmul_quant_gemm_matmul_gemv_q_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
 -- CHECK: float acc[4][8];
--- CHECK-LABEL: matmul_quant_gemm_1_matmul_gemm(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
+-- CHECK-LABEL: matmul_quant_gemm_matmul_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
 -- W32: typedef kg_mma_wmma_16x16x16<kg_f16, 40> F;
 -- W64: typedef kg_mma_mfma_32x32x8<kg_f16, 40> F;
 -- CHECK: kg_tile_copy<8>(&As[s][F::at(r, c)], x,
@@ -27,42 +27,42 @@
 -- CHECK: Bs[s][F::at(r, c + e)] = kg_from_f32<kg_f16>(ok ? sc[e >> 4] * q[e] - mn : 0.0f);
 -- CHECK: return kg_from_f32<kg_f16>(acc0);
 -- f32 x: the FMA fragment over k tiles of 32 (LD = 36), K = 96
--- CHECK-LABEL: matmul_quant_gemm_3_matmul_gemm(KG_GLOBAL(const float) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(float) y, long M)
+-- CHECK-LABEL: matmul_quant_gemm_matmul_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(float) y, long M)
 -- W32: typedef kg_mma_fma<float, 36, 32> F;
 -- W64: typedef kg_mma_fma<float, 36, 64> F;
 -- CHECK: kg_q8_0_gl32(w, (ok ? n0 + r : 129 - 1) * 102L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
 -- CHECK: Bs[s][F::at(r, c + e)] = kg_from_f32<float>(
 -- the epilogue, in the GEMV and the GEMM alike
--- CHECK-LABEL: matmul_quant_gemm_4_matmul_add_silu_gemv_q(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const unsigned short) w,
+-- CHECK-LABEL: matmul_quant_gemm_matmul_add_silu_gemv_q_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const unsigned short) w,
 -- CHECK-NEXT: KG_GLOBAL(const kg_bf16) e2, KG_GLOBAL(kg_bf16) y, long M)
 -- CHECK: const float a2 = kg_to_f32(kg_ld(e2, idx % 72L));
 -- CHECK: kg_st(y, idx, kg_from_f32<kg_bf16>(kg_silu((acc0 + a2))));
--- CHECK-LABEL: matmul_quant_gemm_5_matmul_add_silu_gemm(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const unsigned short) w,
+-- CHECK-LABEL: matmul_quant_gemm_matmul_add_silu_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const unsigned short) w,
 -- CHECK-NEXT: KG_GLOBAL(const kg_bf16) e2, KG_GLOBAL(kg_bf16) y, long M)
 -- CHECK: kg_q6k_gl32(w, (ok ? n0 + r : 72 - 1) * 210L,
 -- CHECK: const float a2 = kg_to_f32(kg_ld(e2, idx % 72L));
 -- CHECK: return kg_from_f32<kg_bf16>(kg_silu((acc0 + a2)));
 -- the k-tile loop: the block that multiplies is in the loop (no label
 -- outside a loop between), 16 products, then the loop's header
--- A32-LABEL: matmul_quant_gemm_1_matmul_gemm:
+-- A32-LABEL: matmul_quant_gemm_matmul_gemm_{{[0-9a-f]+}}:
 -- A32: ; in Loop: Header=[[HDR:BB[0-9_]+]] Depth=1
 -- A32-NOT: {{^\.LBB[0-9_]+:$}}
 -- A32-COUNT-16: v_wmma_f32_16x16x16_f16
 -- A32-NOT: {{^\.LBB[0-9_]+:$}}
 -- A32: .L[[HDR]]:{{ +}}; =>This Inner Loop Header: Depth=1
--- A32-LABEL: matmul_quant_gemm_5_matmul_add_silu_gemm:
+-- A32-LABEL: matmul_quant_gemm_matmul_add_silu_gemm_{{[0-9a-f]+}}:
 -- A32: ; in Loop: Header=[[HDR:BB[0-9_]+]] Depth=1
 -- A32-COUNT-16: v_wmma_f32_16x16x16_bf16
--- A64-LABEL: matmul_quant_gemm_1_matmul_gemm:
+-- A64-LABEL: matmul_quant_gemm_matmul_gemm_{{[0-9a-f]+}}:
 -- A64: ; in Loop: Header=[[HDR:BB[0-9_]+]] Depth=1
 -- A64-NOT: {{^\.LBB[0-9_]+:$}}
 -- A64-COUNT-16: v_mfma_f32_32x32x8{{_?}}f16
 -- A64-NOT: {{^\.LBB[0-9_]+:$}}
 -- A64: .L[[HDR]]:{{ +}}; =>This Inner Loop Header: Depth=1
--- A64-LABEL: matmul_quant_gemm_5_matmul_add_silu_gemm:
+-- A64-LABEL: matmul_quant_gemm_matmul_add_silu_gemm_{{[0-9a-f]+}}:
 -- A64: ; in Loop: Header=[[HDR:BB[0-9_]+]] Depth=1
 -- A64-COUNT-16: v_mfma_f32_32x32x8{{_?}}bf16
--- META: .name: matmul_quant_gemm_0_matmul_gemv_q
+-- META: .name: matmul_quant_gemm_matmul_gemv_q_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- the plan: per product the GEMV when T <= 8 (4096 / 16 columns per task =
 -- 256 tasks, a resident grid of 256 workgroups: units 256, per block 256,

@@ -10,7 +10,7 @@
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90a --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90a --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: .entry matmul_quant_gemm_sm90a_0_matmul(
+-- CHECK-LABEL: .entry matmul_quant_gemm_sm90a_matmul_{{[0-9a-f]+}}(
 -- CHECK-NOT: ld.global
 -- CHECK: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
 -- CHECK: cp.async.ca.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 4,
@@ -35,7 +35,7 @@
 -- CHECK: wgmma.wait_group.sync.aligned 1;
 -- CHECK-NOT: ld.global
 -- CHECK: wgmma.wait_group.sync.aligned 0;
--- META: .name: matmul_quant_gemm_sm90a_0_matmul
+-- META: .name: matmul_quant_gemm_sm90a_matmul_{{[0-9a-f]+}}
 -- META: .stack_bytes: 0
 local x = input("x", bf16, { 512, 4096 })
 output("y", matmul(x, weight("w", q4_0, { 14336, 4096 })))

@@ -14,7 +14,7 @@
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90 --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: .entry matmul_quant_mma_sm90_0_matmul(
+-- CHECK-LABEL: .entry matmul_quant_mma_sm90_matmul_{{[0-9a-f]+}}(
 -- CHECK: griddepcontrol.launch_dependents;
 -- CHECK-NOT: ld.global
 -- CHECK-COUNT-5: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
@@ -36,14 +36,14 @@
 -- CHECK-NOT: cvt.rn.f32.{{[su]}}32
 -- CHECK: st.shared.f32
 -- CHECK: bar.sync 0;
--- CHECK-LABEL: .entry matmul_quant_mma_sm90_1_matmul(
+-- CHECK-LABEL: .entry matmul_quant_mma_sm90_matmul_{{[0-9a-f]+}}(
 -- CHECK: griddepcontrol.wait;
 -- CHECK: cp.async.wait_group 0;
 -- CHECK: or.b32 {{.*}}, 1677747200;
 -- CHECK-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
--- META: .name: matmul_quant_mma_sm90_0_matmul
+-- META: .name: matmul_quant_mma_sm90_matmul_{{[0-9a-f]+}}
 -- META: .stack_bytes: 0
--- META: .name: matmul_quant_mma_sm90_1_matmul
+-- META: .name: matmul_quant_mma_sm90_matmul_{{[0-9a-f]+}}
 -- META: .stack_bytes: 0
 local xb = input("xb", bf16, { 2, 4096 })
 local xh = input("xh", f16, { 8, 4096 })

@@ -12,7 +12,7 @@
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90 --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: .entry matmul_quant_sm90_0_matmul(
+-- CHECK-LABEL: .entry matmul_quant_sm90_matmul_{{[0-9a-f]+}}(
 -- CHECK-NOT: ld.global
 -- CHECK-COUNT-10: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
 -- CHECK: cp.async.commit_group;
@@ -35,7 +35,7 @@
 -- CHECK: ld.shared.v4.f32
 -- CHECK-NOT: cvt.rn.f32.{{[su]}}32
 -- CHECK: shfl.sync
--- META: .name: matmul_quant_sm90_0_matmul
+-- META: .name: matmul_quant_sm90_matmul_{{[0-9a-f]+}}
 -- META: .stack_bytes: 0
 local x = input("x", f32, { 1, 4096 })
 local w = weight("w", q4_0, { 14336, 4096 })

@@ -4,15 +4,15 @@
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s
 -- RUN: rm -rf %t; %kgen --arch gfx942 %s -o %t > /dev/null
 -- RUN: FileCheck %s --check-prefix=IO < %t/reduce_ops.c
--- CHECK-LABEL: reduce_ops_0_sum(KG_GLOBAL(const float) x, KG_GLOBAL(float) y)
+-- CHECK-LABEL: reduce_ops_sum_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(float) y)
 -- CHECK: kg_from_f32<float>(acc.v)
--- CHECK-LABEL: reduce_ops_1_mean(KG_GLOBAL(const float) x, KG_GLOBAL(float) y)
+-- CHECK-LABEL: reduce_ops_mean_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(float) y)
 -- CHECK: kg_from_f32<float>(acc.v * (1.0f / 1000))
--- CHECK-LABEL: reduce_ops_2_amax(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(kg_bf16) y)
+-- CHECK-LABEL: reduce_ops_amax_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(kg_bf16) y)
 -- CHECK: kg_red_init<KG_RED_MAX>()
--- CHECK-LABEL: reduce_ops_3_amin(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(kg_bf16) y)
+-- CHECK-LABEL: reduce_ops_amin_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(kg_bf16) y)
 -- CHECK: kg_red_init<KG_RED_MIN>()
--- CHECK-LABEL: reduce_ops_4_argmin(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(int) y)
+-- CHECK-LABEL: reduce_ops_argmin_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(int) y)
 -- CHECK: kg_red_init<KG_RED_ARGMIN>()
 -- CHECK: acc.i
 -- IO: {"s", KGRT_DTYPE_F32, 2, {{[{]}}{4, -1}, {6, -1}}},

@@ -7,10 +7,10 @@
 -- RUN: %kgen --arch gfx1100 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM32
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM64
 -- CHECK: KG_INLINE kg_u32x4 kg_philox4x32_10(
--- CHECK-LABEL: sample_0_sample(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y)
+-- CHECK-LABEL: sample_sample_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y)
 -- W32: kg_block_argbest<32, 256>(best, at)
 -- W64: kg_block_argbest<64, 256>(best, at)
--- CHECK-LABEL: sample_1_sample(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y)
+-- CHECK-LABEL: sample_sample_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y)
 -- CHECK: const float inv_t = 1.42857143f;
 -- W32: kg_radix_cut<32, 256, 8, 128256, false, kg_bf16>(
 -- W64: kg_radix_cut<64, 256, 8, 128256, false, kg_bf16>(
@@ -19,9 +19,9 @@
 -- CHECK-NEXT: x, base, inv_t, m, 50u, 0.9f * mass);
 -- CHECK: w >= 0.05f
 -- CHECK: ctr.y = (unsigned)kg_ld(seed, 1);
--- META: .name: sample_0_sample
+-- META: .name: sample_sample_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- META: .name: sample_1_sample
+-- META: .name: sample_sample_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- ASM32: global_load_b128
 -- ASM64: global_load_dwordx4

@@ -5,17 +5,17 @@
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W64
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: scatter_add_0_scatter_add(KG_GLOBAL(const float) x, KG_GLOBAL(const int) idx, KG_GLOBAL(const float) src, KG_GLOBAL(float) y, long count, long stride)
+-- CHECK-LABEL: scatter_add_scatter_add_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(const int) idx, KG_GLOBAL(const float) src, KG_GLOBAL(float) y, long count, long stride)
 -- CHECK: __shared__ float acc[4096];
 -- CHECK: __shared__ int slot_s[256];
 -- CHECK: for (int t0 = 0; t0 < 10000; t0 += 4096)
 -- CHECK: if (s >= 0 && s % 256 == tid)
 -- CHECK-NOT: atomic
--- CHECK-LABEL: scatter_add_1_scatter_add(KG_GLOBAL(const kg_bf16) x
+-- CHECK-LABEL: scatter_add_scatter_add_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x
 -- CHECK: __shared__ float acc[100];
 -- W32: __shared__ int slot_s[128];
 -- W64: __shared__ int slot_s[128];
--- META: .name: scatter_add_0_scatter_add
+-- META: .name: scatter_add_scatter_add_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 local T = sym("T", 64)
 local x = input("x", f32, { T, 10000 })

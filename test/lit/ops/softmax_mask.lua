@@ -5,7 +5,7 @@
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W64
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: softmax_mask_0_softmax(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) mask, KG_GLOBAL(kg_bf16) y, long mask_rows, long tq)
+-- CHECK-LABEL: softmax_mask_softmax_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) mask, KG_GLOBAL(kg_bf16) y, long mask_rows, long tq)
 -- CHECK: const long mbase = ((long)blockIdx.x % mask_rows) * 256;
 -- CHECK: const long limit = (long)blockIdx.x % tq + (256L - tq);
 -- CHECK: kg_ldv<8>(mask, mbase + c)
@@ -13,15 +13,15 @@
 -- W32: kg_block_max<32, 32>(m)
 -- W64: kg_block_max<64, 64>(m)
 -- CHECK: f == -__builtin_inff() ? 0.0f : kg_exp(f - row_max) * inv_sum
--- CHECK-LABEL: softmax_mask_1_log_softmax(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(kg_bf16) y, long tq, long offset)
+-- CHECK-LABEL: softmax_mask_log_softmax_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(kg_bf16) y, long tq, long offset)
 -- CHECK: const long limit = (long)blockIdx.x % tq + offset;
--- CHECK-LABEL: softmax_mask_2_softmax(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) mask, KG_GLOBAL(kg_bf16) y, long mask_rows, long tq)
+-- CHECK-LABEL: softmax_mask_softmax_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) mask, KG_GLOBAL(kg_bf16) y, long mask_rows, long tq)
 -- CHECK: const long limit = (long)blockIdx.x % tq + (-3L);
--- META: .name: softmax_mask_0_softmax
+-- META: .name: softmax_mask_softmax_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- META: .name: softmax_mask_1_log_softmax
+-- META: .name: softmax_mask_log_softmax_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- META: .name: softmax_mask_2_softmax
+-- META: .name: softmax_mask_softmax_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 local T = sym("T", 16)
 local P = sym("P", 256)

@@ -3,10 +3,10 @@
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90 --emit=hip %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: srht_sm90_0_srht(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(kg_f16) y)
+-- CHECK-LABEL: srht_sm90_srht_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(kg_f16) y)
 -- CHECK: constexpr int PIECES = 2;
 -- CHECK: constexpr int PIECE = 16384 / PIECES;
--- META: .name: srht_sm90_0_srht
+-- META: .name: srht_sm90_srht_{{[0-9a-f]+}}
 -- META: .shared_bytes: 32768
 -- META-NEXT: .stack_bytes: 0
 local T = sym("T", 8)

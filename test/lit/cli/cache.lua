@@ -1,0 +1,27 @@
+-- The cache of compiled code objects and sim images ($KGEN_CACHE_DIR): a
+-- second build takes every artifact from it and writes the same bytes; so
+-- do --no-cache and any -j; a corrupt entry is said, removed and rebuilt.
+-- RUN: rm -rf %t && mkdir -p %t
+-- RUN: env KGEN_CACHE_DIR=%t/cache %kgen --arch gfx1100,gfx942 --time-report %s -o %t/a 2> %t/a.err > /dev/null
+-- RUN: FileCheck %s --check-prefix=COLD < %t/a.err
+-- RUN: ls %t/cache | wc -l | FileCheck %s --check-prefix=FOUR
+-- RUN: env KGEN_CACHE_DIR=%t/cache %kgen --arch gfx1100,gfx942 --time-report %s -o %t/b 2> %t/b.err > /dev/null
+-- RUN: FileCheck %s --check-prefix=WARM < %t/b.err
+-- RUN: diff -r %t/a %t/b
+-- RUN: env KGEN_CACHE_DIR=%t/cache %kgen --arch gfx1100,gfx942 --no-cache -j 1 %s -o %t/c > /dev/null
+-- RUN: diff -r %t/a %t/c
+-- RUN: env KGEN_CACHE_DIR=%t/nothing %kgen --arch gfx1100,gfx942 -j 3 %s -o %t/d > /dev/null
+-- RUN: diff -r %t/a %t/d
+-- RUN: for f in %t/cache/*; do head -c 100 $f > $f.cut && mv $f.cut $f; done
+-- RUN: env KGEN_CACHE_DIR=%t/cache %kgen --arch gfx1100,gfx942 %s -o %t/e 2> %t/e.err > /dev/null
+-- RUN: FileCheck %s --check-prefix=CORRUPT < %t/e.err
+-- RUN: diff -r %t/a %t/e
+-- RUN: env KGEN_CACHE_DIR=%t/cache %kgen --arch gfx1100,gfx942 --time-report %s -o %t/f 2> %t/f.err > /dev/null
+-- RUN: FileCheck %s --check-prefix=WARM < %t/f.err
+-- COLD: kgen: time: model {{.*}}, compile {{.*}}; total
+-- COLD-NOT: from the cache
+-- FOUR: 4
+-- WARM-COUNT-4: from the cache
+-- CORRUPT-COUNT-4: kgen: cache entry {{.*}} is corrupt; rebuilding it
+local x = input("x", f16, { 8, 256 })
+output("y", softmax(silu(x)))

@@ -1,6 +1,7 @@
 /* expand.c - the template expander (see expand.h). A small recursive
  * expander: sections are matched by scanning for their end tag, counting
- * nested sections of the same kind. */
+ * nested sections of the same kind. One walker both expands and, for
+ * kg_hole_refs, lists the names a template holds (every branch). */
 #include "expand.h"
 
 #include <stdarg.h>
@@ -108,9 +109,15 @@ static const char *find_value(const kg_holes_t *h, const char *name, size_t len)
   return NULL;
 }
 
+#define KG_PARTIAL_DEPTH 8
+
 typedef struct ctx {
   const char *file;
   const char *text; /* the whole template, for line numbers */
+  kg_partial_fn partial;
+  void *ud;
+  int depth;            /* partials being expanded */
+  kg_hole_refs_t *refs; /* scanning: where names go (no output) */
   kg_diag_t *d;
 } ctx_t;
 
@@ -126,86 +133,191 @@ static int is_name_char(char ch) {
          (ch >= '0' && ch <= '9') || ch == '_';
 }
 
-/* Finds the {{/kind}} closing the section whose body starts at p. */
-static const char *section_end(const ctx_t *c, const char *p, const char *end,
-                               const char *kind, const char **out_after) {
+/* Finds the {{/kind}} closing the section whose body starts at p, and for
+ * an if, its own {{else}} (*out_else, or NULL). */
+static const char *section_end(const char *p, const char *end, const char *kind,
+                               const char **out_else, const char **out_after) {
   char open[16], close[16];
   snprintf(open, sizeof open, "{{#%s ", kind);
   snprintf(close, sizeof close, "{{/%s}}", kind);
+  const size_t lo = strlen(open), lc = strlen(close);
   int depth = 1;
-  (void)c;
+  if (out_else)
+    *out_else = NULL;
   for (const char *q = p; q < end; q++) {
-    if (strncmp(q, open, strlen(open)) == 0)
+    if ((size_t)(end - q) >= lo && strncmp(q, open, lo) == 0)
       depth++;
-    else if (strncmp(q, close, strlen(close)) == 0 && --depth == 0) {
-      *out_after = q + strlen(close);
+    else if ((size_t)(end - q) >= lc && strncmp(q, close, lc) == 0 && --depth == 0) {
+      *out_after = q + lc;
       return q;
+    } else if (out_else && depth == 1 && (size_t)(end - q) >= 8 &&
+               strncmp(q, "{{else}}", 8) == 0) {
+      if (*out_else)
+        return NULL; /* two {{else}}: reported as unclosed by the caller */
+      *out_else = q;
     }
   }
   return NULL;
 }
 
-static int expand_range(const ctx_t *c, const char *p, const char *end,
-                        const kg_holes_t *h, kg_buf_t *out) {
+static int check_name(const ctx_t *c, const char *open, const char *name, size_t len,
+                      const char *what) {
+  if (len == 0 || len >= sizeof(((kg_hole_ref_t *)0)->name))
+    return kg_error_at(c->d, c->file, line_of(c, open), "bad %s {{%.*s}}", what, (int)len,
+                       name);
+  for (size_t i = 0; i < len; i++)
+    if (!is_name_char(name[i]))
+      return kg_error_at(c->d, c->file, line_of(c, open), "bad %s {{%.*s}}", what,
+                         (int)len, name);
+  return 0;
+}
+
+/* Scanning: records (name, list) once. */
+static void add_ref(const ctx_t *c, const char *at, const char *name, size_t len,
+                    const char *list) {
+  kg_hole_refs_t *r = c->refs;
+  for (int i = 0; i < r->count; i++)
+    if (strlen(r->refs[i].name) == len && strncmp(r->refs[i].name, name, len) == 0 &&
+        strcmp(r->refs[i].list, list) == 0)
+      return;
+  r->refs = kg_xrealloc(r->refs, (size_t)(r->count + 1) * sizeof *r->refs);
+  kg_hole_ref_t *f = &r->refs[r->count++];
+  snprintf(f->name, sizeof f->name, "%.*s", (int)len, name);
+  snprintf(f->list, sizeof f->list, "%s", list);
+  f->file = c->file;
+  f->line = line_of(c, at);
+}
+
+static int walk(const ctx_t *c, const char *p, const char *end, const kg_holes_t *h,
+                const char *list, kg_buf_t *out);
+
+/* {{> PART}}: the partial's text, walked as its own file. */
+static int walk_partial(const ctx_t *c, const char *open, const char *name, size_t len,
+                        const kg_holes_t *h, const char *list, kg_buf_t *out) {
+  KG_TRY(check_name(c, open, name, len, "partial"));
+  const char *file = NULL;
+  const char *text = c->partial ? c->partial(name, len, &file, c->ud) : NULL;
+  if (!text)
+    return kg_error_at(c->d, c->file, line_of(c, open), "no partial {{> %.*s}}", (int)len,
+                       name);
+  if (c->depth >= KG_PARTIAL_DEPTH)
+    return kg_error_at(c->d, c->file, line_of(c, open),
+                       "partials nested more than %d deep at {{> %.*s}}",
+                       KG_PARTIAL_DEPTH, (int)len, name);
+  ctx_t sub = *c;
+  sub.file = file ? file : "partial";
+  sub.text = text;
+  sub.depth = c->depth + 1;
+  return walk(&sub, text, text + strlen(text), h, list, out);
+}
+
+/* Expands [p, end) into out with holes h, or (c->refs) records the names it
+ * holds, inside the {{#each}} of `list` ("" at the top). */
+static int walk(const ctx_t *c, const char *p, const char *end, const kg_holes_t *h,
+                const char *list, kg_buf_t *out) {
   while (p < end) {
     const char *open = strstr(p, "{{");
     if (!open || open >= end) {
-      kg_buf_put(out, p, (size_t)(end - p));
+      if (out)
+        kg_buf_put(out, p, (size_t)(end - p));
       return 0;
     }
-    kg_buf_put(out, p, (size_t)(open - p));
+    if (out)
+      kg_buf_put(out, p, (size_t)(open - p));
     const char *tag = open + 2;
     const char *close = strstr(tag, "}}");
     if (!close || close > end)
       return kg_error_at(c->d, c->file, line_of(c, open), "unterminated {{");
-    int is_each = strncmp(tag, "#each ", 6) == 0;
-    int is_if = strncmp(tag, "#if ", 4) == 0;
+    if (strncmp(tag, "else}}", 6) == 0 || strncmp(tag, "/if}}", 5) == 0 ||
+        strncmp(tag, "/each}}", 7) == 0)
+      return kg_error_at(c->d, c->file, line_of(c, open), "{{%.*s}} without its section",
+                         (int)(close - tag), tag);
+    if (tag[0] == '!') { /* {{! a comment }} */
+      p = close + 2;
+      continue;
+    }
+    if (strncmp(tag, "> ", 2) == 0) {
+      KG_TRY(walk_partial(c, open, tag + 2, (size_t)(close - tag - 2), h, list, out));
+      p = close + 2;
+      continue;
+    }
+    const int is_each = strncmp(tag, "#each ", 6) == 0;
+    const int is_if = strncmp(tag, "#if ", 4) == 0;
     if (is_each || is_if) {
+      const char *kind = is_each ? "each" : "if";
       const char *name = tag + (is_each ? 6 : 4);
       size_t len = (size_t)(close - name);
-      const char *after;
+      KG_TRY(check_name(c, open, name, len, kind));
+      const char *after, *els;
       const char *body_end =
-          section_end(c, close + 2, end, is_each ? "each" : "if", &after);
+          section_end(close + 2, end, kind, is_if ? &els : NULL, &after);
       if (!body_end)
-        return kg_error_at(c->d, c->file, line_of(c, open), "{{#%s %.*s}} has no {{/%s}}",
-                           is_each ? "each" : "if", (int)len, name,
-                           is_each ? "each" : "if");
+        return kg_error_at(c->d, c->file, line_of(c, open),
+                           "{{#%s %.*s}} has no {{/%s}}%s", kind, (int)len, name, kind,
+                           is_if ? " (or two {{else}})" : "");
       if (is_each) {
-        kg_list_t *l = find_list(h, name, len);
-        if (!l)
-          return kg_error_at(c->d, c->file, line_of(c, open),
-                             "list {{#each %.*s}} has no value", (int)len, name);
-        for (int i = 0; i < l->count; i++) {
-          l->items[i]->parent = h;
-          int rc = expand_range(c, close + 2, body_end, l->items[i], out);
-          l->items[i]->parent = NULL;
-          KG_TRY(rc);
+        if (c->refs) {
+          add_ref(c, open, name, len, "[]");
+          char inner[64];
+          snprintf(inner, sizeof inner, "%.*s", (int)len, name);
+          KG_TRY(walk(c, close + 2, body_end, NULL, inner, NULL));
+        } else {
+          kg_list_t *l = find_list(h, name, len);
+          if (!l)
+            return kg_error_at(c->d, c->file, line_of(c, open),
+                               "list {{#each %.*s}} has no value", (int)len, name);
+          for (int i = 0; i < l->count; i++) {
+            l->items[i]->parent = h;
+            int rc = walk(c, close + 2, body_end, l->items[i], list, out);
+            l->items[i]->parent = NULL;
+            KG_TRY(rc);
+          }
         }
+      } else if (c->refs) {
+        add_ref(c, open, name, len, list);
+        KG_TRY(walk(c, close + 2, els ? els : body_end, NULL, list, NULL));
+        if (els)
+          KG_TRY(walk(c, els + 8, body_end, NULL, list, NULL));
       } else {
         const char *v = find_value(h, name, len);
         if (v && *v)
-          KG_TRY(expand_range(c, close + 2, body_end, h, out));
+          KG_TRY(walk(c, close + 2, els ? els : body_end, h, list, out));
+        else if (els)
+          KG_TRY(walk(c, els + 8, body_end, h, list, out));
       }
       p = after;
       continue;
     }
     size_t len = (size_t)(close - tag);
-    for (size_t i = 0; i < len; i++)
-      if (!is_name_char(tag[i]))
-        return kg_error_at(c->d, c->file, line_of(c, open), "bad hole {{%.*s}}", (int)len,
-                           tag);
-    const char *v = find_value(h, tag, len);
-    if (!v)
-      return kg_error_at(c->d, c->file, line_of(c, open), "hole {{%.*s}} has no value",
-                         (int)len, tag);
-    kg_buf_puts(out, v);
+    KG_TRY(check_name(c, open, tag, len, "hole"));
+    if (c->refs) {
+      add_ref(c, open, tag, len, list);
+    } else {
+      const char *v = find_value(h, tag, len);
+      if (!v)
+        return kg_error_at(c->d, c->file, line_of(c, open), "hole {{%.*s}} has no value",
+                           (int)len, tag);
+      kg_buf_puts(out, v);
+    }
     p = close + 2;
   }
   return 0;
 }
 
-int kg_expand(const char *name, const char *text, const kg_holes_t *h, kg_buf_t *out,
-              kg_diag_t *d) {
-  ctx_t c = {name, text, d};
-  return expand_range(&c, text, text + strlen(text), h, out);
+int kg_expand(const char *name, const char *text, const kg_holes_t *h,
+              kg_partial_fn partial, void *ud, kg_buf_t *out, kg_diag_t *d) {
+  ctx_t c = {name, text, partial, ud, 0, NULL, d};
+  return walk(&c, text, text + strlen(text), h, "", out);
+}
+
+int kg_hole_refs(const char *name, const char *text, kg_partial_fn partial, void *ud,
+                 kg_hole_refs_t *refs, kg_diag_t *d) {
+  ctx_t c = {name, text, partial, ud, 0, refs, d};
+  return walk(&c, text, text + strlen(text), NULL, "", NULL);
+}
+
+void kg_hole_refs_free(kg_hole_refs_t *refs) {
+  free(refs->refs);
+  refs->refs = NULL;
+  refs->count = 0;
 }

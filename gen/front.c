@@ -99,7 +99,7 @@ static int read_tensor(lua_State *L, kg_tensor_t *t, kg_diag_t *d) {
       t->dims[i].sym = -1;
     } else {
       t->dims[i].value = 0;
-      t->dims[i].sym = (int)get_int(L, lua_gettop(L), "index", -1);
+      t->dims[i].sym = (int)get_int(L, lua_gettop(L), "ordinal", -1);
     }
     lua_pop(L, 1);
   }
@@ -150,7 +150,7 @@ static int read_size(lua_State *L, kgrt_expr_t *e, const char *op, kg_diag_t *d)
     if (lua_isinteger(L, -1)) {
       e->scale *= lua_tointeger(L, -1);
     } else {
-      int64_t sym = lua_istable(L, -1) ? get_int(L, lua_gettop(L), "index", -1) : -1;
+      int64_t sym = lua_istable(L, -1) ? get_int(L, lua_gettop(L), "ordinal", -1) : -1;
       if (sym < 0 || ns == KGRT_EXPR_SYMS)
         return kg_error(d, "internal: %s: a size argument is not a product of dims", op);
       e->sym[ns++] = (int16_t)sym;
@@ -376,6 +376,110 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
   return 0;
 }
 
+/* The strings of the list at field key of the table at idx, after `first`
+ * (if not NULL). */
+static int read_names(lua_State *L, int idx, const char *key, const char *first,
+                      char ***out) {
+  lua_getfield(L, idx, key);
+  int n = lua_istable(L, -1) ? (int)luaL_len(L, -1) : 0;
+  if (n < 0 || n > 64)
+    n = 0;
+  *out = kg_xcalloc((size_t)n + 1, sizeof **out);
+  int count = 0;
+  if (first)
+    (*out)[count++] = kg_xstrdup(first);
+  for (int i = 0; i < n; i++) {
+    lua_geti(L, -1, i + 1);
+    if (lua_type(L, -1) == LUA_TSTRING)
+      (*out)[count++] = kg_xstrdup(lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return count;
+}
+
+static int get_bool(lua_State *L, int idx, const char *key) {
+  lua_getfield(L, idx, key);
+  int v = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* The declaration of template `name` (kg.templates[name], at `decls`). */
+static int read_template(lua_State *L, int decls, const char *name, kg_template_t *t,
+                         kg_diag_t *d) {
+  memset(t, 0, sizeof *t);
+  t->name = kg_xstrdup(name);
+  lua_getfield(L, decls, name);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return kg_error(d, "internal: template %s is not declared (kg.template)", name);
+  }
+  const int decl = lua_gettop(L);
+  lua_getfield(L, decl, "holes");
+  if (lua_istable(L, -1)) {
+    int cap = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      const int keyed = lua_type(L, -2) == LUA_TSTRING;
+      if (lua_type(L, -1) == LUA_TSTRING && (keyed || lua_isinteger(L, -2))) {
+        if (t->num_holes == cap) {
+          cap = cap ? 2 * cap : 16;
+          t->holes = kg_xrealloc(t->holes, (size_t)cap * sizeof *t->holes);
+        }
+        kg_hole_t *h = &t->holes[t->num_holes++];
+        h->name = kg_xstrdup(lua_tostring(L, keyed ? -2 : -1));
+        h->value = keyed ? kg_xstrdup(lua_tostring(L, -1)) : NULL;
+      }
+      lua_pop(L, 1);
+    }
+    if (t->num_holes)
+      qsort(t->holes, (size_t)t->num_holes, sizeof *t->holes, cmp_hole);
+    for (int i = 1; i < t->num_holes; i++)
+      if (strcmp(t->holes[i - 1].name, t->holes[i].name) == 0) {
+        lua_pop(L, 2);
+        return kg_error(d, "internal: template %s declares hole %s twice", name,
+                        t->holes[i].name);
+      }
+  }
+  lua_pop(L, 1);
+  t->num_libs = read_names(L, decl, "libs", NULL, &t->libs);
+  t->num_sources = read_names(L, decl, "sources", name, &t->sources);
+  lua_getfield(L, decl, "fuse");
+  if (lua_istable(L, -1)) {
+    const int f = lua_gettop(L);
+    t->fuse = (get_bool(L, f, "chain") ? KG_FUSE_CHAIN : 0) |
+              (get_bool(L, f, "epilogue") ? KG_FUSE_EPILOGUE : 0) |
+              (get_bool(L, f, "pair") ? KG_FUSE_PAIR : 0);
+  }
+  lua_pop(L, 1);
+  t->weights_before_wait = get_bool(L, decl, "weights_before_wait");
+  lua_pop(L, 1);
+  if ((t->fuse & KG_FUSE_PAIR) && !(t->fuse & KG_FUSE_EPILOGUE))
+    return kg_error(d, "internal: template %s: a pair without an epilogue", name);
+  return 0;
+}
+
+/* Every variant's template declaration, read once each (kg.templates at
+ * `decls`), in first-use order. */
+static int read_templates(lua_State *L, int decls, kg_graph_t *g, kg_diag_t *d) {
+  for (int i = 0; i < g->num_nodes; i++)
+    for (int v = 0; v < g->nodes[i].num_variants; v++) {
+      kg_variant_t *var = &g->nodes[i].variants[v];
+      var->decl = -1;
+      for (int k = 0; k < g->num_templates && var->decl < 0; k++)
+        if (strcmp(g->templates[k].name, var->tmpl) == 0)
+          var->decl = k;
+      if (var->decl >= 0)
+        continue;
+      g->templates = kg_xrealloc(g->templates,
+                                 (size_t)(g->num_templates + 1) * sizeof *g->templates);
+      var->decl = g->num_templates++;
+      KG_TRY(read_template(L, decls, var->tmpl, &g->templates[var->decl], d));
+    }
+  return 0;
+}
+
 int kg_front_load(kg_sandbox_t *sb, const char *model_path, kg_graph_t *g, kg_diag_t *d) {
   lua_State *L = kg_sandbox_lua(sb);
   memset(g, 0, sizeof *g);
@@ -399,6 +503,10 @@ int kg_front_load(kg_sandbox_t *sb, const char *model_path, kg_graph_t *g, kg_di
 
   lua_getfield(L, kg, "graph");
   int rc = read_graph(L, lua_gettop(L), g, model_path, d);
+  if (rc == 0) {
+    lua_getfield(L, kg, "templates");
+    rc = read_templates(L, lua_gettop(L), g, d);
+  }
   lua_settop(L, kg - 1);
   return rc;
 }

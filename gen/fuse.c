@@ -20,8 +20,14 @@
 
 #include "buf.h"
 
+/* The fusion roles of the template of node's variant v. */
+static unsigned roles(const kg_graph_t *g, int node, int v) {
+  return g->templates[g->nodes[node].variants[v].decl].fuse;
+}
+
+/* An elementwise node: its template takes a chain expression. */
 static int is_map(const kg_graph_t *g, int node) {
-  return node >= 0 && strcmp(g->nodes[node].variants[0].tmpl, "map") == 0;
+  return node >= 0 && (roles(g, node, 0) & KG_FUSE_CHAIN);
 }
 
 /* The single consumer of tensor t, or -1. */
@@ -35,22 +41,19 @@ static int sole_consumer(const kg_graph_t *g, int t) {
   return -1;
 }
 
-/* A matmul node that can take an epilogue: its template reads x and w at
- * operands 0 and 1 and writes one result. */
+/* A node that can take an epilogue: every variant's template accepts one,
+ * reads x and w at operands 0 and 1 and writes one result. */
 static int is_matmul(const kg_graph_t *g, int node) {
-  if (node < 0 || strcmp(g->nodes[node].op, "matmul") != 0)
+  if (node < 0 || g->nodes[node].num_inputs != 2 || g->nodes[node].num_outputs != 1)
     return 0;
-  for (int v = 0; v < g->nodes[node].num_variants; v++) {
-    const char *t = g->nodes[node].variants[v].tmpl;
-    if (strcmp(t, "gemv") != 0 && strcmp(t, "gemv_kn") != 0 && strcmp(t, "gemv_q") != 0 &&
-        strcmp(t, "gemm") != 0)
+  for (int v = 0; v < g->nodes[node].num_variants; v++)
+    if (!(roles(g, node, v) & KG_FUSE_EPILOGUE))
       return 0;
-  }
-  return g->nodes[node].num_inputs == 2;
+  return 1;
 }
 
-/* Same operands and template facts but w: two matmuls one kernel can do.
- * Not for quantized weights (gemv_q has no second weight). */
+/* Same operands and template facts but w: two matmuls one kernel can do,
+ * where every variant's template takes a pair (not quantized weights). */
 static int same_matmul(const kg_graph_t *g, int a, int b) {
   const kg_node_t *x = &g->nodes[a], *y = &g->nodes[b];
   const kg_tensor_t *wa = &g->tensors[x->inputs[1]], *wb = &g->tensors[y->inputs[1]];
@@ -64,7 +67,8 @@ static int same_matmul(const kg_graph_t *g, int a, int b) {
       return 0;
   for (int v = 0; v < x->num_variants; v++) {
     const kg_variant_t *p = &x->variants[v], *q = &y->variants[v];
-    if (strcmp(p->tmpl, q->tmpl) != 0 || p->num_holes != q->num_holes)
+    if (strcmp(p->tmpl, q->tmpl) != 0 || p->num_holes != q->num_holes ||
+        !(roles(g, a, v) & KG_FUSE_PAIR))
       return 0;
     for (int h = 0; h < p->num_holes; h++)
       if (strcmp(p->holes[h].name, q->holes[h].name) != 0 ||

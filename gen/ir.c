@@ -23,6 +23,22 @@ void kg_graph_free(kg_graph_t *g) {
   }
   for (int i = 0; i < g->num_outputs; i++)
     free(g->outputs[i].name);
+  for (int i = 0; i < g->num_templates; i++) {
+    kg_template_t *t = &g->templates[i];
+    free(t->name);
+    for (int k = 0; k < t->num_holes; k++) {
+      free(t->holes[k].name);
+      free(t->holes[k].value);
+    }
+    for (int k = 0; k < t->num_libs; k++)
+      free(t->libs[k]);
+    for (int k = 0; k < t->num_sources; k++)
+      free(t->sources[k]);
+    free(t->holes);
+    free(t->libs);
+    free(t->sources);
+  }
+  free(g->templates);
   for (int i = 0; i < g->num_tensors; i++)
     free(g->tensors[i].name);
   free(g->model);

@@ -61,6 +61,27 @@ typedef struct kg_hole {
 
 #define KG_MAX_VARIANTS 3
 
+/* The fusion roles a template accepts (its declaration's `fuse`). */
+enum {
+  KG_FUSE_CHAIN = 1,    /* an elementwise expression: EXPR over the list IN */
+  KG_FUSE_EPILOGUE = 2, /* EPI over acc0 and EPI_IN where it stores its result */
+  KG_FUSE_PAIR = 4,     /* a second weight beside w, acc1 in EPI */
+};
+
+/* What a template declares beside its op (kg.template in lua/ops/): C
+ * decides from these facts, never from a template's or an op's name. */
+typedef struct kg_template {
+  char *name;       /* templates/<name>.hip */
+  int num_holes;    /* the holes the op and the params rule may give, by name */
+  kg_hole_t *holes; /* value NULL: required; else the default when not given */
+  int num_libs;     /* templates/lib_<name>.hip it calls into */
+  char **libs;
+  int num_sources; /* the files the params rule may expand: name, then others */
+  char **sources;
+  unsigned fuse;           /* KG_FUSE_* */
+  int weights_before_wait; /* reads its weights before kg_dep_wait() */
+} kg_template_t;
+
 /* How a kernel for a node is generated: its template, holes and grid. */
 typedef enum kg_grid {
   KG_GRID_MAP = 0, /* map kernels: elements of the result */
@@ -71,6 +92,7 @@ typedef enum kg_grid {
 
 typedef struct kg_variant {
   char *tmpl;  /* template: "map", "rmsnorm", ... */
+  int decl;    /* its declaration: graph.templates[decl] */
   char *label; /* names the kernel of one of several variants, or NULL (the template) */
   kg_grid_t grid;
   int64_t cols;           /* rows grid: the row length */
@@ -125,6 +147,8 @@ typedef struct kg_graph {
   int *weights;
   int num_outputs;
   kg_output_t *outputs;
+  int num_templates; /* the declarations of the templates the nodes use */
+  kg_template_t *templates;
 } kg_graph_t;
 
 /* A kernel to generate: one node, or a fused chain of map nodes. */

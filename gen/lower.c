@@ -17,12 +17,28 @@
 
 #include "expand.h"
 #include "res.h"
+#include "tmpl.h"
 
 #include "version.h"
 
 /* The KERNEL hole while a kernel's text is hashed: not a C name, so no
  * template text can contain it. */
 #define KG_NAME_HOLE "@KERNEL@"
+
+/* {{> NAME}} in a template: templates/part_NAME.hip. */
+static const char *find_partial(const char *name, size_t len, const char **file,
+                                void *ud) {
+  (void)ud;
+  char path[128];
+  if (len > 64)
+    return NULL;
+  snprintf(path, sizeof path, "templates/part_%.*s.hip", (int)len, name);
+  const kg_res_t *r = kg_res_find(path);
+  if (!r)
+    return NULL;
+  *file = r->path;
+  return r->data;
+}
 
 static const kg_res_t *need_res(const char *path, kg_diag_t *d) {
   const kg_res_t *r = kg_res_find(path);
@@ -31,9 +47,23 @@ static const kg_res_t *need_res(const char *path, kg_diag_t *d) {
   return r;
 }
 
+#define KG_MAX_GIVEN 96
+
+/* The names of the holes an op and its params rule give one kernel. */
+typedef struct given {
+  int count;
+  char names[KG_MAX_GIVEN][64];
+} given_t;
+
+static void give(given_t *g, const char *name) {
+  if (g->count < KG_MAX_GIVEN)
+    snprintf(g->names[g->count], sizeof g->names[0], "%s", name);
+  g->count++;
+}
+
 /* The params rule's extra holes (its `holes` table: name -> string or
  * integer), added to h in name order. */
-static void params_holes(lua_State *L, int idx, kg_holes_t *h) {
+static void params_holes(lua_State *L, int idx, kg_holes_t *h, given_t *given) {
   lua_getfield(L, idx, "holes");
   if (!lua_istable(L, -1)) {
     lua_pop(L, 1);
@@ -54,6 +84,7 @@ static void params_holes(lua_State *L, int idx, kg_holes_t *h) {
   for (int i = 1; i <= n; i++) {
     lua_rawgeti(L, keys, i);
     const char *name = lua_tostring(L, -1);
+    give(given, name);
     lua_getfield(L, tbl, name);
     if (lua_isinteger(L, -1))
       kg_holes_set(h, name, "%lld", (long long)lua_tointeger(L, -1));
@@ -70,7 +101,7 @@ static void params_holes(lua_State *L, int idx, kg_holes_t *h) {
  * (the rule's own, or another that takes the same holes on this target). */
 static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                            const kg_target_t *t, kg_lowered_t *lw, kg_holes_t *h,
-                           char source[64], kg_diag_t *d) {
+                           given_t *given, char source[64], kg_diag_t *d) {
   lua_State *L = kg_sandbox_lua(sb);
   int top = lua_gettop(L);
   KG_TRY(kg_sandbox_require(sb, "kgen", d));
@@ -113,7 +144,7 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
   lw->dyn_shared = strcmp(t->platform, "cuda") == 0 && lua_isinteger(L, -1)
                        ? (uint32_t)lua_tointeger(L, -1)
                        : 0;
-  params_holes(L, res, h);
+  params_holes(L, res, h, given);
   lua_getfield(L, res, "source");
   const char *file = lua_tostring(L, -1);
   snprintf(source, 64, "%s", file ? file : k->tmpl);
@@ -243,15 +274,14 @@ static int calls_dep_wait(const char *s, size_t n) {
  * EXPR, a matmul's epilogue its EPI and EPI_IN, which the template expands
  * where it reads its other operands, after the wait. What the contract
  * cannot see is which tensor a template's weight operand is bound to: a
- * matmul template reads w (operands 1 .. num_mm) before the wait, so each
- * must be a model weight, not a value some kernel computes (quantized w
- * always is; a float w may be an activation). */
+ * template declared weights_before_wait reads w (operands 1 .. num_mm, or 1)
+ * before the wait, so each must be a model weight, not a value some kernel
+ * computes (quantized w always is; a float w may be an activation). */
 static uint32_t early_launch_flags(const kg_graph_t *g, const kg_kernel_t *k,
                                    const kg_target_t *t, const char *text, size_t n) {
   if (!t->early_launch || !calls_dep_wait(text, n))
     return 0;
-  if (strcmp(k->tmpl, "gemv") == 0 || strcmp(k->tmpl, "gemv_kn") == 0 ||
-      strcmp(k->tmpl, "gemv_q") == 0 || strcmp(k->tmpl, "gemm") == 0) {
+  if (g->templates[g->nodes[k->node].variants[k->variant].decl].weights_before_wait) {
     const int num_w = k->num_mm > 0 ? k->num_mm : 1;
     for (int i = 1; i <= num_w && i < k->num_ins; i++)
       if (g->tensors[kg_tensor_storage(g, k->ins[i])].kind != KG_TENSOR_WEIGHT)
@@ -271,10 +301,13 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   if (kg_tensor_numel(g, out, &numel))
     return kg_error(d, "%s: more than %d symbolic dims", k->name, KGRT_EXPR_SYMS);
 
+  const kg_template_t *decl = &g->templates[v->decl];
   kg_holes_t *h = kg_holes_new();
+  given_t *given = kg_xcalloc(1, sizeof *given);
   char source[64];
-  if (template_params(sb, g, k, t, lw, h, source, d)) {
+  if (template_params(sb, g, k, t, lw, h, given, source, d)) {
     kg_holes_free(h);
+    free(given);
     return -1;
   }
   lw->select = v->select;
@@ -285,17 +318,18 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   kg_holes_set(h, "BLOCK", "%d", lw->block);
   kg_holes_set(h, "VEC", "%d", lw->vec);
   kg_holes_set(h, "UNROLL", "%d", lw->unroll);
-  for (int i = 0; i < v->num_holes; i++)
+  for (int i = 0; i < v->num_holes; i++) {
     kg_holes_set(h, v->holes[i].name, "%s", v->holes[i].value);
-  const int is_map = strcmp(k->tmpl, "map") == 0;
+    give(given, v->holes[i].name);
+  }
+  const int is_map = (decl->fuse & KG_FUSE_CHAIN) != 0;
   for (int i = 0; i < k->num_ins; i++)
     add_buffer(g, lw, k->ins[i], is_map || k->epilogue_root >= 0 || i != n->inplace);
   for (int i = 0; i < k->num_outs; i++)
     add_buffer(g, lw, k->outs[i], 0);
-  if ((strcmp(k->tmpl, "gemv") == 0 || strcmp(k->tmpl, "gemv_kn") == 0 ||
-       strcmp(k->tmpl, "gemv_q") == 0 || strcmp(k->tmpl, "gemm") == 0) &&
-      matmul_epilogue(g, k, &numel, h, d)) {
+  if ((decl->fuse & KG_FUSE_EPILOGUE) && matmul_epilogue(g, k, &numel, h, d)) {
     kg_holes_free(h);
+    free(given);
     return -1;
   }
   if (is_map) {
@@ -316,12 +350,10 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
         kg_holes_set(item, "VIDX", "i %% %lldL", (long long)m.scale);
         kg_holes_set(item, "TIDX", "j %% %lldL", (long long)m.scale);
         kg_holes_set(item, "BVEC", "%s", m.scale % lw->vec == 0 ? "1" : "");
-        kg_holes_set(item, "BSCALAR", "%s", m.scale % lw->vec == 0 ? "" : "1");
       } else {
         kg_holes_set(item, "VIDX", "i");
         kg_holes_set(item, "TIDX", "j");
         kg_holes_set(item, "BVEC", "1");
-        kg_holes_set(item, "BSCALAR", "%s", "");
       }
     }
     kg_holes_set(h, "OUT_T", "%s", out->dtype.ctype);
@@ -351,7 +383,6 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
           (v->cols + (int64_t)lw->block * lw->vec - 1) / (lw->block * lw->vec);
       kg_holes_set(h, "ITERS", "%lld", (long long)iters);
       kg_holes_set(h, "CACHE", "%s", iters <= 8 ? "1" : "");
-      kg_holes_set(h, "NO_CACHE", "%s", iters <= 8 ? "" : "1");
     } else {
       lw->units = v->tile_units; /* per_block and repeat: the params rule's */
     }
@@ -363,17 +394,37 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     }
   } else {
     kg_holes_free(h);
+    free(given);
     return kg_error(d, "internal: %s: template %s has no grid rule", k->name, k->tmpl);
   }
 
+  int rc = 0, is_source = 0;
+  for (int i = 0; i < decl->num_sources; i++)
+    is_source |= strcmp(decl->sources[i], source) == 0;
+  if (!is_source)
+    rc = kg_error(
+        d, "internal: template %s's params rule picked source %s, not one of its sources",
+        decl->name, source);
+  else if (given->count > KG_MAX_GIVEN)
+    rc = kg_error(d, "internal: template %s is given more than %d holes", decl->name,
+                  KG_MAX_GIVEN);
   char path[128];
   snprintf(path, sizeof path, "templates/%s.hip", source);
-  const kg_res_t *r = need_res(path, d);
+  const kg_res_t *r = rc ? NULL : need_res(path, d);
+  if (r) {
+    const char *names[KG_MAX_GIVEN];
+    for (int i = 0; i < given->count; i++)
+      names[i] = given->names[i];
+    rc = kg_tmpl_check_kernel(decl, path, r->data, find_partial, NULL, names,
+                              given->count, h, d);
+  }
   const size_t start = src->len;
-  int rc = r ? kg_expand(path, r->data, h, src, d) : -1;
+  if (rc == 0)
+    rc = r ? kg_expand(path, r->data, h, find_partial, NULL, src, d) : -1;
   if (rc == 0 && src->len > start)
     lw->flags = early_launch_flags(g, k, t, src->data + start, src->len - start);
   kg_holes_free(h);
+  free(given);
   kg_buf_putc(src, '\n');
   return rc;
 }
@@ -409,13 +460,55 @@ static int emit_file(kg_buf_t *out, const char *path, kg_diag_t *d) {
   return 0;
 }
 
-/* common.hip, then every templates/lib_*.hip (the device helpers an op family
- * shares among its templates), in path order. */
-static int emit_common(kg_buf_t *out, kg_diag_t *d) {
+/* common.hip, then the templates/lib_*.hip (the device helpers an op family
+ * shares among its templates) that the kernels' templates declare, in path
+ * order. */
+static int emit_common(const kg_graph_t *g, const kg_program_t *p, kg_buf_t *out,
+                       kg_diag_t *d) {
   KG_TRY(emit_file(out, "templates/common.hip", d));
-  for (size_t i = 0; i < kg_res_count; i++)
-    if (strncmp(kg_res_table[i].path, "templates/lib_", 14) == 0)
-      KG_TRY(emit_file(out, kg_res_table[i].path, d));
+  for (size_t i = 0; i < kg_res_count; i++) {
+    const char *path = kg_res_table[i].path;
+    if (strncmp(path, "templates/lib_", 14) != 0)
+      continue;
+    int used = 0;
+    for (int k = 0; k < p->num_kernels && !used; k++) {
+      const kg_template_t *t =
+          &g->templates
+               [g->nodes[p->kernels[k].node].variants[p->kernels[k].variant].decl];
+      for (int l = 0; l < t->num_libs && !used; l++)
+        used = strlen(path) == 14 + strlen(t->libs[l]) + 4 &&
+               strncmp(path + 14, t->libs[l], strlen(t->libs[l])) == 0;
+    }
+    if (used)
+      KG_TRY(emit_file(out, path, d));
+  }
+  return 0;
+}
+
+/* Each template's declaration against its text, and its libs exist. */
+static int check_templates(const kg_graph_t *g, kg_diag_t *d) {
+  for (int i = 0; i < g->num_templates; i++) {
+    const kg_template_t *t = &g->templates[i];
+    const char *files[8], *text[8];
+    char paths[8][128];
+    if (t->num_sources > 8)
+      return kg_error(d, "internal: template %s has more than 8 sources", t->name);
+    for (int s = 0; s < t->num_sources; s++) {
+      snprintf(paths[s], sizeof paths[s], "templates/%s.hip", t->sources[s]);
+      const kg_res_t *r = need_res(paths[s], d);
+      if (!r)
+        return -1;
+      files[s] = paths[s];
+      text[s] = r->data;
+    }
+    KG_TRY(kg_tmpl_check_decl(t, files, text, find_partial, NULL, d));
+    for (int l = 0; l < t->num_libs; l++) {
+      char path[128];
+      snprintf(path, sizeof path, "templates/lib_%s.hip", t->libs[l]);
+      if (!need_res(path, d))
+        return -1;
+    }
+  }
   return 0;
 }
 
@@ -454,7 +547,8 @@ static int same_code(const kg_buf_t *ta, const kg_lowered_t *a, const kg_buf_t *
 /* Content addressing: kernel i runs the code of the first kernel with the
  * same text (lowered[i].code), whose name is <model>_<ops>_<8 hex digits of
  * its hash>, with _2, _3 ... where two texts' digits agree. */
-static void name_kernels(const kg_program_t *p, kg_lowered_t *lowered, const kg_buf_t *texts) {
+static void name_kernels(const kg_program_t *p, kg_lowered_t *lowered,
+                         const kg_buf_t *texts) {
   uint64_t *hash = kg_xcalloc((size_t)p->num_kernels + 1, sizeof *hash);
   for (int i = 0; i < p->num_kernels; i++) {
     kg_lowered_t *lw = &lowered[i];
@@ -476,7 +570,8 @@ static void name_kernels(const kg_program_t *p, kg_lowered_t *lowered, const kg_
       snprintf(lw->name, sizeof lw->name, "%s_%08x_%d", p->kernels[i].name,
                (unsigned)hash[i], clash + 1);
     else
-      snprintf(lw->name, sizeof lw->name, "%s_%08x", p->kernels[i].name, (unsigned)hash[i]);
+      snprintf(lw->name, sizeof lw->name, "%s_%08x", p->kernels[i].name,
+               (unsigned)hash[i]);
   }
   free(hash);
 }
@@ -499,7 +594,7 @@ int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
              const kg_target_t *t, kg_lowered_t *lowered, kg_buf_t *dev, kg_buf_t *sim,
              kg_diag_t *d) {
   kg_buf_t *texts = kg_xcalloc((size_t)p->num_kernels + 1, sizeof *texts);
-  int rc = 0;
+  int rc = check_templates(g, d);
   for (int i = 0; i < p->num_kernels && rc == 0; i++)
     rc = lower_kernel(sb, g, &p->kernels[i], t, &lowered[i], &texts[i], d);
   kg_buf_t kernels;
@@ -523,7 +618,7 @@ int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
     emit_mma_defines(t, dev);
     rc = emit_file(dev, prelude, d);
     if (rc == 0)
-      rc = emit_common(dev, d);
+      rc = emit_common(g, p, dev, d);
     kg_buf_puts(dev, "/* ---- kernels ---- */\n");
     kg_buf_put(dev, kernels.data, kernels.len);
   }
@@ -537,7 +632,7 @@ int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
     if (rc == 0)
       rc = emit_file(sim, "templates/prelude_sim.hip", d);
     if (rc == 0)
-      rc = emit_common(sim, d);
+      rc = emit_common(g, p, sim, d);
     kg_buf_puts(sim, "/* ---- kernels ---- */\n");
     kg_buf_put(sim, kernels.data, kernels.len);
     kg_buf_puts(sim, "/* ---- sim thunks ---- */\n");

@@ -102,7 +102,7 @@ function kg.sym(name, max)
   for _, s in ipairs(graph.syms) do
     if s.name == name then fail("sym %s: declared twice", name) end
   end
-  local s = setmetatable({ name = name, max = max, index = #graph.syms }, Sym)
+  local s = setmetatable({ name = name, max = max, ordinal = #graph.syms }, Sym)
   graph.syms[#graph.syms + 1] = s
   return s
 end
@@ -349,10 +349,53 @@ function kg.node(opname, ins, a, build)
   return table.unpack(results)
 end
 
---- kg.template{ name, params = function(target, info) return {BLOCK=, VEC=} end }
+--- kg.template{ name, params = function(target, info) return {BLOCK=, VEC=} end,
+---   holes = { "A", "B", C = "" }  the holes the op's build and the params rule
+---                                 give (a keyed one is optional: its default);
+---                                 kgen refuses any other, and a declared hole
+---                                 that the template's text never names
+---   libs = { "norm" }             the templates/lib_<name>.hip it calls into
+---                                 (only those are emitted)
+---   sources = { "gemv_qm" }       the other files the params rule may pick as
+---                                 `source` (they take the same holes)
+---   fuse = { chain = true }       the fusion roles it accepts: chain (an
+---                                 elementwise expression, EXPR over IN), or
+---                                 epilogue (EPI over acc0 and EPI_IN at the
+---                                 result's store) and pair (two weights, acc1)
+---   weights_before_wait = true    reads its weight operands before
+---                                 kg_dep_wait() (early launch: they must be
+---                                 model weights) }
+--- The holes C gives are not declared: KERNEL WAVE BLOCK VEC UNROLL; rows
+--- grids ITERS CACHE; chain EXPR OUT_T and the list IN; epilogue EPI PAIR
+--- OUT_T and the list EPI_IN.
 function kg.template(desc)
-  assert(type(desc.name) == "string" and type(desc.params) == "function")
+  assert(type(desc.name) == "string" and type(desc.params) == "function", "kg.template")
+  assert(not kg.templates[desc.name], "template declared twice: " .. desc.name)
+  local function ident(v) return type(v) == "string" and v:match("^[%a_][%w_]*$") end
+  desc.holes = desc.holes or {}
+  for k, v in pairs(desc.holes) do
+    assert(math.type(k) == "integer" and ident(v) or ident(k) and type(v) == "string",
+      "template " .. desc.name .. ": bad hole " .. tostring(k))
+  end
+  for _, list in ipairs({ "libs", "sources" }) do
+    desc[list] = desc[list] or {}
+    for _, v in ipairs(desc[list]) do
+      assert(ident(v), "template " .. desc.name .. ": bad " .. list .. " entry")
+    end
+  end
+  desc.fuse = desc.fuse or {}
   kg.templates[desc.name] = desc
+end
+
+--- The holes of `holes` that template `name` declares (a params rule shared
+--- with another template gives some that this one does not take).
+function kg.declared_holes(name, holes)
+  local t, out = kg.templates[name], {}
+  for k, v in pairs(t.holes) do
+    local h = math.type(k) == "integer" and v or k
+    out[h] = holes[h]
+  end
+  return out
 end
 
 -- Called from C: the launch parameters a template takes on a target.

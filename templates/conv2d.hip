@@ -41,24 +41,22 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       const int k = (int)k0 + c;
       const long n = m / ({{OH}} * {{OW}});
       const int pix = (int)(m % ({{OH}} * {{OW}}));
-{{#if NCHW}}
-      const int ci = k / ({{KH}} * {{KW}}), kh = k % ({{KH}} * {{KW}}) / {{KW}},
-                kw = k % {{KW}};
-{{/if}}
 {{#if NHWC}}
       const int kh = k / ({{KW}} * {{CG}}), kw = k % ({{KW}} * {{CG}}) / {{CG}},
                 ci = k % {{CG}};
+{{else}}
+      const int ci = k / ({{KH}} * {{KW}}), kh = k % ({{KH}} * {{KW}}) / {{KW}},
+                kw = k % {{KW}};
 {{/if}}
       const int ih = pix / {{OW}} * {{SH}} - {{PH}} + kh * {{DH}};
       const int iw = pix % {{OW}} * {{SW}} - {{PW}} + kw * {{DW}};
       const bool ok = m < M && k < {{K}} && ih >= 0 && ih < {{IH}} && iw >= 0 && iw < {{IW}};
       {{T}} v = kg_from_f32<{{T}}>(0.0f);
       if (ok) {
-{{#if NCHW}}
-        v = kg_ld(x, ((n * {{C}} + group * {{CG}} + ci) * {{IH}} + ih) * {{IW}}L + iw);
-{{/if}}
 {{#if NHWC}}
         v = kg_ld(x, ((n * {{IH}} + ih) * {{IW}} + iw) * {{C}}L + group * {{CG}} + ci);
+{{else}}
+        v = kg_ld(x, ((n * {{C}} + group * {{CG}} + ci) * {{IH}} + ih) * {{IW}}L + iw);
 {{/if}}
       }
       As[s][r * {{LD}} + c] = v;
@@ -121,13 +119,12 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         const long m = m0 + wm + i * F::M + F::row(r), co = n0 + wn + j * F::N + F::col(r);
         if (m < M && co < {{COG}}) {
           const long oc = group * {{COG}}L + co;
-{{#if NCHW}}
+{{#if NHWC}}
+          kg_st(y, m * {{COUT}}L + oc, kg_from_f32<{{T}}>(acc[i][j][r]));
+{{else}}
           const long n = m / ({{OH}} * {{OW}}), pix = m % ({{OH}} * {{OW}});
           kg_st(y, (n * {{COUT}} + oc) * ({{OH}} * {{OW}}L) + pix,
                 kg_from_f32<{{T}}>(acc[i][j][r]));
-{{/if}}
-{{#if NHWC}}
-          kg_st(y, m * {{COUT}}L + oc, kg_from_f32<{{T}}>(acc[i][j][r]));
 {{/if}}
         }
       }

@@ -28,7 +28,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     if (c < {{D}})
       kg_stv<{{VEC}}>(y, row * {{D}} + c, v[it]);
   }
-{{/if}}{{#if NO_CACHE}}  for (long c = (long)threadIdx.x * {{VEC}}; c < {{D}}; c += {{BLOCK}} * {{VEC}}) {
+{{else}}  for (long c = (long)threadIdx.x * {{VEC}}; c < {{D}}; c += {{BLOCK}} * {{VEC}}) {
     kg_vec<{{T_T}}, {{VEC}}> v;
     if (in_range) {
       v = kg_ldv<{{VEC}}>(table, src + c);

@@ -33,8 +33,7 @@
  * groups straight from global memory (DEQ) while copying the tile in,
  * synchronously: plain loads and LDS stores. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#each EPI_IN}}
-    KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{> epi_args}}, long M) {
   typedef {{FRAG}} F;
   /* the LDS ring: As[STAGES][BM * LD], Bs[STAGES][BN * LD] (and Bs1) */
   KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
@@ -180,7 +179,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   __syncthreads();
   decode_tile(0, 0);
 {{/if}}  for (int kt = 0; kt < KT; kt++) {
-{{#if QPLAIN}}    kg_async_wait<AHEAD - 1>();
+{{#if QRAW}}{{else}}    kg_async_wait<AHEAD - 1>();
 {{/if}}{{#if WG}}    F::tiles_written();
 {{/if}}    /* tile kt is in (QRAW: and decoded); every wave is done with the tile
      * whose stage is refilled */
@@ -241,8 +240,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 
   /* the stored value of one element: EPI at y's index idx */
   auto epi = [&](long idx, float acc0{{#if PAIR}}, float acc1{{/if}}) {
-{{#each EPI_IN}}    const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
-{{/each}}    return kg_from_f32<{{OUT_T}}>({{EPI}});
+    {{> epi_load}}return kg_from_f32<{{OUT_T}}>({{EPI}});
   };
   /* each lane stores the elements its accumulators hold: runs of F::RUN
    * consecutive columns of one row at once where they are whole and aligned */

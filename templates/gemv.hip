@@ -17,8 +17,7 @@
  * same sum over a second weight w1, for a gate/up pair) and the operands
  * e<k> read at the result's index (a<k> in EPI), rounded to OUT_T. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#each EPI_IN}}
-    KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{> epi_args}}, long M) {
   const int lane = (int)(threadIdx.x % {{WAVE}});
   const int wave = (int)(threadIdx.x / {{WAVE}});
   const int kp = wave % {{KSPLIT}}; /* the wave's place in its group */
@@ -98,23 +97,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       }
     }
   }
-{{#if NO_SPLIT}}  /* M is the same for every lane: the wave reduces inside the guard */
-#pragma unroll
-  for (int m = 0; m < {{MMAX}}; ++m) {
-    if (m < M) {
-#pragma unroll
-      for (int c = 0; c < {{CPW}}; ++c) {
-        const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]);
-{{#if PAIR}}        const float acc1 = kg_wave_sum<{{WAVE}}>(acc_up[c][m]);
-{{/if}}        if (lane == 0 && n0 + c < {{N}}) {
-          const long idx = m * {{N}}L + n0 + c;
-{{#each EPI_IN}}          const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
-{{/each}}          kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
-        }
-      }
-    }
-  }
-{{/if}}{{#if SPLIT}}  /* split K: each wave reduces its sums (inside the guard: M is the same
+{{#if SPLIT}}  /* split K: each wave reduces its sums (inside the guard: M is the same
    * for every lane) and puts them in LDS; then lane c * MMAX + m of the
    * group's first wave adds the KSPLIT parts of column c, row m in wave order */
   __shared__ float part[{{BLOCK}} / {{WAVE}}][{{CPW}}][{{MMAX}}];
@@ -143,7 +126,21 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{#if PAIR}}      acc1 += part_up[wave + j][c][m];
 {{/if}}    }
     const long idx = m * {{N}}L + n0 + c;
-{{#each EPI_IN}}    const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
-{{/each}}    kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+    {{> epi_store}}
+  }
+{{else}}  /* M is the same for every lane: the wave reduces inside the guard */
+#pragma unroll
+  for (int m = 0; m < {{MMAX}}; ++m) {
+    if (m < M) {
+#pragma unroll
+      for (int c = 0; c < {{CPW}}; ++c) {
+        const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]);
+{{#if PAIR}}        const float acc1 = kg_wave_sum<{{WAVE}}>(acc_up[c][m]);
+{{/if}}        if (lane == 0 && n0 + c < {{N}}) {
+          const long idx = m * {{N}}L + n0 + c;
+          {{> epi_store}}
+        }
+      }
+    }
   }
 {{/if}}}

@@ -17,8 +17,7 @@
  * same sum over a second weight w1, for a gate/up pair) and the operands
  * e<k> read at the result's index (a<k> in EPI), rounded to OUT_T. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#each EPI_IN}}
-    KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{> epi_args}}, long M) {
   const int t = (int)threadIdx.x;
   const int ks = t / {{NT}}, cv = (t % {{NT}}) * {{VEC}};
   const long n = (long)blockIdx.x * {{CW}} + cv;
@@ -116,8 +115,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{#if PAIR}}            acc1 += part_up[j][c];
 {{/if}}          }
           const long idx = m * {{N}}L + nc;
-{{#each EPI_IN}}          const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
-{{/each}}          kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+          {{> epi_store}}
         }
       }
       __syncthreads();

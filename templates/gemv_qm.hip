@@ -37,8 +37,7 @@
  * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
  * read at the result's index (a<k> in EPI), rounded to OUT_T. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#each EPI_IN}}
-    KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{> epi_args}}, long M) {
   static_assert({{WAVE}} == 32, "gemv_qm: mma.sync takes warps of 32 lanes");
   constexpr int WAVES = {{BLOCK}} / 32;
   /* blocks and chunks per row; chunks per step, steps per task, chunks of a
@@ -148,8 +147,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         for (int v = 0; v < WAVES; ++v)
           acc0 += p[(v * 4 + e) * 32 + l];
         const long idx = m * {{N}}L + n0 + r;
-{{#each EPI_IN}}        const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
-{{/each}}        kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+        {{> epi_store}}
       }
     }
   };

@@ -38,8 +38,7 @@
  * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
  * read at the result's index (a<k> in EPI), rounded to OUT_T. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#each EPI_IN}}
-    KG_GLOBAL(const {{T}}) e{{I}},{{/each}} KG_GLOBAL({{OUT_T}}) y, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{> epi_args}}, long M) {
   constexpr int WAVES = {{BLOCK}} / {{WAVE}};
   constexpr int UB = {{UB}};
   constexpr int UBYTES = UB * {{BB}};
@@ -198,8 +197,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
             const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]);
             if (lane == 0 && n0 + c < {{N}}) {
               const long idx = m * {{N}}L + n0 + c;
-{{#each EPI_IN}}              const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}}));
-{{/each}}              kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));
+              {{> epi_store}}
             }
           }
         }

@@ -11,7 +11,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   float s = 0.0f;
   for (long c = (long)threadIdx.x * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {
 {{#if R_T}}    const kg_vec<{{X_T}}, {{VEC}}> v = kg_residual_add<{{VEC}}, {{X_T}}, {{R_T}}>(x, r, h, base + c);
-{{/if}}{{#if NO_R}}    const kg_vec<{{X_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>(x, base + c);
+{{else}}    const kg_vec<{{X_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>(x, base + c);
 {{/if}}#pragma unroll
     for (int k = 0; k < {{VEC}}; ++k)
       s += kg_to_f32(v.v[k]);

@@ -15,7 +15,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     for (int u = 0; u < {{UNROLL}}; ++u) {
       const long i = base + (long)u * {{BLOCK}} * {{VEC}};
 {{#each IN}}{{#if BVEC}}      v{{I}}[u] = kg_ldv<{{VEC}}>(in{{I}}, {{VIDX}});
-{{/if}}{{#if BSCALAR}}#pragma unroll
+{{else}}#pragma unroll
       for (int k = 0; k < {{VEC}}; ++k)
         v{{I}}[u].v[k] = kg_ld(in{{I}}, (i + k) % {{MOD}});
 {{/if}}{{/each}}    }

@@ -15,7 +15,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     const long c = ((long)threadIdx.x + it * {{BLOCK}}) * {{VEC}};
     if (c < {{COLS}}) {
 {{#if R_T}}      row[it] = kg_residual_add<{{VEC}}, {{X_T}}, {{R_T}}>(x, r, h, base + c);
-{{/if}}{{#if NO_R}}      row[it] = kg_ldv<{{VEC}}>(x, base + c);
+{{else}}      row[it] = kg_ldv<{{VEC}}>(x, base + c);
 {{/if}}#pragma unroll
       for (int k = 0; k < {{VEC}}; ++k) {
         const float f = kg_to_f32(row[it].v[k]);
@@ -23,9 +23,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       }
     }
   }
-{{/if}}{{#if NO_CACHE}}  for (long c = (long)threadIdx.x * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {
+{{else}}  for (long c = (long)threadIdx.x * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {
 {{#if R_T}}    const kg_vec<{{X_T}}, {{VEC}}> v = kg_residual_add<{{VEC}}, {{X_T}}, {{R_T}}>(x, r, h, base + c);
-{{/if}}{{#if NO_R}}    const kg_vec<{{X_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>(x, base + c);
+{{else}}    const kg_vec<{{X_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>(x, base + c);
 {{/if}}#pragma unroll
     for (int k = 0; k < {{VEC}}; ++k) {
       const float f = kg_to_f32(v.v[k]);
@@ -39,7 +39,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     const long c = ((long)threadIdx.x + it * {{BLOCK}}) * {{VEC}};
     if (c < {{COLS}}) {
       const kg_vec<{{X_T}}, {{VEC}}> v = row[it];
-{{/if}}{{#if NO_CACHE}}  for (long c = (long)threadIdx.x * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {
+{{else}}  for (long c = (long)threadIdx.x * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {
     {
       const kg_vec<{{X_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>({{SRC}}, base + c);
 {{/if}}{{#if W_T}}      const kg_vec<{{W_T}}, {{VEC}}> g = kg_ldv<{{VEC}}>(w, c);

@@ -31,7 +31,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   s = m == -__builtin_inff() ? 0.0f : s * kg_exp(m - row_max);
   const float sum = kg_block_sum<{{WAVE}}, {{BLOCK}}>(s);
 {{#if LOG}}  const float log_sum = kg_log(sum);
-{{/if}}{{#if NO_LOG}}  const float inv_sum = 1.0f / sum;
+{{else}}  const float inv_sum = 1.0f / sum;
 {{/if}}  for (long c = (long)threadIdx.x * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {
     const kg_vec<{{X_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>(x, base + c);
 {{#if M_T}}    const kg_vec<{{M_T}}, {{VEC}}> a = kg_ldv<{{VEC}}>(mask, mbase + c);
@@ -40,7 +40,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     for (int k = 0; k < {{VEC}}; ++k) {
       const float f = {{#if CAUSAL}}c + k > limit ? -__builtin_inff() : {{/if}}kg_to_f32(v.v[k]) * {{SCALE}}{{#if M_T}} + kg_to_f32(a.v[k]){{/if}};
 {{#if LOG}}      r.v[k] = kg_from_f32<{{Y_T}}>(f == -__builtin_inff() ? f : (f - row_max) - log_sum);
-{{/if}}{{#if NO_LOG}}      r.v[k] = kg_from_f32<{{Y_T}}>(f == -__builtin_inff() ? 0.0f : kg_exp(f - row_max) * inv_sum);
+{{else}}      r.v[k] = kg_from_f32<{{Y_T}}>(f == -__builtin_inff() ? 0.0f : kg_exp(f - row_max) * inv_sum);
 {{/if}}    }
     kg_stv<{{VEC}}>(y, base + c, r);
   }

@@ -11,20 +11,14 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const int oy = (int)(row - img * (2 * {{H}}));
   const int ky = oy >> 1;
   const long dst = row * (2 * {{W}});
-{{#if NEAREST}}  const long src = (img * {{H}} + ky) * {{W}};
-{{/if}}{{#if BILINEAR}}  /* the nearer source row (weight 3/4) and the farther one (1/4) */
+{{#if BILINEAR}}  /* the nearer source row (weight 3/4) and the farther one (1/4) */
   const int fy = (oy & 1) ? (ky + 1 < {{H}} ? ky + 1 : {{H}} - 1) : (ky > 0 ? ky - 1 : 0);
   const long near = (img * {{H}} + ky) * {{W}};
   const long far = (img * {{H}} + fy) * {{W}};
+{{else}}  const long src = (img * {{H}} + ky) * {{W}};
 {{/if}}  for (long c = (long)threadIdx.x * {{VEC}}; c < {{W}}; c += {{BLOCK}} * {{VEC}}) {
     kg_vec<{{X_T}}, {{VEC}}> lo, hi;
-{{#if NEAREST}}    const kg_vec<{{X_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>(x, src + c);
-#pragma unroll
-    for (int e = 0; e < {{VEC}}; ++e) {
-      lo.v[e] = v.v[e / 2];
-      hi.v[e] = v.v[(e + {{VEC}}) / 2];
-    }
-{{/if}}{{#if BILINEAR}}    /* m[k + 1]: column c + k blended vertically, k = -1 .. VEC */
+{{#if BILINEAR}}    /* m[k + 1]: column c + k blended vertically, k = -1 .. VEC */
     float m[{{VEC}} + 2];
     const kg_vec<{{X_T}}, {{VEC}}> vn = kg_ldv<{{VEC}}>(x, near + c);
     const kg_vec<{{X_T}}, {{VEC}}> vf = kg_ldv<{{VEC}}>(x, far + c);
@@ -44,6 +38,12 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         lo.v[e] = kg_from_f32<{{X_T}}>(o);
       else
         hi.v[e - {{VEC}}] = kg_from_f32<{{X_T}}>(o);
+    }
+{{else}}    const kg_vec<{{X_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>(x, src + c);
+#pragma unroll
+    for (int e = 0; e < {{VEC}}; ++e) {
+      lo.v[e] = v.v[e / 2];
+      hi.v[e] = v.v[(e + {{VEC}}) / 2];
     }
 {{/if}}    kg_stv<{{VEC}}>(y, dst + 2 * c, lo);
     kg_stv<{{VEC}}>(y, dst + 2 * c + {{VEC}}, hi);

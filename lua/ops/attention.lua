@@ -197,7 +197,15 @@ local function attention_params(target, info)
   }
 end
 
-kg.template { name = "attention", params = attention_params }
+kg.template {
+  name = "attention",
+  holes = { "BM", "BN", "BNW", "CAP_IN", "CAP_OUT", "CAUSAL", "D", "DIRECT", "DP", "FINAL",
+    "FM", "FRAG", "G", "GATHER", "H", "KJS", "KOFF", "KVS", "LDP", "LDQ", "LDR", "LDV",
+    "PARTIAL", "PLAIN", "Q_T", "REPEAT", "RTMAX", "SCALE2", "SCRATCH", "SHARED_BYTES",
+    "SOFTCAP", "SPLITS", "STAGES", "TD", "WINDOW", "WK", "WM" },
+  libs = { "mma" },
+  params = attention_params,
+}
 
 
 local function check_tile(keys, what)
@@ -306,7 +314,7 @@ local function describe(q, k, v, a, where)
   info.t_min = kg.is_sym(tq) and 1 or tq
   info.t_max = kg.is_sym(tq) and tq.max or tq
   local holes = {
-    Q_T = q.dtype.ctype, D = tostring(d), H = tostring(h), KVH = tostring(kvh),
+    Q_T = q.dtype.ctype, D = tostring(d), H = tostring(h),
     G = tostring(info.g), TD = tostring(info.td), RTMAX = tostring(info.rtmax),
     LDR = tostring(d + 4),
     KOFF = tostring(info.koff), KVS = tostring(info.kvs), KJS = tostring(info.kjs),

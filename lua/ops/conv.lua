@@ -18,12 +18,18 @@ local fail = kg.fail
 
 kg.template {
   name = "conv2d",
+  holes = { "BK", "BM", "BN", "C", "CG", "COG", "COUT", "DH", "DW", "FM", "FN", "FRAG", "IH",
+    "IW", "K", "KH", "KW", "LD", "NHWC", "OH", "OW", "PH", "PW", "REPEAT", "SH",
+    "SHARED_BYTES", "STAGES", "SW", "T", "TILES_N", "WM", "WN" },
+  libs = { "mma" },
   params = function(target, info)
     -- the tile, fragment and checks of matmul's GEMM (lua/ops/matmul.lua);
     -- the B tile (w rows of K elements) is copied VEC at a time, and each
     -- group is a batch of column tiles
-    return kg.gemm_params("conv2d", target, { dtype = info.dtype, where = info.where,
+    local p = kg.gemm_params("conv2d", target, { dtype = info.dtype, where = info.where,
       k = info.k, n = info.cog, batch = info.groups })
+    p.holes = kg.declared_holes("conv2d", p.holes) -- not the B tile modes conv2d has no use for
+    return p
   end,
 }
 
@@ -125,7 +131,7 @@ kg.op {
       T = x.dtype.ctype, C = s(c), IH = s(h), IW = s(wd), COUT = s(cout), CG = s(cg),
       COG = s(cout // g), KH = s(kh), KW = s(kw), SH = s(sh), SW = s(sw), PH = s(ph),
       PW = s(pw), DH = s(dh), DW = s(dw), OH = s(oh), OW = s(ow), K = s(k),
-      NCHW = nhwc and "" or "1", NHWC = nhwc and "1" or "",
+      NHWC = nhwc and "1" or "",
     }
     node.params_info = { dtype = x.dtype.name, k = k, cog = cout // g, groups = g,
       -- "model.lua:LINE: " of the call (level 4: error <- pcall <- build <- kg.op

@@ -10,6 +10,8 @@ local fail = kg.fail
 
 kg.template {
   name = "map",
+  holes = {},
+  fuse = { chain = true },
   -- info: dtypes = { names of every operand and the result }
   -- UNROLL vectors per thread: enough loads in flight per thread to cover
   -- memory latency with few operands (measured on an H200: a copy went from

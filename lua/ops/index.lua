@@ -52,6 +52,7 @@ end
 
 kg.template {
   name = "embedding",
+  holes = { "D", "T_T" },
   params = function(target, info)
     return kg.row_params(target, info.dtype, info.cols)
   end,
@@ -87,6 +88,7 @@ kg.op {
 
 kg.template {
   name = "gather",
+  holes = { "COLS", "SRC", "X_T" },
   params = function(target, info)
     return kg.row_params(target, "i32", info.cols)
   end,
@@ -139,6 +141,7 @@ local SCATTER_TILE = 4096
 
 kg.template {
   name = "scatter_add",
+  holes = { "LEN", "S_T", "TILE", "X_T" },
   params = function(target, info)
     return { BLOCK = kg.row_block(target, info.len, 1), VEC = 1 }
   end,

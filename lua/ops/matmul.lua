@@ -151,7 +151,7 @@ local function build_quant(node, x, w, a)
       template = "gemm", grid = "tiles", tile_units = m,
       dim_args = { m },
       holes = { T = x.dtype.ctype, W_T = dt.ctype, K = tostring(k), N = tostring(n), KN = "",
-        NK = "", QUANT = "1", FMT = dt.name, RB = tostring(rb), DEQ = QUANT_DEQ[dt.name].gl },
+        NK = "", RB = tostring(rb), DEQ = QUANT_DEQ[dt.name].gl },
       -- where: "model.lua:LINE: " of the call, at the level the float path
       -- uses (build_quant is a tail call of build, so it takes build's level)
       params_info = { dtype = x.dtype.name, k = k, n = n, kn = false, batch = 1, tile = a.tile,
@@ -262,6 +262,13 @@ end
 
 kg.template {
   name = "gemv_q",
+  holes = { "BB", "BF16", "CPS", "CPW", "DEQ", "FMT", "GRID", "K", "LB", "LE", "MIN", "MMAX",
+    "N", "NB", "NS", "QB", "QB0", "QB1", "QMAGIC", "QOFF", "RB", "RCPW", "RDEQ", "SB", "SE",
+    "SHARED_BYTES", "SLOTS", "T", "UB", "XCVT", "XG", "XK", "XL", "XT", "XU" },
+  libs = { "quant" },
+  sources = { "gemv_qm", "gemv_qr" },
+  fuse = { epilogue = true },
+  weights_before_wait = true,
   -- The LDS: a ring of stage slots per wave (QSLOTS where copies are
   -- asynchronous, CUDA's cp.async: the next stages are in flight while this
   -- one is computed; else one), then x: all of K staged once where ring and x take at
@@ -336,6 +343,9 @@ end
 
 kg.template {
   name = "gemv",
+  holes = { "CPW", "K", "KSPLIT", "MMAX", "N", "NB", "SPLIT", "T" },
+  fuse = { epilogue = true, pair = true },
+  weights_before_wait = true,
   params = function(target, info)
     -- VEC divides K, so every row of x and w starts aligned to a vector
     -- (K = 4097 reads scalars); UNROLL vectors per lane are in flight at once
@@ -352,13 +362,15 @@ kg.template {
     end
     local nb = waves // ksplit * cpw
     return { BLOCK = waves * target.wave, VEC = vec, UNROLL = unroll, per_block = nb, ["repeat"] = 1,
-      holes = { CPW = cpw, NB = nb, KSPLIT = ksplit, SPLIT = ksplit > 1 and "1" or "",
-        NO_SPLIT = ksplit > 1 and "" or "1" } }
+      holes = { CPW = cpw, NB = nb, KSPLIT = ksplit, SPLIT = ksplit > 1 and "1" or "" } }
   end,
 }
 
 kg.template {
   name = "gemv_kn",
+  holes = { "CW", "K", "KS", "MMAX", "N", "NT", "T", "XV" },
+  fuse = { epilogue = true, pair = true },
+  weights_before_wait = true,
   params = function(target, info)
     -- VEC divides N (w[k, n .. n + VEC) is one 128-bit load where N allows),
     -- XV divides K (x is read in vectors; at most 4 for a gate/up pair, whose
@@ -505,7 +517,7 @@ function kg.gemm_params(op, target, info)
     holes = {
       SHARED_BYTES = lds,
       FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
-      BSTAGES = bstages, QRAW = qraw and "1" or "", QPLAIN = qraw and "" or "1",
+      BSTAGES = bstages, QRAW = qraw and "1" or "",
       QSYNC = info.quant and not qraw and "1" or "",
       QS = qs, QROW = qrow or 0, QDEQ = qraw and info.qdeq or "", BB = info.bb or 0,
       QB0 = info.qb and info.qb[1] or "0.0f", QB1 = info.qb and info.qb[2] or "0.0f",
@@ -518,6 +530,13 @@ end
 
 kg.template {
   name = "gemm",
+  holes = { "BB", "BK", "BM", "BN", "BSTAGES", "FM", "FN", "FRAG", "K", "KN", "LD", "N",
+    "NK", "QB0", "QB1", "QDEQ", "QRAW", "QROW", "QS", "QSYNC", "REPEAT", "SHARED_BYTES",
+    "STAGES", "SYNC", "T", "TILES_N", "WG", "WM", "WN", "W_T",
+    DEQ = "", RB = "" }, -- quantized w only
+  libs = { "mma", "quant" },
+  fuse = { epilogue = true, pair = true },
+  weights_before_wait = true,
   params = function(target, info) return kg.gemm_params("matmul", target, info) end,
 }
 
@@ -604,7 +623,7 @@ kg.op {
         template = "gemm", grid = "tiles", tile_units = m,
         dim_args = { m },
         holes = { T = x.dtype.ctype, W_T = x.dtype.ctype, K = tostring(k), N = tostring(n),
-          KN = kn and "1" or "", NK = kn and "" or "1", QUANT = "" },
+          KN = kn and "1" or "", NK = kn and "" or "1" },
         params_info = { dtype = x.dtype.name, k = k, n = n, kn = kn, batch = batch, tile = a.tile,
           -- "model.lua:LINE: " of the call (level 4: error <- pcall <- build <- kg.op
           -- <- the model), for a tile that does not suit a target

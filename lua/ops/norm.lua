@@ -16,9 +16,24 @@ local function row_params(target, info)
   return p
 end
 
-kg.template { name = "rmsnorm", params = row_params }
-kg.template { name = "layernorm", params = row_params }
-kg.template { name = "groupnorm", params = row_params }
+kg.template {
+  name = "rmsnorm",
+  holes = { "COLS", "EPS", "SRC", "X_T", "Y_T", R_T = "", W_T = "" },
+  libs = { "norm" },
+  params = row_params,
+}
+kg.template {
+  name = "layernorm",
+  holes = { "COLS", "EPS", "SRC", "X_T", "Y_T", B_T = "", R_T = "", W_T = "" },
+  libs = { "norm" },
+  params = row_params,
+}
+kg.template {
+  name = "groupnorm",
+  holes = { "COLS", "CPG", "EPS", "GROUPS", "HW", "X_T", "Y_T", B_T = "", W_T = "" },
+  libs = { "norm" },
+  params = row_params,
+}
 
 --- `block`: threads per row, overriding the rule (row_block); kgen checks it
 --- against the target (a multiple of the wave, at most wave^2 and max_block).
@@ -61,8 +76,8 @@ local function row_norm(opname, tmpl, node, x, r, w, b, eps, block)
   node.cols = cols
   node.holes = {
     X_T = x.dtype.ctype, Y_T = x.dtype.ctype, COLS = tostring(cols), EPS = kg.float_literal(eps),
-    W_T = w and w.dtype.ctype or "", B_T = b and b.dtype.ctype or "",
-    R_T = r and r.dtype.ctype or "", NO_R = r and "" or "1", SRC = r and "h" or "x",
+    W_T = w and w.dtype.ctype or nil, B_T = b and b.dtype.ctype or nil,
+    R_T = r and r.dtype.ctype or nil, SRC = r and "h" or "x",
   }
   node.params_info = { dtype = x.dtype.name, cols = cols, block = block }
   node.out_dtype, node.out_shape = x.dtype, x.shape
@@ -149,7 +164,7 @@ kg.op {
     node.holes = {
       X_T = x.dtype.ctype, Y_T = x.dtype.ctype, COLS = tostring(cols),
       EPS = kg.float_literal(a.eps), GROUPS = tostring(a.groups), CPG = tostring(cpg),
-      HW = tostring(hw), W_T = w and w.dtype.ctype or "", B_T = b and b.dtype.ctype or "",
+      HW = tostring(hw), W_T = w and w.dtype.ctype or nil, B_T = b and b.dtype.ctype or nil,
     }
     node.params_info = { dtype = x.dtype.name, cols = cols }
     node.out_dtype, node.out_shape = x.dtype, x.shape

@@ -8,6 +8,8 @@ local kg = require "kgen"
 
 kg.template {
   name = "reduce",
+  holes = { "COLS", "OP", "RESULT", "X_T", "Y_T" },
+  libs = { "norm" },
   params = function(target, info)
     return kg.row_params(target, info.dtype, info.cols)
   end,

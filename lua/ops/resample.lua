@@ -15,6 +15,7 @@ local modes = { nearest = true, bilinear = true }
 
 kg.template {
   name = "upsample",
+  holes = { "BILINEAR", "H", "W", "X_T" },
   params = function(target, info)
     return kg.row_params(target, info.dtype, info.w)
   end,
@@ -50,7 +51,7 @@ kg.op {
     node.cols = 2 * w -- one workgroup per output row
     node.holes = {
       X_T = x.dtype.ctype, W = tostring(w), H = tostring(h),
-      BILINEAR = a.mode == "bilinear" and "1" or "", NEAREST = a.mode == "nearest" and "1" or "",
+      BILINEAR = a.mode == "bilinear" and "1" or "",
     }
     node.params_info = { dtype = x.dtype.name, w = w }
     node.out_dtype, node.out_shape = x.dtype, { x.shape[1], x.shape[2], oh, 2 * w }

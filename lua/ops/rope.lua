@@ -49,6 +49,9 @@ end
 
 kg.template {
   name = "rope",
+  holes = { "D", "HALF", "HALF_LAYOUT", "INTERLEAVED", "PASS", "PASS_ITEMS", "REV", "ROT",
+    "ROT_ITEMS", "X_T" },
+  libs = { "rope" },
   params = function(target, info)
     return { BLOCK = kg.row_block(target, info.work, 1), VEC = info.vec }
   end,

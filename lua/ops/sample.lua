@@ -8,6 +8,9 @@ local fail = kg.fail
 
 kg.template {
   name = "sample",
+  holes = { "COLS", "GREEDY", "INV_T", "MINP", "SAMPLE", "SEED1", "SEED2", "TOPK",
+    "TOPK_OR_ALL", "TOPP", "X_T" },
+  libs = { "sample" },
   params = function(target, info)
     local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
     local block = kg.row_block(target, info.cols, vec)

@@ -7,6 +7,8 @@ local fail = kg.fail
 
 kg.template {
   name = "countsketch",
+  holes = { "COLS", "SEED", "WIDTH", "X_T", "Y_T" },
+  libs = { "sample" },
   params = function(target, info)
     return { BLOCK = kg.row_block(target, math.max(info.cols, info.width), 4), VEC = 1 }
   end,
@@ -60,6 +62,8 @@ local SRHT_MAX = 16384
 
 kg.template {
   name = "srht",
+  holes = { "COLS", "OUT", "P", "SCALE", "SEED", "SHIFT", "X_T", "Y_T" },
+  libs = { "sample" },
   params = function(target, info)
     local fit = 1
     while fit * 2 * 4 <= target.lds_bytes do fit = fit * 2 end

@@ -16,6 +16,7 @@ local fail = kg.fail
 
 kg.template {
   name = "softmax",
+  holes = { "CAUSAL", "COLS", "LOG", "M_T", "OFFSET", "OFFSET_ARG", "SCALE", "X_T", "Y_T" },
   params = function(target, info)
     return kg.row_params(target, info.dtype, info.cols)
   end,
@@ -31,7 +32,7 @@ local function build(opname, log)
     node.cols = cols
     node.holes = {
       X_T = x.dtype.ctype, Y_T = x.dtype.ctype, COLS = tostring(cols),
-      SCALE = kg.float_literal(a.scale), LOG = log and "1" or "", NO_LOG = log and "" or "1",
+      SCALE = kg.float_literal(a.scale), LOG = log and "1" or "",
       M_T = "", CAUSAL = "", OFFSET_ARG = "", OFFSET = "",
     }
     node.dim_args = {}

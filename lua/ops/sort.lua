@@ -6,6 +6,8 @@ local fail = kg.fail
 
 kg.template {
   name = "argsort",
+  holes = { "COLS", "DESC", "X_T" },
+  libs = { "sample" },
   params = function(target, info)
     return { BLOCK = kg.row_block(target, info.cols, 4), VEC = 1 }
   end,

@@ -1,15 +1,35 @@
-/* test_expand.c - the template expander: holes, #if, #each (nested, with
- * lookups falling back to the outer scope) and its errors. */
+/* test_expand.c - the template expander: holes, #if with else, #each
+ * (nested, with lookups falling back to the outer scope), partials, the list
+ * of the holes a template names, and their errors. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "expand.h"
 #include "test.h"
 
+/* partials: "p" -> "<{{N}}>", "deep" includes itself, "two" -> "{{> p}}{{ZZ}}" */
+static const char *partial(const char *name, size_t len, const char **file, void *ud) {
+  (void)ud;
+  if (len == 1 && name[0] == 'p') {
+    *file = "part_p.hip";
+    return "<{{N}}>";
+  }
+  if (len == 4 && strncmp(name, "deep", 4) == 0) {
+    *file = "part_deep.hip";
+    return "d{{> deep}}";
+  }
+  if (len == 3 && strncmp(name, "two", 3) == 0) {
+    *file = "part_two.hip";
+    return "{{> p}}\n{{ZZ}}";
+  }
+  return NULL;
+}
+
 static const char *run(const char *tmpl, kg_holes_t *h, kg_buf_t *out, kg_diag_t *d) {
   out->len = 0;
   d->msg[0] = '\0';
-  if (kg_expand("t.hip", tmpl, h, out, d))
+  if (kg_expand("t.hip", tmpl, h, partial, NULL, out, d))
     return NULL;
   return kg_buf_cstr(out);
 }
@@ -54,6 +74,54 @@ int main(void) {
   CHECK(strstr(d.msg, "list {{#each NOLIST}} has no value") != NULL);
   CHECK(run("{{a b}}", h, &out, &d) == NULL);
   CHECK(strstr(d.msg, "bad hole") != NULL);
+
+  /* else */
+  s = run("{{#if N}}a{{else}}b{{/if}}{{#if EMPTY}}c{{else}}d{{/if}}", h, &out, &d);
+  CHECK(s && strcmp(s, "ad") == 0);
+  s = run(
+      "{{#if EMPTY}}{{#if N}}x{{else}}y{{/if}}{{else}}{{#if N}}z{{else}}w{{/if}}{{/if}}",
+      h, &out, &d);
+  CHECK(s && strcmp(s, "z") == 0); /* the inner else belongs to the inner if */
+  s = run("{{#each IN}}{{#if EMPTY}}-{{else}}{{T}};{{/if}}{{/each}}", h, &out, &d);
+  CHECK(s && strcmp(s, "kg_bf16;float;kg_bf16;") == 0);
+  CHECK(run("{{#if N}}a{{else}}b{{else}}c{{/if}}", h, &out, &d) == NULL);
+  CHECK(strstr(d.msg, "t.hip:1: error:") && strstr(d.msg, "two {{else}}"));
+  CHECK(run("a\n{{else}}", h, &out, &d) == NULL);
+  CHECK(strcmp(d.msg, "t.hip:2: error: {{else}} without its section") == 0);
+
+  s = run("a{{! a comment: N, T }}b", h, &out, &d);
+  CHECK(s && strcmp(s, "ab") == 0);
+
+  /* partials see the caller's holes; errors name the partial's file */
+  s = run("[{{> p}}]{{#each IN}}{{> p}}{{/each}}", h, &out, &d);
+  CHECK(s && strcmp(s, "[<256>]<256><256><256>") == 0);
+  CHECK(run("x\n{{> two}}", h, &out, &d) == NULL);
+  CHECK(strcmp(d.msg, "part_two.hip:2: error: hole {{ZZ}} has no value") == 0);
+  CHECK(run("{{> nope}}", h, &out, &d) == NULL);
+  CHECK(strcmp(d.msg, "t.hip:1: error: no partial {{> nope}}") == 0);
+  CHECK(run("{{> deep}}", h, &out, &d) == NULL);
+  CHECK(strstr(d.msg, "nested more than 8 deep") != NULL);
+
+  /* the names a template holds, every branch, with their first line */
+  kg_hole_refs_t refs = {0};
+  CHECK(kg_hole_refs("r.hip",
+                     "{{A}}\n{{#if B}}{{C}}{{else}}{{D}}{{/if}}\n"
+                     "{{#each L}}{{I}}{{A}}{{/each}}{{> p}}{{A}}",
+                     partial, NULL, &refs, &d) == 0);
+  const char *want[][3] = {{"A", "", "1"},  {"B", "", "2"},   {"C", "", "2"},
+                           {"D", "", "2"},  {"L", "[]", "3"}, {"I", "L", "3"},
+                           {"A", "L", "3"}, {"N", "", "1"}};
+  CHECK_EQ(refs.count, 8);
+  for (int i = 0; i < refs.count && i < 8; i++) {
+    CHECK(strcmp(refs.refs[i].name, want[i][0]) == 0);
+    CHECK(strcmp(refs.refs[i].list, want[i][1]) == 0);
+    CHECK_EQ(refs.refs[i].line, atoi(want[i][2]));
+  }
+  CHECK(refs.count == 8 && strcmp(refs.refs[7].file, "part_p.hip") == 0);
+  kg_hole_refs_free(&refs);
+  CHECK(kg_hole_refs("r.hip", "ok\n{{#if X}}", partial, NULL, &refs, &d) != 0);
+  CHECK(strstr(d.msg, "r.hip:2: error:") != NULL);
+  kg_hole_refs_free(&refs);
 
   /* a later set replaces the value */
   kg_holes_set(h, "N", "%d", 64);

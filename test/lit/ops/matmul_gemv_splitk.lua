@@ -41,7 +41,7 @@
 -- W64: const int FULL = KV / (GW * 1) * (GW * 1);
 -- CHECK: for (int j = 1; j < 16; ++j) {
 -- CHECK: const float a2 = kg_to_f32(kg_ld(e2, idx % 64L));
--- CHECK-NEXT: kg_st(y, idx, kg_from_f32<kg_f16>((acc0 + a2)));
+-- CHECK-SAME: kg_st(y, idx, kg_from_f32<kg_f16>((acc0 + a2)));
 -- A32-LABEL: matmul_gemv_splitk_matmul_gemv_{{[0-9a-f]+}}:
 -- A32-COUNT-2: global_load_b128
 -- A32: ds_store_b32

@@ -1,0 +1,1 @@
+{{! the epilogue operands a<k> read at the result index idx (modulo their size when broadcast) }}{{#each EPI_IN}}const float a{{I}} = kg_to_f32(kg_ld(e{{I}}, idx{{MOD}})); {{/each}}

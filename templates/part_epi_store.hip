@@ -1,0 +1,1 @@
+{{! y[idx] = EPI over acc0 (acc1) and a<k>, rounded to OUT_T }}{{> epi_load}}kg_st(y, idx, kg_from_f32<{{OUT_T}}>({{EPI}}));

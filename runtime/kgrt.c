@@ -341,9 +341,10 @@ static kgrt_status_t kgrt_check_tensors(const kgrt_model_table_t *table,
                               kind, t->name, d);
     }
     size_t bytes;
-    if (kgrt_tensor_size(t, max, &bytes) != 0)
+    if (kgrt_tensor_size(t, max, &bytes) != 0 || bytes > KGRT_MAX_BUFFER_BYTES)
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
-                            "model %s: %s %s: size overflows with every dim at its max",
+                            "model %s: %s %s: more than 2^48 bytes with every dim at its "
+                            "max",
                             kgrt_table_name(table), kind, t->name);
   }
   return KGRT_STATUS_OK;
@@ -425,6 +426,10 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "model %s: %s: bad triple, wave size or arena sizes", name,
                           arch->arch);
+  if (arch->arena_bytes > KGRT_MAX_BUFFER_BYTES)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                          "model %s: %s: an arena of %llu bytes is more than 2^48", name,
+                          arch->arch, (unsigned long long)arch->arena_bytes);
   if ((arch->num_kernels > 0 && arch->kernels == NULL) ||
       (arch->num_steps > 0 && arch->steps == NULL))
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
@@ -474,14 +479,18 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
     if (step->select.scale != 0)
       KGRT_RETURN_IF_ERROR(
           kgrt_check_expr(table, max, &step->select, 0, &select, err, what));
-    uint64_t grid =
-        ((uint64_t)units + step->per_block - 1) / step->per_block * step->repeat;
-    if (grid * kern->block_size > UINT32_MAX)
+    /* workgroups and threads in 64 bits without wrapping: a grid that wraps
+     * to a small number would launch too few workgroups and report OK */
+    uint64_t grid = ((uint64_t)units + step->per_block - 1) / step->per_block, threads;
+    if (__builtin_mul_overflow(grid, (uint64_t)step->repeat, &grid) ||
+        __builtin_mul_overflow(grid, (uint64_t)kern->block_size, &threads) ||
+        threads > UINT32_MAX)
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
-                            "model %s: %s: step %u (%s): %llu workgroups of %u threads "
-                            "is too many",
-                            name, arch->arch, s, kern->name, (unsigned long long)grid,
-                            kern->block_size);
+                            "model %s: %s: step %u (%s): %lld units over %u per "
+                            "workgroup, %u times, in workgroups of %u threads is more "
+                            "than 2^32 - 1 threads",
+                            name, arch->arch, s, kern->name, (long long)units,
+                            step->per_block, step->repeat, kern->block_size);
     for (uint32_t i = 0; i < kern->num_args; ++i) {
       const kgrt_step_arg_t *a = &step->args[i];
       int64_t v = 0;
@@ -715,7 +724,7 @@ static kgrt_status_t kgrt_model_init(kgrt_model_t *model, kgrt_error_t *err) {
 
   if (arch->arena_bytes > 0) {
     uint64_t align = arch->arena_align > 256 ? arch->arena_align : 0;
-    if (arch->arena_bytes + align > SIZE_MAX)
+    if (arch->arena_bytes > SIZE_MAX - align) /* <= 2^48 + 2^31 (kgrt_check_arch) */
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
                             "model %s: arena of %llu bytes is too large", name,
                             (unsigned long long)arch->arena_bytes);

@@ -13,6 +13,15 @@
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
+/* The sizes kgen plans and kgrt accepts: a tensor's (and the arena's) bytes
+ * and elements at most 2^48, so offsets and element indices (64-bit in the
+ * kernels) keep 2^15 of headroom for index arithmetic; every dim and a sym's
+ * max at most 2^31 - 1, since kernels index within a dim (a row, a position,
+ * a pixel, a workgroup) with 32-bit ints and i32 tensors hold indices. */
+#define KGRT_MAX_BUFFER_BYTES ((uint64_t)1 << 48)
+#define KGRT_MAX_ELEMENTS ((uint64_t)1 << 48)
+#define KGRT_MAX_DIM INT32_MAX
+
 typedef enum kgrt_dtype {
   KGRT_DTYPE_F32 = 0,
   KGRT_DTYPE_F16 = 1,

@@ -477,12 +477,55 @@ static void test_table_errors(void) {
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
   CHECK(contains(err.message, "k_rowsum: unknown flags 0x5"));
 
+  /* a tensor of more than 2^48 bytes */
+  test_model_t big;
+  test_model_init(&big);
+  kgrt_sym_t big_syms[] = {{"T", (int64_t)1 << 42}}; /* x: 2^49 bytes */
+  big.table.syms = big_syms;
+  CHECK_EQ(load_status("sim", &big.table, &err), KGRT_STATUS_OUT_OF_RANGE);
+  CHECK(contains(err.message, "input x: more than 2^48 bytes"));
+
   kgrt_device_t *dev = NULL;
   kgrt_model_t *model = NULL;
   CHECK_EQ(kgrt_device_open("sim", NULL, &dev, NULL), KGRT_STATUS_OK);
   CHECK_EQ(kgrt_model_load(dev, NULL, &model, &err), KGRT_STATUS_INVALID_ARGUMENT);
   CHECK_EQ(kgrt_model_load(dev, &m.table, NULL, &err), KGRT_STATUS_INVALID_ARGUMENT);
   kgrt_device_close(dev);
+}
+
+/* Grids and the arena in 64 bits: sizes that wrap to small numbers are
+ * refused, not launched short or allocated short. */
+static void test_size_overflow(void) {
+  test_model_t m;
+  kgrt_error_t err;
+
+  /* 2^62 units, 1 per workgroup, 4 times: 2^64 workgroups wrap to 0 */
+  test_model_init(&m);
+  m.steps[0].units = constant((int64_t)1 << 62);
+  m.steps[0].per_block = 1;
+  m.steps[0].repeat = 4;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OUT_OF_RANGE);
+  CHECK(contains(err.message, "step 0 (k_scale)"));
+  CHECK(contains(err.message, "more than 2^32 - 1 threads"));
+
+  /* 2^58 workgroups of 64 threads: 2^64 threads wrap to 0 */
+  test_model_init(&m);
+  m.steps[0].units = constant((int64_t)1 << 58);
+  m.steps[0].per_block = 1;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OUT_OF_RANGE);
+
+  /* 2^32 threads exactly: one too many */
+  test_model_init(&m);
+  m.steps[0].units = constant((int64_t)1 << 26);
+  m.steps[0].per_block = 1;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OUT_OF_RANGE);
+
+  /* an arena whose size plus alignment wraps to 256 bytes */
+  test_model_init(&m);
+  m.gfx1100.arena_bytes = UINT64_MAX - 255;
+  m.gfx1100.arena_align = 512;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OUT_OF_RANGE);
+  CHECK(contains(err.message, "more than 2^48"));
 }
 
 /* ---- running -------------------------------------------------------------- */
@@ -733,6 +776,7 @@ int main(int argc, char **argv) {
       test_code_object_errors();
       test_abi_errors();
       test_table_errors();
+      test_size_overflow();
       test_dims_and_bindings();
       test_run_numbers();
       test_arena_zeroed();

@@ -350,6 +350,18 @@ static kgrt_status_t kgrt_check_tensors(const kgrt_model_table_t *table,
   return KGRT_STATUS_OK;
 }
 
+/* The triples whose code objects kgrt validates: 0 amdgcn (hsaco), 1 nvptx
+ * (cubin); -1 for any other. */
+#define KGRT_TRIPLE_AMDGCN "amdgcn-amd-amdhsa"
+#define KGRT_TRIPLE_NVPTX "nvptx64-nvidia-cuda"
+static int kgrt_triple_kind(const char *triple) {
+  if (strcmp(triple, KGRT_TRIPLE_AMDGCN) == 0)
+    return 0;
+  if (strcmp(triple, KGRT_TRIPLE_NVPTX) == 0)
+    return 1;
+  return -1;
+}
+
 static int kgrt_is_pow2(uint64_t v) {
   return v != 0 && (v & (v - 1)) == 0;
 }
@@ -426,6 +438,12 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "model %s: %s: bad triple, wave size or arena sizes", name,
                           arch->arch);
+  /* Only code objects kgrt can validate reach a driver. */
+  if (kgrt_triple_kind(arch->triple) < 0)
+    return kgrt_error_set(
+        err, KGRT_STATUS_INVALID_ARGUMENT,
+        "model %s: %s: triple '%s' is not one kgrt validates (%s or %s)", name,
+        arch->arch, arch->triple, KGRT_TRIPLE_AMDGCN, KGRT_TRIPLE_NVPTX);
   if (arch->arena_bytes > KGRT_MAX_BUFFER_BYTES)
     return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
                           "model %s: %s: an arena of %llu bytes is more than 2^48", name,
@@ -808,10 +826,9 @@ kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *t
     st = kgrt_check_interface(table, model->max_dims, err);
   if (st == KGRT_STATUS_OK)
     st = kgrt_check_arch(table, arch, model->max_dims, err);
-  if (st == KGRT_STATUS_OK && strncmp(arch->triple, "amdgcn", 6) == 0)
-    st = kgrt_check_codeobj(table, arch, 0, &device->alloc, err);
-  else if (st == KGRT_STATUS_OK && strncmp(arch->triple, "nvptx", 5) == 0)
-    st = kgrt_check_codeobj(table, arch, 1, &device->alloc, err);
+  if (st == KGRT_STATUS_OK) /* the triple is one of two (kgrt_check_arch) */
+    st = kgrt_check_codeobj(table, arch, kgrt_triple_kind(arch->triple), &device->alloc,
+                            err);
   if (st == KGRT_STATUS_OK)
     st = kgrt_model_init(model, err);
   if (st != KGRT_STATUS_OK) {

@@ -528,6 +528,20 @@ static void test_size_overflow(void) {
   CHECK(contains(err.message, "more than 2^48"));
 }
 
+/* Only amdgcn and nvptx code objects are validated, so only they load. */
+static void test_unknown_triple(void) {
+  const char *bad[] = {"x86_64-pc-linux-gnu", "", "amdgcn", "nvptx64-nvidia-cudax",
+                       "amdgcn-amd-amdhsa\n"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    test_model_t m;
+    kgrt_error_t err;
+    test_model_init(&m);
+    m.gfx1100.triple = bad[i];
+    CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+    CHECK(contains(err.message, "is not one kgrt validates"));
+  }
+}
+
 /* ---- running -------------------------------------------------------------- */
 
 typedef struct run_result {
@@ -777,6 +791,7 @@ int main(int argc, char **argv) {
       test_abi_errors();
       test_table_errors();
       test_size_overflow();
+      test_unknown_triple();
       test_dims_and_bindings();
       test_run_numbers();
       test_arena_zeroed();

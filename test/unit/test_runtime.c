@@ -542,6 +542,78 @@ static void test_unknown_triple(void) {
   }
 }
 
+/* The sim image is checked before dlopen maps it: a truncated image or one
+ * whose headers point past its end is refused, not mapped (mapped, the
+ * loader would touch pages past the end of the file: SIGBUS). */
+static void test_sim_image_errors(void) {
+  const size_t sizes[] = {g_sim_size - 1, g_sim_size / 2, 4096, 65, 64, 63, 16};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    test_model_t m;
+    kgrt_error_t err;
+    test_model_init(&m);
+    m.gfx1100.sim_image_size = sizes[i];
+    CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+    CHECK(contains(err.message, "sim image"));
+    if (i == 1)
+      fprintf(stderr, "truncated sim image: %s\n", err.message);
+  }
+  /* headers that point past the end, or are not a host shared object */
+  struct {
+    size_t at, len;
+    uint64_t value;
+    const char *says;
+  } bad[] = {
+      {4, 1, 1, "64-bit"},          /* EI_CLASS: 32-bit */
+      {5, 1, 2, "little-endian"},   /* EI_DATA: big-endian */
+      {16, 2, 1, "shared object"},  /* e_type: ET_REL */
+      {18, 2, 224, "machine"},      /* e_machine: AMDGPU */
+      {32, 8, 1u << 30, "program"}, /* e_phoff */
+      {54, 2, 64, "program"},       /* e_phentsize */
+      {56, 2, 0, "program"},        /* e_phnum */
+      {56, 2, 60000, "program"},    /* e_phnum */
+  };
+  unsigned char *copy = malloc(g_sim_size);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    memcpy(copy, g_sim, g_sim_size);
+    for (size_t k = 0; k < bad[i].len; ++k)
+      copy[bad[i].at + k] = (unsigned char)(bad[i].value >> (8 * k));
+    test_model_t m;
+    kgrt_error_t err;
+    test_model_init(&m);
+    m.gfx1100.sim_image = copy;
+    CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+    if (!contains(err.message, bad[i].says))
+      fprintf(stderr, "byte %zu: %s\n", bad[i].at, err.message);
+    CHECK(contains(err.message, bad[i].says));
+  }
+  /* the last loadable segment's file bytes end one byte past the image */
+  memcpy(copy, g_sim, g_sim_size);
+  uint64_t phoff = 0;
+  for (int k = 0; k < 8; ++k)
+    phoff |= (uint64_t)copy[32 + k] << (8 * k);
+  const unsigned phnum = copy[56] | copy[57] << 8;
+  unsigned char *last = NULL;
+  for (unsigned p = 0; p < phnum; ++p)
+    if (copy[phoff + 56u * p] == 1) /* PT_LOAD */
+      last = copy + phoff + 56u * p;
+  CHECK(last != NULL);
+  uint64_t off = 0;
+  for (int k = 0; k < 8; ++k)
+    off |= (uint64_t)last[8 + k] << (8 * k);
+  const uint64_t filesz = g_sim_size - off + 1;
+  for (int k = 0; k < 8; ++k) { /* p_filesz, and p_memsz to match */
+    last[32 + k] = (unsigned char)(filesz >> (8 * k));
+    last[40 + k] = (unsigned char)((filesz + 4096) >> (8 * k));
+  }
+  test_model_t m;
+  kgrt_error_t err;
+  test_model_init(&m);
+  m.gfx1100.sim_image = copy;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+  CHECK(contains(err.message, "past the end"));
+  free(copy);
+}
+
 /* ---- running -------------------------------------------------------------- */
 
 typedef struct run_result {
@@ -792,6 +864,7 @@ int main(int argc, char **argv) {
       test_table_errors();
       test_size_overflow();
       test_unknown_triple();
+      test_sim_image_errors();
       test_dims_and_bindings();
       test_run_numbers();
       test_arena_zeroed();

@@ -56,13 +56,40 @@ const char *kgrt_status_name(kgrt_status_t status) {
   return "UNKNOWN";
 }
 
+void kgrt_printable(char *dst, size_t size, const char *src) {
+  static const char hex[] = "0123456789abcdef";
+  size_t n = 0;
+  if (size == 0)
+    return;
+  for (; *src != '\0'; ++src) {
+    const unsigned char c = (unsigned char)*src;
+    const int plain = c >= 0x20 && c < 0x7f;
+    if (n + (plain ? 1 : 4) >= size)
+      break;
+    if (plain) {
+      dst[n++] = (char)c;
+    } else {
+      dst[n++] = '\\';
+      dst[n++] = 'x';
+      dst[n++] = hex[c >> 4];
+      dst[n++] = hex[c & 15];
+    }
+  }
+  dst[n] = '\0';
+}
+
+/* Messages carry names from tables, code objects, device specs and drivers:
+ * every byte outside printable ASCII is written as \xNN, so a message is one
+ * line that is safe to print. */
 kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t status, const char *fmt,
                              ...) {
   if (err != NULL) {
+    char raw[KGRT_ERROR_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    kgrt_printable(err->message, sizeof err->message, raw);
     err->status = status;
   }
   return status;

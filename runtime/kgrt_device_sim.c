@@ -97,8 +97,8 @@ static kgrt_status_t kgrt_sim_program_load(kgrt_device_t *device,
                           &p->image, reason, sizeof reason) != 0) {
     p->image = NULL;
     kgrt_sim_program_unload(device, p);
-    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
-                          "model %s: %s: %s", name, arch->arch, reason);
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT, "model %s: %s: %s", name,
+                          arch->arch, reason);
   }
   for (uint32_t k = 0; k < arch->num_kernels; ++k) {
     p->entries[k] = kgrt_sim_image_entry(p->image, arch->kernels[k].name);

@@ -614,6 +614,51 @@ static void test_sim_image_errors(void) {
   free(copy);
 }
 
+/* Whether every byte of s is printable ASCII. */
+static int printable(const char *s) {
+  for (; *s; ++s)
+    if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+      return 0;
+  return 1;
+}
+
+/* Names from a table, a code object or a device spec reach messages with
+ * every byte outside printable ASCII escaped as \xNN. */
+static void test_message_bytes(void) {
+  test_model_t m;
+  kgrt_error_t err;
+  test_model_init(&m);
+  m.kernels[1].name = "k_\x1b[2J\nevil\xff";
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_MISSING_KERNEL);
+  CHECK(printable(err.message));
+  CHECK(contains(err.message, "kernel k_\\x1b[2J\\x0aevil\\xff is not"));
+
+  test_model_init(&m);
+  m.table.name = "\x07" "bell\r";
+  m.gfx1100.triple = "\tx86";
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(printable(err.message));
+  CHECK(contains(err.message, "model \\x07bell\\x0d: gfx1100: triple '\\x09x86'"));
+
+  kgrt_device_t *dev = NULL;
+  CHECK_EQ(kgrt_device_open("gpu\x01\x80,\n", NULL, &dev, &err),
+           KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(printable(err.message));
+  CHECK(contains(err.message, "device spec 'gpu\\x01\\x80,\\x0a'"));
+  CHECK_EQ(kgrt_device_open("sim,wave=\x1b", NULL, &dev, &err),
+           KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(printable(err.message));
+  CHECK(contains(err.message, "bad option 'wave=\\x1b'"));
+
+  /* a long message of escapes is cut, still terminated and printable */
+  char name[600];
+  memset(name, 0x1b, sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  CHECK_EQ(kgrt_device_open(name, NULL, &dev, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(printable(err.message));
+  CHECK(strlen(err.message) < sizeof err.message);
+}
+
 /* ---- running -------------------------------------------------------------- */
 
 typedef struct run_result {
@@ -865,6 +910,7 @@ int main(int argc, char **argv) {
       test_size_overflow();
       test_unknown_triple();
       test_sim_image_errors();
+      test_message_bytes();
       test_dims_and_bindings();
       test_run_numbers();
       test_arena_zeroed();

@@ -21,6 +21,7 @@
 
 #include "kgrt_codeobj.h"
 #include "kgrt_device.h"
+#include "kgrt_hash.h"
 
 /* ---- status and errors ---------------------------------------------------- */
 
@@ -583,6 +584,13 @@ static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
   if (arch->image == NULL || arch->image_size == 0)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
                           "model %s: %s: no code object", name, arch->arch);
+  const uint64_t hash = kgrt_hash64(arch->image, arch->image_size);
+  if (hash != arch->image_hash)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
+                          "model %s: %s: the code object's %zu bytes hash to "
+                          "0x%016llx, the table says 0x%016llx (a damaged table)",
+                          name, arch->arch, arch->image_size, (unsigned long long)hash,
+                          (unsigned long long)arch->image_hash);
   kgrt_codeobj_t co;
   char reason[256];
   memset(&co, 0, sizeof co);

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 5
+#define KGRT_TABLE_ABI 6
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
@@ -139,8 +139,10 @@ typedef struct kgrt_arch_table {
   uint32_t wave_size;
   const unsigned char *image; /* the code object (hsaco, cubin) */
   size_t image_size;
+  uint64_t image_hash;            /* kgrt_hash64 of the image's bytes (kgrt_hash.h) */
   const unsigned char *sim_image; /* host shared object for the sim device, or NULL */
   size_t sim_image_size;
+  uint64_t sim_image_hash; /* kgrt_hash64 of the sim image's bytes */
   uint32_t num_kernels;
   const kgrt_kernel_t *kernels;
   uint32_t num_steps;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kgrt.h"
+#include "kgrt_hash.h"
 #include "test.h"
 
 /* ---- a counting allocator that can be told to fail ------------------------ */
@@ -93,6 +94,13 @@ typedef struct test_model {
 static const unsigned char *g_hsaco, *g_sim;
 static size_t g_hsaco_size, g_sim_size;
 
+/* The hashes of an arch's images as they are now (after a test changed
+ * them, so that the check it aims at is the one that fails). */
+static void rehash(kgrt_arch_table_t *a) {
+  a->image_hash = kgrt_hash64(a->image, a->image_size);
+  a->sim_image_hash = kgrt_hash64(a->sim_image, a->sim_image_size);
+}
+
 /* A valid table, mutable so each test can break one thing. Its arches are
  * gfx942 (no sim image; the gfx1100 code object, never validated unless
  * picked) and gfx1100. */
@@ -146,12 +154,14 @@ static void test_model_init(test_model_t *m) {
       .arena_bytes = 4 * COLS * T_MAX,
       .arena_align = 256,
   };
+  rehash(&arch);
   m->gfx1100 = arch;
   m->gfx942 = arch;
   m->gfx942.arch = "gfx942";
   m->gfx942.wave_size = 64;
   m->gfx942.sim_image = NULL;
   m->gfx942.sim_image_size = 0;
+  rehash(&m->gfx942);
   m->arches[0] = &m->gfx942;
   m->arches[1] = &m->gfx1100;
   m->table = (kgrt_model_table_t){
@@ -362,11 +372,13 @@ static void test_code_object_errors(void) {
   m.gfx942.sim_image = g_sim;
   m.gfx942.sim_image_size = g_sim_size;
   m.gfx942.wave_size = 32;
+  rehash(&m.gfx942);
   CHECK_EQ(load_status("sim:gfx942", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   CHECK(contains(err.message, "gfx942 code object is built for gfx1100"));
 
   test_model_init(&m);
   m.gfx1100.image_size = 100;
+  rehash(&m.gfx1100);
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   fprintf(stderr, "truncated: %s\n", err.message);
 
@@ -376,12 +388,14 @@ static void test_code_object_errors(void) {
   m.gfx1100.image = copy;
   copy[18] = 62; /* e_machine: EM_X86_64 */
   copy[19] = 0;
+  rehash(&m.gfx1100);
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   CHECK(contains(err.message, "62"));
   fprintf(stderr, "e_machine: %s\n", err.message);
 
   memcpy(copy, g_hsaco, g_hsaco_size);
   copy[4] = 1; /* EI_CLASS: ELFCLASS32 */
+  rehash(&m.gfx1100);
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   free(copy);
 
@@ -393,6 +407,7 @@ static void test_code_object_errors(void) {
   /* a sim image that is not a shared object */
   test_model_init(&m);
   m.gfx1100.sim_image_size = 100;
+  rehash(&m.gfx1100);
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   CHECK(contains(err.message, "sim image"));
 }
@@ -552,6 +567,7 @@ static void test_sim_image_errors(void) {
     kgrt_error_t err;
     test_model_init(&m);
     m.gfx1100.sim_image_size = sizes[i];
+    rehash(&m.gfx1100);
     CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
     CHECK(contains(err.message, "sim image"));
     if (i == 1)
@@ -581,6 +597,7 @@ static void test_sim_image_errors(void) {
     kgrt_error_t err;
     test_model_init(&m);
     m.gfx1100.sim_image = copy;
+    rehash(&m.gfx1100);
     CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
     if (!contains(err.message, bad[i].says))
       fprintf(stderr, "byte %zu: %s\n", bad[i].at, err.message);
@@ -609,9 +626,47 @@ static void test_sim_image_errors(void) {
   kgrt_error_t err;
   test_model_init(&m);
   m.gfx1100.sim_image = copy;
+  rehash(&m.gfx1100);
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   CHECK(contains(err.message, "past the end"));
   free(copy);
+}
+
+/* Every image's bytes must hash to what the table says: one byte changed
+ * anywhere (here in the code, where no other check looks) is refused. */
+static void test_hash_errors(void) {
+  test_model_t m;
+  kgrt_error_t err;
+  unsigned char *code = malloc(g_hsaco_size), *sim = malloc(g_sim_size);
+  memcpy(code, g_hsaco, g_hsaco_size);
+  memcpy(sim, g_sim, g_sim_size);
+
+  test_model_init(&m);
+  m.gfx1100.image = code;
+  code[g_hsaco_size / 2] ^= 0x10;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+  CHECK(contains(err.message, "gfx1100: the code object's"));
+  CHECK(contains(err.message, "a damaged table"));
+  fprintf(stderr, "hash: %s\n", err.message);
+  code[g_hsaco_size / 2] ^= 0x10;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OK);
+
+  test_model_init(&m);
+  m.gfx1100.sim_image = sim;
+  sim[0x1010] ^= 0x01; /* in the first executable page */
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+  CHECK(contains(err.message, "gfx1100: the sim image's"));
+  sim[0x1010] ^= 0x01;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OK);
+
+  test_model_init(&m);
+  m.gfx1100.image_hash ^= 1;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+  test_model_init(&m);
+  m.gfx1100.sim_image_hash = 0;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+  free(code);
+  free(sim);
 }
 
 /* Whether every byte of s is printable ASCII. */
@@ -634,7 +689,8 @@ static void test_message_bytes(void) {
   CHECK(contains(err.message, "kernel k_\\x1b[2J\\x0aevil\\xff is not"));
 
   test_model_init(&m);
-  m.table.name = "\x07" "bell\r";
+  m.table.name = "\x07"
+                 "bell\r";
   m.gfx1100.triple = "\tx86";
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
   CHECK(printable(err.message));
@@ -911,6 +967,7 @@ int main(int argc, char **argv) {
       test_unknown_triple();
       test_sim_image_errors();
       test_message_bytes();
+      test_hash_errors();
       test_dims_and_bindings();
       test_run_numbers();
       test_arena_zeroed();

@@ -173,7 +173,7 @@ static void step_arg(const kg_graph_t *g, const kg_larg_t *a, kg_buf_t *out) {
     space = "KGRT_SPACE_WEIGHT";
     index = t->io_index;
   }
-  kgrt_expr_t bytes;
+  kgrt_expr_t bytes; /* <= 2^48 at the syms' maxima (kg_sizes_graph): no overflow */
   kg_tensor_numel(g, t, &bytes);
   if (t->dtype.block_elems > 0) /* quantized: the last dim is a multiple of the block */
     bytes.scale = bytes.scale / t->dtype.block_elems * t->dtype.block_bytes;

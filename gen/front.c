@@ -148,7 +148,8 @@ static int read_size(lua_State *L, kgrt_expr_t *e, const char *op, kg_diag_t *d)
   for (int i = 0; i < n; i++) {
     lua_geti(L, idx, i + 1);
     if (lua_isinteger(L, -1)) {
-      e->scale *= lua_tointeger(L, -1);
+      if (__builtin_mul_overflow(e->scale, (int64_t)lua_tointeger(L, -1), &e->scale))
+        return kg_error(d, "%s: a size argument overflows 64 bits", op);
     } else {
       int64_t sym = lua_istable(L, -1) ? get_int(L, lua_gettop(L), "ordinal", -1) : -1;
       if (sym < 0 || ns == KGRT_EXPR_SYMS)

@@ -78,7 +78,8 @@ int kg_tensor_numel(const kg_graph_t *g, const kg_tensor_t *t, kgrt_expr_t *out)
   int ns = 0;
   for (int i = 0; i < t->rank; i++) {
     if (t->dims[i].sym < 0) {
-      e.scale *= t->dims[i].value;
+      if (__builtin_mul_overflow(e.scale, t->dims[i].value, &e.scale))
+        return -1;
     } else {
       if (ns == KGRT_EXPR_SYMS)
         return -1;
@@ -89,10 +90,35 @@ int kg_tensor_numel(const kg_graph_t *g, const kg_tensor_t *t, kgrt_expr_t *out)
   return 0;
 }
 
-int64_t kg_expr_at_max(const kg_graph_t *g, const kgrt_expr_t *e) {
+int kg_expr_max(const kg_graph_t *g, const kgrt_expr_t *e, int64_t *out) {
   int64_t v = e->scale;
   for (int i = 0; i < KGRT_EXPR_SYMS; i++)
-    if (e->sym[i] >= 0)
-      v *= g->syms[e->sym[i]].max;
-  return v;
+    if (e->sym[i] >= 0 && __builtin_mul_overflow(v, g->syms[e->sym[i]].max, &v))
+      return -1;
+  *out = v;
+  return 0;
+}
+
+int64_t kg_expr_at_max(const kg_graph_t *g, const kgrt_expr_t *e) {
+  int64_t v;
+  if (kg_expr_max(g, e, &v) == 0)
+    return v;
+  return e->scale < 0 ? INT64_MIN : INT64_MAX; /* sym maxima are positive */
+}
+
+int kg_tensor_bytes_max(const kg_graph_t *g, const kg_tensor_t *t, uint64_t *out) {
+  kgrt_expr_t numel;
+  int64_t n;
+  if (kg_tensor_numel(g, t, &numel) || kg_expr_max(g, &numel, &n) || n < 0)
+    return -1;
+  uint64_t bytes = (uint64_t)n;
+  if (t->dtype.block_elems > 0) /* quantized: whole blocks (the last dim is a multiple) */
+    bytes = bytes / (uint64_t)t->dtype.block_elems;
+  if (__builtin_mul_overflow(
+          bytes,
+          (uint64_t)(t->dtype.block_elems > 0 ? t->dtype.block_bytes : t->dtype.size),
+          &bytes))
+    return -1;
+  *out = bytes;
+  return 0;
 }

@@ -184,10 +184,17 @@ void kg_program_free(kg_program_t *p);
 /* The tensor whose memory `t` is: t itself, or what an in-place result aliases. */
 int kg_tensor_storage(const kg_graph_t *g, int t);
 
-/* Size expressions (kgrt_expr_t): numel of a tensor, and evaluation with
- * every symbol at its max. */
+/* Size expressions (kgrt_expr_t): numel of a tensor (-1 with more than
+ * KGRT_EXPR_SYMS syms, or a constant part that overflows), and evaluation
+ * with every symbol at its max: kg_expr_max gives -1 on overflow;
+ * kg_expr_at_max saturates at INT64_MAX / INT64_MIN (for sizes already
+ * checked, gen/sizes.c). */
 int kg_tensor_numel(const kg_graph_t *g, const kg_tensor_t *t, kgrt_expr_t *out);
+int kg_expr_max(const kg_graph_t *g, const kgrt_expr_t *e, int64_t *out);
 int64_t kg_expr_at_max(const kg_graph_t *g, const kgrt_expr_t *e);
 kgrt_expr_t kg_expr_const(int64_t v);
+/* A tensor's bytes with every symbol at its max (a quantized one: its
+ * blocks); -1 on overflow. */
+int kg_tensor_bytes_max(const kg_graph_t *g, const kg_tensor_t *t, uint64_t *out);
 
 #endif /* KG_IR_H */

@@ -27,6 +27,7 @@
 #include "plan.h"
 #include "res.h"
 #include "sandbox.h"
+#include "sizes.h"
 #include "table.h"
 #include "target.h"
 #include "version.h"
@@ -551,12 +552,16 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
     rc = kg_front_load(sb, o->model, &g, d);
   else
     memset(&g, 0, sizeof g);
+  if (rc == 0)
+    rc = kg_sizes_graph(&g, o->model, d);
   phase_done(&times, "model");
   /* 2 fuse and plan memory */
   if (rc == 0)
     rc = kg_fuse(&g, &p, d);
   if (rc == 0)
     rc = kg_plan(&g, &p, d);
+  if (rc == 0)
+    rc = kg_sizes_plan(&p, o->model, d);
   phase_done(&times, "fuse and plan");
   /* 3 per target: expand (the sandbox's Lua runs the params rules: one target
    * at a time) */
@@ -566,6 +571,8 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
     a->lowered = kg_xcalloc((size_t)p.num_kernels + 1, sizeof *a->lowered);
     rc = kg_lower(sb, &g, &p, &a->target, a->lowered, &a->source,
                   want_sim ? &a->sim_source : NULL, d);
+    if (rc == 0)
+      rc = kg_sizes_grids(&g, &p, a->lowered, a->target.name, o->model, d);
   }
   phase_done(&times, "lower");
   /* 4-5 every target's code object and sim image, -j at once: compile (or

@@ -22,6 +22,24 @@ static uint64_t align_up(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
 }
 
+/* A value's bytes at the syms' maxima, rounded up to KG_ARENA_ALIGN; -1 when
+ * they do not fit 2^48 (gen/sizes.c checked every tensor; this keeps the
+ * sums below from wrapping whatever the caller checked). */
+static int value_size(const kg_graph_t *g, const kg_tensor_t *t, uint64_t *out) {
+  uint64_t bytes;
+  if (kg_tensor_bytes_max(g, t, &bytes) || bytes > KGRT_MAX_BUFFER_BYTES)
+    return -1;
+  *out = align_up(bytes, KG_ARENA_ALIGN);
+  return 0;
+}
+
+/* a + b, or -1 past 2^48 + 2^48 (never near wrapping) */
+static int add_size(uint64_t a, uint64_t b, uint64_t *out) {
+  if (__builtin_add_overflow(a, b, out) || *out > 2 * KGRT_MAX_BUFFER_BYTES)
+    return -1;
+  return 0;
+}
+
 /* Gives value `tv` (written by kernel k) the lowest free range from `base`
  * on that fits among the live ones, and adds it to them. Model outputs have
  * buffers. */
@@ -31,12 +49,12 @@ static int place(kg_graph_t *g, const kg_kernel_t *k, int tv, range_t *live, int
   int nlive = *num_live;
   if (t->output_index >= 0 || t->in_arena) /* a node's other variant placed it */
     return 0;
-  kgrt_expr_t numel;
-  if (kg_tensor_numel(g, t, &numel))
-    return kg_error(d, "kernel %s: a value has more than %d symbolic dims", k->name,
-                    KGRT_EXPR_SYMS);
-  uint64_t size = align_up((uint64_t)kg_expr_at_max(g, &numel) * (uint64_t)t->dtype.size,
-                           KG_ARENA_ALIGN);
+  uint64_t size, end;
+  if (value_size(g, t, &size))
+    return kg_error(d,
+                    "kernel %s: a value of more than 2^48 bytes, or more than %d "
+                    "symbolic dims",
+                    k->name, KGRT_EXPR_SYMS);
   /* first fit among the gaps between live ranges (sorted by offset) */
   for (int i = 1; i < nlive; i++)
     for (int j = i; j > 0 && live[j - 1].off > live[j].off; j--) {
@@ -47,17 +65,19 @@ static int place(kg_graph_t *g, const kg_kernel_t *k, int tv, range_t *live, int
       live_t[j] = live_t[j - 1];
       live_t[j - 1] = x;
     }
-  uint64_t off = base;
+  uint64_t off = base; /* live ranges end at most at *top, <= 2^49 */
   for (int i = 0; i < nlive; i++) {
     if (off + size <= live[i].off)
       break;
     if (live[i].off + live[i].size > off)
       off = live[i].off + live[i].size;
   }
+  if (add_size(off, size, &end))
+    return kg_error(d, "kernel %s: the arena passes 2^49 bytes", k->name);
   t->in_arena = 1;
   t->arena_offset = off;
-  if (off + size > *top)
-    *top = off + size;
+  if (end > *top)
+    *top = end;
   live[nlive].off = off;
   live[nlive].size = size;
   live_t[nlive++] = tv;
@@ -73,13 +93,11 @@ int kg_plan(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
     kg_tensor_t *v = &g->tensors[t];
     if (!v->persistent || v->output_index >= 0)
       continue;
-    kgrt_expr_t numel;
-    if (kg_tensor_numel(g, v, &numel))
-      return kg_error(d, "internal: a persistent value with symbolic dims");
+    uint64_t size;
+    if (value_size(g, v, &size) || add_size(zero, size, &zero))
+      return kg_error(d, "the persistent values pass 2^48 bytes");
     v->in_arena = 1;
-    v->arena_offset = zero;
-    zero += align_up((uint64_t)kg_expr_at_max(g, &numel) * (uint64_t)v->dtype.size,
-                     KG_ARENA_ALIGN);
+    v->arena_offset = zero - size;
   }
   int *last_use = kg_xmalloc((size_t)g->num_tensors * sizeof *last_use);
   for (int t = 0; t < g->num_tensors; t++)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kgrt_hash.h"
 #include "version.h"
 
 static const char *dtype_enum(kgrt_dtype_t t) {
@@ -172,7 +173,7 @@ static void step_arg(const kg_graph_t *g, const kg_larg_t *a, kg_buf_t *out) {
     space = "KGRT_SPACE_WEIGHT";
     index = t->io_index;
   }
-  kgrt_expr_t bytes;
+  kgrt_expr_t bytes; /* <= 2^48 at the syms' maxima (kg_sizes_graph): no overflow */
   kg_tensor_numel(g, t, &bytes);
   if (t->dtype.block_elems > 0) /* quantized: the last dim is a multiple of the block */
     bytes.scale = bytes.scale / t->dtype.block_elems * t->dtype.block_bytes;
@@ -216,11 +217,13 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
     const kg_lowered_t *lw = &a->lowered[k];
     if (lw->code != k)
       continue;
-    const kgrt_codeobj_kernel_t *m = a->have_meta ? kgrt_codeobj_find(&a->meta, lw->name) : NULL;
+    const kgrt_codeobj_kernel_t *m =
+        a->have_meta ? kgrt_codeobj_find(&a->meta, lw->name) : NULL;
     kg_buf_printf(
-        out, "    {\"%s\", %d, %d, %d, k%d_args, %d, %u, %u, %u, %u, %u, %s},\n", lw->name,
-        lw->block, lw->num_args * 8, lw->num_args, slot[k], t->wave, m ? m->lds_bytes : 0,
-        m ? m->vgprs : 0, m ? m->sgprs : 0, m ? m->scratch_bytes : 0, lw->dyn_shared,
+        out, "    {\"%s\", %d, %d, %d, k%d_args, %d, %u, %u, %u, %u, %u, %s},\n",
+        lw->name, lw->block, lw->num_args * 8, lw->num_args, slot[k], t->wave,
+        m ? m->lds_bytes : 0, m ? m->vgprs : 0, m ? m->sgprs : 0,
+        m ? m->scratch_bytes : 0, lw->dyn_shared,
         lw->flags & KGRT_KERNEL_EARLY_LAUNCH ? "KGRT_KERNEL_EARLY_LAUNCH" : "0");
   }
   kg_buf_puts(out, "};\n");
@@ -246,12 +249,14 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
   kg_buf_printf(out,
                 "const kgrt_arch_table_t kgen_%s_%s = {\n"
                 "    \"%s\", \"%s\", %d,\n"
-                "    %s, %zu,\n    %s, %zu,\n"
+                "    %s, %zu, 0x%016llxULL,\n    %s, %zu, 0x%016llxULL,\n"
                 "    %d, kernels,\n    %d, steps,\n    %llu, %u, %llu,\n};\n",
                 g->model, t->name, t->name, t->triple, t->wave,
                 a->image.len ? "image" : "NULL", a->image.len,
-                a->sim_image.len ? "sim_image" : "NULL", a->sim_image.len, num_code,
-                p->num_kernels, (unsigned long long)p->arena_bytes, p->arena_align,
-                (unsigned long long)p->arena_zero_bytes);
+                (unsigned long long)kgrt_hash64(a->image.data, a->image.len),
+                a->sim_image.len ? "sim_image" : "NULL", a->sim_image.len,
+                (unsigned long long)kgrt_hash64(a->sim_image.data, a->sim_image.len),
+                num_code, p->num_kernels, (unsigned long long)p->arena_bytes,
+                p->arena_align, (unsigned long long)p->arena_zero_bytes);
   free(slot);
 }

@@ -93,11 +93,21 @@ local function check_name(what, name)
   end
 end
 
+-- The sizes kgen plans and kgrt loads (runtime/kgrt_table.h): a dim, and a
+-- sym's max, at most 2^31 - 1 (kernels index within a dim with 32-bit ints);
+-- a tensor at most 2^48 elements and 2^48 bytes. gen/sizes.c checks them
+-- again in C.
+kg.max_dim = 0x7fffffff
+kg.max_bytes = 1 << 48
+
 --- sym(name, max): a dimension bound at run time, at most `max`.
 function kg.sym(name, max)
   check_name("sym", name)
   if math.type(max) ~= "integer" or max < 1 then
     fail("sym %s: max must be a positive integer (the largest value the plan reserves memory for)", name)
+  end
+  if max > kg.max_dim then
+    fail("sym %s: max %d is more than 2^31 - 1 (kernels index within a dim with 32-bit ints)", name, max)
   end
   for _, s in ipairs(graph.syms) do
     if s.name == name then fail("sym %s: declared twice", name) end
@@ -125,6 +135,10 @@ local function check_shape(what, shape)
     if kg.is_sym(d) then
       out[i] = d
     elseif math.type(d) == "integer" and d >= 1 then
+      if d > kg.max_dim then
+        fail("%s: dim %d is %d, more than 2^31 - 1 (kernels index within a dim with 32-bit ints)",
+          what, i, d)
+      end
       out[i] = d
     else
       fail("%s: dim %d must be a positive integer or a sym, got %s", what, i, tostring(d))
@@ -142,8 +156,30 @@ local function check_dtype(what, dt)
   return dt
 end
 
---- A new tensor of the graph (kind: "input", "weight" or "value").
-function kg.tensor(kind, dt, shape, name)
+-- A tensor's elements and bytes with every sym at its max, at most 2^48
+-- each; multiplied without overflow.
+local function check_size(what, dt, shape)
+  local n, over = 1, false
+  for i, d in ipairs(shape) do
+    local v = kg.is_sym(d) and d.max or d
+    if math.type(v) ~= "integer" then fail("%s: dim %d is not an integer or a sym", what, i) end
+    if v > kg.max_dim then
+      fail("%s: dim %d is %d, more than 2^31 - 1 (kernels index within a dim with 32-bit ints)",
+        what, i, v)
+    end
+    if v >= 1 and n > kg.max_bytes // v then over = true else n = n * v end
+  end
+  local bytes = dt.quant and n // dt.block_elems * dt.block_bytes or n * dt.size
+  if over or n > kg.max_bytes or bytes > kg.max_bytes then
+    fail("%s: %s%s is more than 2^48 bytes or elements with every sym at its max (the most kgen plans)",
+      what, dt.name, kg.shape_str(shape))
+  end
+end
+
+--- A new tensor of the graph (kind: "input", "weight" or "value"); `what`
+--- names it in errors (default: kind and name).
+function kg.tensor(kind, dt, shape, name, what)
+  check_size(what or (kind .. " " .. tostring(name)), dt, shape)
   local t = setmetatable({ kind = kind, dtype = dt, shape = shape, name = name,
     id = #graph.tensors }, Tensor)
   graph.tensors[#graph.tensors + 1] = t
@@ -331,12 +367,12 @@ function kg.node(opname, ins, a, build)
     end
   end
   assert((node.template or node.variants) and node.out_dtype and node.out_shape, opname)
-  node.output = kg.tensor("value", node.out_dtype, node.out_shape)
+  node.output = kg.tensor("value", node.out_dtype, node.out_shape, nil, opname .. ": the result")
   node.output.producer = node
   node.outputs = { node.output }
   local results = { node.output }
   for _, extra in ipairs(node.extra_outputs or {}) do
-    local t = kg.tensor("value", extra.dtype, extra.shape)
+    local t = kg.tensor("value", extra.dtype, extra.shape, nil, opname .. ": a result")
     t.producer = node
     t.persistent = extra.persistent or nil
     node.outputs[#node.outputs + 1] = t

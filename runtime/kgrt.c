@@ -21,6 +21,7 @@
 
 #include "kgrt_codeobj.h"
 #include "kgrt_device.h"
+#include "kgrt_hash.h"
 
 /* ---- status and errors ---------------------------------------------------- */
 
@@ -56,13 +57,40 @@ const char *kgrt_status_name(kgrt_status_t status) {
   return "UNKNOWN";
 }
 
+void kgrt_printable(char *dst, size_t size, const char *src) {
+  static const char hex[] = "0123456789abcdef";
+  size_t n = 0;
+  if (size == 0)
+    return;
+  for (; *src != '\0'; ++src) {
+    const unsigned char c = (unsigned char)*src;
+    const int plain = c >= 0x20 && c < 0x7f;
+    if (n + (plain ? 1 : 4) >= size)
+      break;
+    if (plain) {
+      dst[n++] = (char)c;
+    } else {
+      dst[n++] = '\\';
+      dst[n++] = 'x';
+      dst[n++] = hex[c >> 4];
+      dst[n++] = hex[c & 15];
+    }
+  }
+  dst[n] = '\0';
+}
+
+/* Messages carry names from tables, code objects, device specs and drivers:
+ * every byte outside printable ASCII is written as \xNN, so a message is one
+ * line that is safe to print. */
 kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t status, const char *fmt,
                              ...) {
   if (err != NULL) {
+    char raw[KGRT_ERROR_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    kgrt_printable(err->message, sizeof err->message, raw);
     err->status = status;
   }
   return status;
@@ -341,12 +369,25 @@ static kgrt_status_t kgrt_check_tensors(const kgrt_model_table_t *table,
                               kind, t->name, d);
     }
     size_t bytes;
-    if (kgrt_tensor_size(t, max, &bytes) != 0)
+    if (kgrt_tensor_size(t, max, &bytes) != 0 || bytes > KGRT_MAX_BUFFER_BYTES)
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
-                            "model %s: %s %s: size overflows with every dim at its max",
+                            "model %s: %s %s: more than 2^48 bytes with every dim at its "
+                            "max",
                             kgrt_table_name(table), kind, t->name);
   }
   return KGRT_STATUS_OK;
+}
+
+/* The triples whose code objects kgrt validates: 0 amdgcn (hsaco), 1 nvptx
+ * (cubin); -1 for any other. */
+#define KGRT_TRIPLE_AMDGCN "amdgcn-amd-amdhsa"
+#define KGRT_TRIPLE_NVPTX "nvptx64-nvidia-cuda"
+static int kgrt_triple_kind(const char *triple) {
+  if (strcmp(triple, KGRT_TRIPLE_AMDGCN) == 0)
+    return 0;
+  if (strcmp(triple, KGRT_TRIPLE_NVPTX) == 0)
+    return 1;
+  return -1;
 }
 
 static int kgrt_is_pow2(uint64_t v) {
@@ -425,6 +466,16 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "model %s: %s: bad triple, wave size or arena sizes", name,
                           arch->arch);
+  /* Only code objects kgrt can validate reach a driver. */
+  if (kgrt_triple_kind(arch->triple) < 0)
+    return kgrt_error_set(
+        err, KGRT_STATUS_INVALID_ARGUMENT,
+        "model %s: %s: triple '%s' is not one kgrt validates (%s or %s)", name,
+        arch->arch, arch->triple, KGRT_TRIPLE_AMDGCN, KGRT_TRIPLE_NVPTX);
+  if (arch->arena_bytes > KGRT_MAX_BUFFER_BYTES)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                          "model %s: %s: an arena of %llu bytes is more than 2^48", name,
+                          arch->arch, (unsigned long long)arch->arena_bytes);
   if ((arch->num_kernels > 0 && arch->kernels == NULL) ||
       (arch->num_steps > 0 && arch->steps == NULL))
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
@@ -474,14 +525,18 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
     if (step->select.scale != 0)
       KGRT_RETURN_IF_ERROR(
           kgrt_check_expr(table, max, &step->select, 0, &select, err, what));
-    uint64_t grid =
-        ((uint64_t)units + step->per_block - 1) / step->per_block * step->repeat;
-    if (grid * kern->block_size > UINT32_MAX)
+    /* workgroups and threads in 64 bits without wrapping: a grid that wraps
+     * to a small number would launch too few workgroups and report OK */
+    uint64_t grid = ((uint64_t)units + step->per_block - 1) / step->per_block, threads;
+    if (__builtin_mul_overflow(grid, (uint64_t)step->repeat, &grid) ||
+        __builtin_mul_overflow(grid, (uint64_t)kern->block_size, &threads) ||
+        threads > UINT32_MAX)
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
-                            "model %s: %s: step %u (%s): %llu workgroups of %u threads "
-                            "is too many",
-                            name, arch->arch, s, kern->name, (unsigned long long)grid,
-                            kern->block_size);
+                            "model %s: %s: step %u (%s): %lld units over %u per "
+                            "workgroup, %u times, in workgroups of %u threads is more "
+                            "than 2^32 - 1 threads",
+                            name, arch->arch, s, kern->name, (long long)units,
+                            step->per_block, step->repeat, kern->block_size);
     for (uint32_t i = 0; i < kern->num_args; ++i) {
       const kgrt_step_arg_t *a = &step->args[i];
       int64_t v = 0;
@@ -529,6 +584,13 @@ static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
   if (arch->image == NULL || arch->image_size == 0)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
                           "model %s: %s: no code object", name, arch->arch);
+  const uint64_t hash = kgrt_hash64(arch->image, arch->image_size);
+  if (hash != arch->image_hash)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
+                          "model %s: %s: the code object's %zu bytes hash to "
+                          "0x%016llx, the table says 0x%016llx (a damaged table)",
+                          name, arch->arch, arch->image_size, (unsigned long long)hash,
+                          (unsigned long long)arch->image_hash);
   kgrt_codeobj_t co;
   char reason[256];
   memset(&co, 0, sizeof co);
@@ -715,7 +777,7 @@ static kgrt_status_t kgrt_model_init(kgrt_model_t *model, kgrt_error_t *err) {
 
   if (arch->arena_bytes > 0) {
     uint64_t align = arch->arena_align > 256 ? arch->arena_align : 0;
-    if (arch->arena_bytes + align > SIZE_MAX)
+    if (arch->arena_bytes > SIZE_MAX - align) /* <= 2^48 + 2^31 (kgrt_check_arch) */
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
                             "model %s: arena of %llu bytes is too large", name,
                             (unsigned long long)arch->arena_bytes);
@@ -799,10 +861,9 @@ kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *t
     st = kgrt_check_interface(table, model->max_dims, err);
   if (st == KGRT_STATUS_OK)
     st = kgrt_check_arch(table, arch, model->max_dims, err);
-  if (st == KGRT_STATUS_OK && strncmp(arch->triple, "amdgcn", 6) == 0)
-    st = kgrt_check_codeobj(table, arch, 0, &device->alloc, err);
-  else if (st == KGRT_STATUS_OK && strncmp(arch->triple, "nvptx", 5) == 0)
-    st = kgrt_check_codeobj(table, arch, 1, &device->alloc, err);
+  if (st == KGRT_STATUS_OK) /* the triple is one of two (kgrt_check_arch) */
+    st = kgrt_check_codeobj(table, arch, kgrt_triple_kind(arch->triple), &device->alloc,
+                            err);
   if (st == KGRT_STATUS_OK)
     st = kgrt_model_init(model, err);
   if (st != KGRT_STATUS_OK) {

@@ -105,7 +105,13 @@ KGRT_INTERNAL kgrt_status_t kgrt_device_cuda_create(int ordinal, const char *opt
                                                     kgrt_device_t **out_device,
                                                     kgrt_error_t *err);
 
-/* Fills *err (when not NULL) and returns `status`. */
+/* Copies the string src into dst (size bytes, always terminated, truncated
+ * where it does not fit) with every byte outside printable ASCII (0x20 ..
+ * 0x7e) written as \xNN. */
+KGRT_INTERNAL void kgrt_printable(char *dst, size_t size, const char *src);
+
+/* Fills *err (when not NULL) with the message in printable ASCII (see
+ * kgrt_printable) and returns `status`. */
 KGRT_INTERNAL kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t status,
                                            const char *fmt, ...) KGRT_PRINTF(3, 4);
 

@@ -149,7 +149,8 @@ typedef struct kgrt_cu_symbol {
   size_t offset; /* of the pointer in kgrt_cu_api_t */
 } kgrt_cu_symbol_t;
 
-#define KGRT_CU_SYMBOL(name) {#name, offsetof(kgrt_cu_api_t, name)}
+#define KGRT_CU_SYMBOL(name)                                                             \
+  { #name, offsetof(kgrt_cu_api_t, name) }
 
 static const kgrt_cu_symbol_t kgrt_cu_symbols[] = {
     KGRT_CU_SYMBOL(cuInit),
@@ -620,8 +621,10 @@ static kgrt_status_t kgrt_cuda_device_init(kgrt_cuda_device_t *cuda, kgrt_error_
   }
   if ((e = api->cuCtxSetCurrent(cuda->context)) != 0)
     return kgrt_cuda_fail(cuda, err, KGRT_STATUS_UNAVAILABLE, e, "cuCtxSetCurrent");
-  snprintf(cuda->base.name, sizeof cuda->base.name, "cuda:%d (%s%s%s)", cuda->ordinal,
-           cuda->arch, gpu[0] ? ", " : "", gpu);
+  char name[sizeof cuda->base.name];
+  snprintf(name, sizeof name, "cuda:%d (%s%s%s)", cuda->ordinal, cuda->arch,
+           gpu[0] ? ", " : "", gpu);
+  kgrt_printable(cuda->base.name, sizeof cuda->base.name, name); /* driver strings */
   return KGRT_STATUS_OK;
 }
 

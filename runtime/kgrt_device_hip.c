@@ -79,7 +79,8 @@ typedef struct kgrt_hip_symbol {
   int optional;
 } kgrt_hip_symbol_t;
 
-#define KGRT_HIP_SYMBOL(name, optional) {#name, offsetof(kgrt_hip_api_t, name), optional}
+#define KGRT_HIP_SYMBOL(name, optional)                                                  \
+  { #name, offsetof(kgrt_hip_api_t, name), optional }
 
 static const kgrt_hip_symbol_t kgrt_hip_symbols[] = {
     KGRT_HIP_SYMBOL(hipInit, 0),
@@ -398,7 +399,9 @@ static kgrt_status_t kgrt_hip_device_init(kgrt_hip_device_t *hip, kgrt_error_t *
     len = sizeof hip->arch - 1;
   memcpy(hip->arch, gcn, len);
   hip->arch[len] = '\0';
-  snprintf(hip->base.name, sizeof hip->base.name, "hip:%d (%s)", hip->ordinal, hip->arch);
+  char name[sizeof hip->base.name];
+  snprintf(name, sizeof name, "hip:%d (%s)", hip->ordinal, hip->arch);
+  kgrt_printable(hip->base.name, sizeof hip->base.name, name); /* driver strings */
   return KGRT_STATUS_OK;
 }
 

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "kgrt_device.h"
+#include "kgrt_hash.h"
 #include "kgrt_sim.h"
 
 #define KGRT_SIM_ALIGN 256
@@ -91,14 +92,25 @@ static kgrt_status_t kgrt_sim_program_load(kgrt_device_t *device,
   p->entries = slots;
   p->wave_size = sim->wave != 0 ? sim->wave : arch->wave_size;
 
+  /* the image is host code: its bytes must be those kgen wrote */
+  const uint64_t hash = kgrt_hash64(arch->sim_image, arch->sim_image_size);
+  if (hash != arch->sim_image_hash) {
+    kgrt_sim_program_unload(device, p);
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
+                          "model %s: %s: the sim image's %zu bytes hash to 0x%016llx, "
+                          "the table says 0x%016llx (a damaged table)",
+                          name, arch->arch, arch->sim_image_size,
+                          (unsigned long long)hash,
+                          (unsigned long long)arch->sim_image_hash);
+  }
   char reason[256];
   reason[0] = '\0';
   if (kgrt_sim_image_load(arch->sim_image, arch->sim_image_size, &device->alloc,
                           &p->image, reason, sizeof reason) != 0) {
     p->image = NULL;
     kgrt_sim_program_unload(device, p);
-    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
-                          "model %s: %s sim image: %s", name, arch->arch, reason);
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT, "model %s: %s: %s", name,
+                          arch->arch, reason);
   }
   for (uint32_t k = 0; k < arch->num_kernels; ++k) {
     p->entries[k] = kgrt_sim_image_entry(p->image, arch->kernels[k].name);

@@ -114,16 +114,28 @@ static inline size_t kgrt_gguf_row_bytes(kgrt_gguf_type_t type, int64_t n) {
 
 /* ---- small helpers (internal) ---- */
 
-/* Round to nearest, ties to even, for |x| < 2^22 (ggml's nearest_int): adding
- * 1.5 * 2^23 leaves the rounded integer in the low mantissa bits. */
+/* Round to nearest, ties to even (ggml's nearest_int) for |x| < 2^22: adding
+ * 1.5 * 2^23 leaves the rounded integer in the low mantissa bits. Beyond
+ * that (the ratios of huge or subnormal scales, inf) it saturates at
+ * +-2^22, and NaN gives 0, so callers' clamps see a value of the right sign. */
 static inline int kgrt_gguf_nearest_(float x) {
+  if (!(x > -4194304.0f && x < 4194304.0f))
+    return x > 0.0f ? 4194304 : x < 0.0f ? -4194304 : 0;
   const float v = x + 12582912.0f;
   return (int)(kgrt_f32_bits(v) & 0x7fffffu) - 0x400000;
 }
 
-/* roundf (ties away from zero) for |x| < 2^30; exact in double. */
+/* roundf (ties away from zero) for |x| < 2^30, exact in double; saturates
+ * at +-2^30 beyond (inf included), NaN gives 0. */
 static inline int kgrt_gguf_round_(float x) {
+  if (!(x > -1073741824.0f && x < 1073741824.0f))
+    return x > 0.0f ? 1073741824 : x < 0.0f ? -1073741824 : 0;
   return x >= 0.0f ? (int)((double)x + 0.5) : -(int)(0.5 - (double)x);
+}
+
+/* x clamped to [lo, hi]; NaN gives `nan`. */
+static inline float kgrt_gguf_clamp_(float x, float lo, float hi, float nan) {
+  return x >= lo ? (x <= hi ? x : hi) : x < lo ? lo : nan;
 }
 
 static inline float kgrt_gguf_abs_(float x) {
@@ -169,8 +181,10 @@ static inline void kgrt_gguf_quantize_q8_0(const float *x, void *out, int64_t n)
     const float d = amax / 127.0f;
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
     kgrt_gguf_put_f16_(b, d);
+    /* |x id| <= 127 but where 1 / d overflows (d subnormal: f16(d) is 0) */
     for (int i = 0; i < 32; i++)
-      b[2 + i] = (uint8_t)(int8_t)kgrt_gguf_round_(x[i] * id);
+      b[2 + i] = (uint8_t)(int8_t)kgrt_gguf_round_(
+          kgrt_gguf_clamp_(x[i] * id, -127.0f, 127.0f, 0.0f));
   }
 }
 
@@ -200,8 +214,10 @@ static inline void kgrt_gguf_quantize_q4_0(const float *x, void *out, int64_t n)
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
     kgrt_gguf_put_f16_(b, d);
     for (int i = 0; i < 16; i++) {
-      /* truncation of x/d + 8.5 toward zero: x/d + 8.5 >= 0 always */
-      int lo = (int)(int8_t)(x[i] * id + 8.5f), hi = (int)(int8_t)(x[i + 16] * id + 8.5f);
+      /* truncation of x/d + 8.5 toward zero: x/d + 8.5 is in [0.5, 16.5] but
+       * where 1 / d overflows (d subnormal: f16(d) is 0) */
+      int lo = (int)(int8_t)kgrt_gguf_clamp_(x[i] * id + 8.5f, 0.0f, 16.0f, 8.5f);
+      int hi = (int)(int8_t)kgrt_gguf_clamp_(x[i + 16] * id + 8.5f, 0.0f, 16.0f, 8.5f);
       lo = lo > 15 ? 15 : lo;
       hi = hi > 15 ? 15 : hi;
       b[2 + i] = (uint8_t)(lo | hi << 4);
@@ -248,8 +264,9 @@ static inline void kgrt_gguf_quantize_q4_k(const float *x, void *out, int64_t n)
     for (int j = 0; j < 8; j++) {
       int ls = kgrt_gguf_nearest_(inv_scale * scale[j]);
       int lm = kgrt_gguf_nearest_(inv_min * min[j]);
-      ls = ls > 63 ? 63 : ls;
-      lm = lm > 63 ? 63 : lm;
+      /* in [0, 63] but where 63 / max overflows (a subnormal max) */
+      ls = ls < 0 ? 0 : ls > 63 ? 63 : ls;
+      lm = lm < 0 ? 0 : lm > 63 ? 63 : lm;
       if (j < 4) { /* low 6 bits of bytes j and j + 4 */
         sc[j] |= (uint8_t)ls;
         sc[j + 4] |= (uint8_t)lm;

@@ -306,6 +306,92 @@ static const kg_sim_api_t kgrt_sim_api = {
 
 /* ---- images ---- */
 
+/* The host's ELF machine, which a sim image must be built for. */
+#if defined(__x86_64__)
+#define KGRT_SIM_ELF_MACHINE 62 /* EM_X86_64 */
+#elif defined(__aarch64__)
+#define KGRT_SIM_ELF_MACHINE 183 /* EM_AARCH64 */
+#else
+#define KGRT_SIM_ELF_MACHINE 0 /* not checked */
+#endif
+
+static uint64_t kgrt_sim_le(const unsigned char *p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; i--)
+    v = v << 8 | p[i];
+  return v;
+}
+
+/* What the loader reads of the file before it runs anything: the ELF header
+ * (a 64-bit little-endian shared object for this host), the program header
+ * table and the file bytes of every segment, and the section header table,
+ * all inside the image's `size` bytes. Mapped, a segment past the end of the
+ * file is a SIGBUS when the loader touches it. Returns 0, or -1 with err. */
+static int kgrt_sim_image_check(const unsigned char *p, size_t size, char *err,
+                                size_t err_size) {
+  if (size < 64)
+    return kgrt_sim_fail(err, err_size,
+                         "sim image: truncated: %zu bytes, an ELF header needs 64", size);
+  if (memcmp(p,
+             "\x7f"
+             "ELF",
+             4) != 0)
+    return kgrt_sim_fail(err, err_size, "sim image: not an ELF file (bad magic)");
+  if (p[4] != 2)
+    return kgrt_sim_fail(err, err_size,
+                         "sim image: ELF class is not 64-bit (EI_CLASS %u)", p[4]);
+  if (p[5] != 1)
+    return kgrt_sim_fail(err, err_size,
+                         "sim image: ELF data is not little-endian (EI_DATA %u)", p[5]);
+  const unsigned type = (unsigned)kgrt_sim_le(p + 16, 2);
+  const unsigned machine = (unsigned)kgrt_sim_le(p + 18, 2);
+  if (type != 3)
+    return kgrt_sim_fail(err, err_size,
+                         "sim image: e_type %u is not a shared object (ET_DYN)", type);
+  if (KGRT_SIM_ELF_MACHINE != 0 && machine != KGRT_SIM_ELF_MACHINE)
+    return kgrt_sim_fail(err, err_size,
+                         "sim image: e_machine %u is not this host's machine (%u)",
+                         machine, KGRT_SIM_ELF_MACHINE);
+  const uint64_t phoff = kgrt_sim_le(p + 32, 8), shoff = kgrt_sim_le(p + 40, 8);
+  const unsigned phentsize = (unsigned)kgrt_sim_le(p + 54, 2);
+  const unsigned phnum = (unsigned)kgrt_sim_le(p + 56, 2);
+  const unsigned shentsize = (unsigned)kgrt_sim_le(p + 58, 2);
+  const unsigned shnum = (unsigned)kgrt_sim_le(p + 60, 2);
+  if (phentsize != 56 || phnum == 0 || phnum == 0xffff || phoff > size ||
+      (uint64_t)phnum * 56 > size - phoff)
+    return kgrt_sim_fail(err, err_size,
+                         "sim image: program header table (%u entries of %u bytes at "
+                         "%llu) is malformed or past the end of a %zu-byte image",
+                         phnum, phentsize, (unsigned long long)phoff, size);
+  if (shnum != 0 &&
+      (shentsize != 64 || shoff > size || (uint64_t)shnum * 64 > size - shoff))
+    return kgrt_sim_fail(err, err_size,
+                         "sim image: section header table (%u entries of %u bytes at "
+                         "%llu) is malformed or past the end of a %zu-byte image",
+                         shnum, shentsize, (unsigned long long)shoff, size);
+  unsigned loads = 0;
+  for (unsigned i = 0; i < phnum; i++) {
+    const unsigned char *ph = p + phoff + 56u * i;
+    const unsigned pt = (unsigned)kgrt_sim_le(ph, 4);
+    const uint64_t off = kgrt_sim_le(ph + 8, 8), filesz = kgrt_sim_le(ph + 32, 8);
+    const uint64_t memsz = kgrt_sim_le(ph + 40, 8);
+    if (off > size || filesz > size - off)
+      return kgrt_sim_fail(err, err_size,
+                           "sim image: segment %u (type %u): %llu bytes at %llu run past "
+                           "the end of a %zu-byte image",
+                           i, pt, (unsigned long long)filesz, (unsigned long long)off,
+                           size);
+    if (pt == 1 && filesz > memsz) /* PT_LOAD */
+      return kgrt_sim_fail(
+          err, err_size, "sim image: segment %u: %llu file bytes in %llu bytes of memory",
+          i, (unsigned long long)filesz, (unsigned long long)memsz);
+    loads += pt == 1;
+  }
+  if (loads == 0)
+    return kgrt_sim_fail(err, err_size, "sim image: no loadable segment");
+  return 0;
+}
+
 /* dlopen of /proc/self/fd/<fd>, the memfd holding an image. glibc matches
  * the name against the libraries it has loaded before it opens anything, so
  * the name must be new: the image keeps its fd open while loaded (live images
@@ -340,6 +426,8 @@ int kgrt_sim_image_load(const void *image, size_t size, const kgrt_allocator_t *
     err[0] = '\0';
   if (out_image == NULL || image == NULL || size == 0)
     return kgrt_sim_fail(err, err_size, "sim image: empty");
+  if (kgrt_sim_image_check(image, size, err, err_size) != 0)
+    return -1;
 
   kgrt_sim_image_t *img = kgrt_calloc(alloc, 1, sizeof *img);
   if (img == NULL)

@@ -9,9 +9,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 5
+#define KGRT_TABLE_ABI 6
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
+
+/* The sizes kgen plans and kgrt accepts: a tensor's (and the arena's) bytes
+ * and elements at most 2^48, so offsets and element indices (64-bit in the
+ * kernels) keep 2^15 of headroom for index arithmetic; every dim and a sym's
+ * max at most 2^31 - 1, since kernels index within a dim (a row, a position,
+ * a pixel, a workgroup) with 32-bit ints and i32 tensors hold indices. */
+#define KGRT_MAX_BUFFER_BYTES ((uint64_t)1 << 48)
+#define KGRT_MAX_ELEMENTS ((uint64_t)1 << 48)
+#define KGRT_MAX_DIM INT32_MAX
 
 typedef enum kgrt_dtype {
   KGRT_DTYPE_F32 = 0,
@@ -130,8 +139,10 @@ typedef struct kgrt_arch_table {
   uint32_t wave_size;
   const unsigned char *image; /* the code object (hsaco, cubin) */
   size_t image_size;
+  uint64_t image_hash;            /* kgrt_hash64 of the image's bytes (kgrt_hash.h) */
   const unsigned char *sim_image; /* host shared object for the sim device, or NULL */
   size_t sim_image_size;
+  uint64_t sim_image_hash; /* kgrt_hash64 of the sim image's bytes */
   uint32_t num_kernels;
   const kgrt_kernel_t *kernels;
   uint32_t num_steps;

@@ -20,6 +20,7 @@
 
 #include "kgrt.h"
 #include "kgrt_codeobj.h"
+#include "kgrt_hash.h"
 #include "test.h"
 
 /* ---- a counting allocator ------------------------------------------------- */
@@ -468,8 +469,10 @@ static void test_model_init(test_model_t *m, const cubin_opts_t *o) {
       .wave_size = 32,
       .image = m->cubin.data,
       .image_size = m->cubin.len,
+      .image_hash = kgrt_hash64(m->cubin.data, m->cubin.len),
       .sim_image = g_sim,
       .sim_image_size = g_sim_size,
+      .sim_image_hash = kgrt_hash64(g_sim, g_sim_size),
       .num_kernels = 2,
       .kernels = m->kernels,
       .num_steps = 2,
@@ -550,16 +553,19 @@ static void test_model_checks(void) {
 
   test_model_init(&m, &o);
   m.cubin.data[4] = 1; /* EI_CLASS: ELFCLASS32 */
+  m.sm_90.image_hash = kgrt_hash64(m.sm_90.image, m.sm_90.image_size);
   CHECK_EQ(load(&m, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   CHECK(contains(err.message, "ELF class is not 64-bit"));
 
   test_model_init(&m, &o);
   m.sm_90.image_size = 100;
+  m.sm_90.image_hash = kgrt_hash64(m.sm_90.image, m.sm_90.image_size);
   CHECK_EQ(load(&m, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   CHECK(contains(err.message, "truncated"));
 
   test_model_init(&m, &o);
   m.cubin.data[18] = 62; /* e_machine: EM_X86_64 */
+  m.sm_90.image_hash = kgrt_hash64(m.sm_90.image, m.sm_90.image_size);
   CHECK_EQ(load(&m, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   CHECK(contains(err.message, "e_machine is 62"));
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kgrt.h"
+#include "kgrt_hash.h"
 #include "test.h"
 
 /* ---- a counting allocator that can be told to fail ------------------------ */
@@ -93,6 +94,13 @@ typedef struct test_model {
 static const unsigned char *g_hsaco, *g_sim;
 static size_t g_hsaco_size, g_sim_size;
 
+/* The hashes of an arch's images as they are now (after a test changed
+ * them, so that the check it aims at is the one that fails). */
+static void rehash(kgrt_arch_table_t *a) {
+  a->image_hash = kgrt_hash64(a->image, a->image_size);
+  a->sim_image_hash = kgrt_hash64(a->sim_image, a->sim_image_size);
+}
+
 /* A valid table, mutable so each test can break one thing. Its arches are
  * gfx942 (no sim image; the gfx1100 code object, never validated unless
  * picked) and gfx1100. */
@@ -146,12 +154,14 @@ static void test_model_init(test_model_t *m) {
       .arena_bytes = 4 * COLS * T_MAX,
       .arena_align = 256,
   };
+  rehash(&arch);
   m->gfx1100 = arch;
   m->gfx942 = arch;
   m->gfx942.arch = "gfx942";
   m->gfx942.wave_size = 64;
   m->gfx942.sim_image = NULL;
   m->gfx942.sim_image_size = 0;
+  rehash(&m->gfx942);
   m->arches[0] = &m->gfx942;
   m->arches[1] = &m->gfx1100;
   m->table = (kgrt_model_table_t){
@@ -362,11 +372,13 @@ static void test_code_object_errors(void) {
   m.gfx942.sim_image = g_sim;
   m.gfx942.sim_image_size = g_sim_size;
   m.gfx942.wave_size = 32;
+  rehash(&m.gfx942);
   CHECK_EQ(load_status("sim:gfx942", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   CHECK(contains(err.message, "gfx942 code object is built for gfx1100"));
 
   test_model_init(&m);
   m.gfx1100.image_size = 100;
+  rehash(&m.gfx1100);
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   fprintf(stderr, "truncated: %s\n", err.message);
 
@@ -376,12 +388,14 @@ static void test_code_object_errors(void) {
   m.gfx1100.image = copy;
   copy[18] = 62; /* e_machine: EM_X86_64 */
   copy[19] = 0;
+  rehash(&m.gfx1100);
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   CHECK(contains(err.message, "62"));
   fprintf(stderr, "e_machine: %s\n", err.message);
 
   memcpy(copy, g_hsaco, g_hsaco_size);
   copy[4] = 1; /* EI_CLASS: ELFCLASS32 */
+  rehash(&m.gfx1100);
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   free(copy);
 
@@ -393,6 +407,7 @@ static void test_code_object_errors(void) {
   /* a sim image that is not a shared object */
   test_model_init(&m);
   m.gfx1100.sim_image_size = 100;
+  rehash(&m.gfx1100);
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
   CHECK(contains(err.message, "sim image"));
 }
@@ -477,12 +492,227 @@ static void test_table_errors(void) {
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
   CHECK(contains(err.message, "k_rowsum: unknown flags 0x5"));
 
+  /* a tensor of more than 2^48 bytes */
+  test_model_t big;
+  test_model_init(&big);
+  kgrt_sym_t big_syms[] = {{"T", (int64_t)1 << 42}}; /* x: 2^49 bytes */
+  big.table.syms = big_syms;
+  CHECK_EQ(load_status("sim", &big.table, &err), KGRT_STATUS_OUT_OF_RANGE);
+  CHECK(contains(err.message, "input x: more than 2^48 bytes"));
+
   kgrt_device_t *dev = NULL;
   kgrt_model_t *model = NULL;
   CHECK_EQ(kgrt_device_open("sim", NULL, &dev, NULL), KGRT_STATUS_OK);
   CHECK_EQ(kgrt_model_load(dev, NULL, &model, &err), KGRT_STATUS_INVALID_ARGUMENT);
   CHECK_EQ(kgrt_model_load(dev, &m.table, NULL, &err), KGRT_STATUS_INVALID_ARGUMENT);
   kgrt_device_close(dev);
+}
+
+/* Grids and the arena in 64 bits: sizes that wrap to small numbers are
+ * refused, not launched short or allocated short. */
+static void test_size_overflow(void) {
+  test_model_t m;
+  kgrt_error_t err;
+
+  /* 2^62 units, 1 per workgroup, 4 times: 2^64 workgroups wrap to 0 */
+  test_model_init(&m);
+  m.steps[0].units = constant((int64_t)1 << 62);
+  m.steps[0].per_block = 1;
+  m.steps[0].repeat = 4;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OUT_OF_RANGE);
+  CHECK(contains(err.message, "step 0 (k_scale)"));
+  CHECK(contains(err.message, "more than 2^32 - 1 threads"));
+
+  /* 2^58 workgroups of 64 threads: 2^64 threads wrap to 0 */
+  test_model_init(&m);
+  m.steps[0].units = constant((int64_t)1 << 58);
+  m.steps[0].per_block = 1;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OUT_OF_RANGE);
+
+  /* 2^32 threads exactly: one too many */
+  test_model_init(&m);
+  m.steps[0].units = constant((int64_t)1 << 26);
+  m.steps[0].per_block = 1;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OUT_OF_RANGE);
+
+  /* an arena whose size plus alignment wraps to 256 bytes */
+  test_model_init(&m);
+  m.gfx1100.arena_bytes = UINT64_MAX - 255;
+  m.gfx1100.arena_align = 512;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OUT_OF_RANGE);
+  CHECK(contains(err.message, "more than 2^48"));
+}
+
+/* Only amdgcn and nvptx code objects are validated, so only they load. */
+static void test_unknown_triple(void) {
+  const char *bad[] = {"x86_64-pc-linux-gnu", "", "amdgcn", "nvptx64-nvidia-cudax",
+                       "amdgcn-amd-amdhsa\n"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    test_model_t m;
+    kgrt_error_t err;
+    test_model_init(&m);
+    m.gfx1100.triple = bad[i];
+    CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+    CHECK(contains(err.message, "is not one kgrt validates"));
+  }
+}
+
+/* The sim image is checked before dlopen maps it: a truncated image or one
+ * whose headers point past its end is refused, not mapped (mapped, the
+ * loader would touch pages past the end of the file: SIGBUS). */
+static void test_sim_image_errors(void) {
+  const size_t sizes[] = {g_sim_size - 1, g_sim_size / 2, 4096, 65, 64, 63, 16};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    test_model_t m;
+    kgrt_error_t err;
+    test_model_init(&m);
+    m.gfx1100.sim_image_size = sizes[i];
+    rehash(&m.gfx1100);
+    CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+    CHECK(contains(err.message, "sim image"));
+    if (i == 1)
+      fprintf(stderr, "truncated sim image: %s\n", err.message);
+  }
+  /* headers that point past the end, or are not a host shared object */
+  struct {
+    size_t at, len;
+    uint64_t value;
+    const char *says;
+  } bad[] = {
+      {4, 1, 1, "64-bit"},          /* EI_CLASS: 32-bit */
+      {5, 1, 2, "little-endian"},   /* EI_DATA: big-endian */
+      {16, 2, 1, "shared object"},  /* e_type: ET_REL */
+      {18, 2, 224, "machine"},      /* e_machine: AMDGPU */
+      {32, 8, 1u << 30, "program"}, /* e_phoff */
+      {54, 2, 64, "program"},       /* e_phentsize */
+      {56, 2, 0, "program"},        /* e_phnum */
+      {56, 2, 60000, "program"},    /* e_phnum */
+  };
+  unsigned char *copy = malloc(g_sim_size);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    memcpy(copy, g_sim, g_sim_size);
+    for (size_t k = 0; k < bad[i].len; ++k)
+      copy[bad[i].at + k] = (unsigned char)(bad[i].value >> (8 * k));
+    test_model_t m;
+    kgrt_error_t err;
+    test_model_init(&m);
+    m.gfx1100.sim_image = copy;
+    rehash(&m.gfx1100);
+    CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+    if (!contains(err.message, bad[i].says))
+      fprintf(stderr, "byte %zu: %s\n", bad[i].at, err.message);
+    CHECK(contains(err.message, bad[i].says));
+  }
+  /* the last loadable segment's file bytes end one byte past the image */
+  memcpy(copy, g_sim, g_sim_size);
+  uint64_t phoff = 0;
+  for (int k = 0; k < 8; ++k)
+    phoff |= (uint64_t)copy[32 + k] << (8 * k);
+  const unsigned phnum = copy[56] | copy[57] << 8;
+  unsigned char *last = NULL;
+  for (unsigned p = 0; p < phnum; ++p)
+    if (copy[phoff + 56u * p] == 1) /* PT_LOAD */
+      last = copy + phoff + 56u * p;
+  CHECK(last != NULL);
+  uint64_t off = 0;
+  for (int k = 0; k < 8; ++k)
+    off |= (uint64_t)last[8 + k] << (8 * k);
+  const uint64_t filesz = g_sim_size - off + 1;
+  for (int k = 0; k < 8; ++k) { /* p_filesz, and p_memsz to match */
+    last[32 + k] = (unsigned char)(filesz >> (8 * k));
+    last[40 + k] = (unsigned char)((filesz + 4096) >> (8 * k));
+  }
+  test_model_t m;
+  kgrt_error_t err;
+  test_model_init(&m);
+  m.gfx1100.sim_image = copy;
+  rehash(&m.gfx1100);
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+  CHECK(contains(err.message, "past the end"));
+  free(copy);
+}
+
+/* Every image's bytes must hash to what the table says: one byte changed
+ * anywhere (here in the code, where no other check looks) is refused. */
+static void test_hash_errors(void) {
+  test_model_t m;
+  kgrt_error_t err;
+  unsigned char *code = malloc(g_hsaco_size), *sim = malloc(g_sim_size);
+  memcpy(code, g_hsaco, g_hsaco_size);
+  memcpy(sim, g_sim, g_sim_size);
+
+  test_model_init(&m);
+  m.gfx1100.image = code;
+  code[g_hsaco_size / 2] ^= 0x10;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+  CHECK(contains(err.message, "gfx1100: the code object's"));
+  CHECK(contains(err.message, "a damaged table"));
+  fprintf(stderr, "hash: %s\n", err.message);
+  code[g_hsaco_size / 2] ^= 0x10;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OK);
+
+  test_model_init(&m);
+  m.gfx1100.sim_image = sim;
+  sim[0x1010] ^= 0x01; /* in the first executable page */
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+  CHECK(contains(err.message, "gfx1100: the sim image's"));
+  sim[0x1010] ^= 0x01;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OK);
+
+  test_model_init(&m);
+  m.gfx1100.image_hash ^= 1;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+  test_model_init(&m);
+  m.gfx1100.sim_image_hash = 0;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_CODE_OBJECT);
+  free(code);
+  free(sim);
+}
+
+/* Whether every byte of s is printable ASCII. */
+static int printable(const char *s) {
+  for (; *s; ++s)
+    if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+      return 0;
+  return 1;
+}
+
+/* Names from a table, a code object or a device spec reach messages with
+ * every byte outside printable ASCII escaped as \xNN. */
+static void test_message_bytes(void) {
+  test_model_t m;
+  kgrt_error_t err;
+  test_model_init(&m);
+  m.kernels[1].name = "k_\x1b[2J\nevil\xff";
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_MISSING_KERNEL);
+  CHECK(printable(err.message));
+  CHECK(contains(err.message, "kernel k_\\x1b[2J\\x0aevil\\xff is not"));
+
+  test_model_init(&m);
+  m.table.name = "\x07"
+                 "bell\r";
+  m.gfx1100.triple = "\tx86";
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(printable(err.message));
+  CHECK(contains(err.message, "model \\x07bell\\x0d: gfx1100: triple '\\x09x86'"));
+
+  kgrt_device_t *dev = NULL;
+  CHECK_EQ(kgrt_device_open("gpu\x01\x80,\n", NULL, &dev, &err),
+           KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(printable(err.message));
+  CHECK(contains(err.message, "device spec 'gpu\\x01\\x80,\\x0a'"));
+  CHECK_EQ(kgrt_device_open("sim,wave=\x1b", NULL, &dev, &err),
+           KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(printable(err.message));
+  CHECK(contains(err.message, "bad option 'wave=\\x1b'"));
+
+  /* a long message of escapes is cut, still terminated and printable */
+  char name[600];
+  memset(name, 0x1b, sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  CHECK_EQ(kgrt_device_open(name, NULL, &dev, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(printable(err.message));
+  CHECK(strlen(err.message) < sizeof err.message);
 }
 
 /* ---- running -------------------------------------------------------------- */
@@ -733,6 +963,11 @@ int main(int argc, char **argv) {
       test_code_object_errors();
       test_abi_errors();
       test_table_errors();
+      test_size_overflow();
+      test_unknown_triple();
+      test_sim_image_errors();
+      test_message_bytes();
+      test_hash_errors();
       test_dims_and_bindings();
       test_run_numbers();
       test_arena_zeroed();

@@ -3,7 +3,7 @@
  * either convention, metadata, the vocabulary size.
  *
  * Needs a format parser (kgrt_weights_gguf.c, kgrt_weights_st.c) and the
- * allocator. Gives kgrt_weights.h. */
+ * allocator. Gives kgrt_weights.h except kgrt_model_bind_weights. */
 #include "kgrt_weights_internal.h"
 
 #include <errno.h>

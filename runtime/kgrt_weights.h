@@ -2,7 +2,8 @@
  * model.safetensors.index.json of shards), opened read-only and mapped, never
  * read whole, every header field checked before use; tensors looked up by
  * name in either naming convention (GGUF "blk.0.attn_q.weight" or Hugging
- * Face "model.layers.0.self_attn.q_proj.weight"), GGUF metadata read by key.
+ * Face "model.layers.0.self_attn.q_proj.weight"), GGUF metadata read by key,
+ * and every weight of a loaded model bound from the file by name.
  *
  * Conventions are kgrt.h's: statuses and one-line messages (printable bytes
  * only; they name the file, the tensor and the field), out_ parameters set to
@@ -178,6 +179,29 @@ int kgrt_meta_array_next_string(kgrt_meta_array_t *array, const char **out_str,
  * NOT_FOUND when none of them is there. */
 kgrt_status_t kgrt_weights_vocab_size(const kgrt_weights_t *weights, int64_t *out_vocab,
                                       kgrt_error_t *err);
+
+/* ---- binding into a loaded model ---- */
+
+/* kgrt_model_bind_weights flags. */
+#define KGRT_BIND_REFUSE_UNUSED                                                          \
+  0x1u /* a file tensor no model weight takes is an error                                \
+        */
+
+/* Binds every weight of the model's table from `weights`. Table names are C
+ * identifiers (kgen's weight() names), so a table weight T takes the file
+ * tensor F when T == F, or else when T equals F or F's alias (the name map)
+ * with every byte outside [A-Za-z0-9_] replaced by '_':
+ *   blk_0_attn_q_weight  <- "blk.0.attn_q.weight"
+ *   model_layers_0_self_attn_q_proj_weight <- "blk.0.attn_q.weight" (alias)
+ * Two file tensors matching one table name is INVALID_ARGUMENT (ambiguous).
+ * Every weight is checked first (found: else NOT_FOUND listing the missing;
+ * dtype equal and row-major shape equal to the table's, symbolic dims at
+ * their current values: else INVALID_ARGUMENT naming both), then each is
+ * uploaded once with kgrt_model_set_weight straight from the mapping (mapped
+ * pages are host memory: no staging copy). A failed upload leaves the
+ * weights before it bound. */
+kgrt_status_t kgrt_model_bind_weights(kgrt_model_t *model, const kgrt_weights_t *weights,
+                                      uint32_t flags, kgrt_error_t *err);
 
 #ifdef __cplusplus
 }

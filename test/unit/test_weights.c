@@ -2,19 +2,24 @@
  * weights_writer.c and read back: GGUF v2 and v3 at two alignments and
  * safetensors with every dtype, byte-exact data, shapes both ways, metadata,
  * the name map, vocabulary inference, an index of shards, allocation
- * failures.
+ * failures, and kgrt_model_bind_weights on the sim device with the weights
+ * read back through a copy kernel.
  *
- * Usage: test_weights WORK_DIR. Files go to WORK_DIR. */
+ * Usage: test_weights WORK_DIR SIM_SO (SIM_SO: weights_kernel.hip as a sim
+ * image; without it the binding tests are skipped). Files go to WORK_DIR. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kgrt.h"
 #include "kgrt_weights.h"
 #include "test.h"
 #include "weights_writer.h"
 
 static const char *g_dir;
+static const unsigned char *g_sim;
+static size_t g_sim_size;
 
 static const char *path_in(const char *name) {
   static char buf[4][1024];
@@ -566,13 +571,218 @@ static void test_index(void) {
   free_st(&f1, NUM_ST_CASES - 3);
 }
 
+/* ---- binding on the sim device -------------------------------------------- */
+
+/* A model whose weights are the GGUF cases (minus rope.table) under
+ * C-identifier names, each copied by one step into an output of its bytes. */
+enum { NUM_BIND = 7 };
+static const char *const bind_names[NUM_BIND] = {
+    "model_embed_tokens_weight", /* token_embd.weight through its alias */
+    "blk_0_attn_q_weight",       "blk_0_attn_k_weight", "blk_0_ffn_gate_weight",
+    "blk_0_ffn_down_weight",     "blk_0_ffn_up_weight", "output_norm_weight"};
+
+typedef struct bind_model {
+  kgrt_tensor_info_t weights[NUM_BIND], outputs[NUM_BIND];
+  char out_names[NUM_BIND][16];
+  kgrt_kernel_arg_t args[3];
+  kgrt_kernel_t kernel;
+  kgrt_step_arg_t step_args[NUM_BIND][3];
+  kgrt_step_t steps[NUM_BIND];
+  kgrt_arch_table_t arch;
+  const kgrt_arch_table_t *arches[1];
+  kgrt_model_table_t table;
+} bind_model_t;
+
+static kgrt_expr_t constant(int64_t v) {
+  kgrt_expr_t e = {v, {-1, -1, -1, -1}};
+  return e;
+}
+
+static void bind_model_init(bind_model_t *m, const gguf_file_t *f) {
+  memset(m, 0, sizeof *m);
+  m->args[0] = (kgrt_kernel_arg_t){KGRT_ARG_BUFFER, 0, 8};
+  m->args[1] = (kgrt_kernel_arg_t){KGRT_ARG_BUFFER, 8, 8};
+  m->args[2] = (kgrt_kernel_arg_t){KGRT_ARG_I64, 16, 8};
+  m->kernel = (kgrt_kernel_t){"k_copy_bytes", 64, 24, 3, m->args, 32, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < NUM_BIND; ++i) {
+    const tensor_case_t *c = &gguf_cases[i];
+    kgrt_tensor_info_t *t = &m->weights[i];
+    t->name = bind_names[i];
+    t->dtype = c->dtype;
+    t->rank = c->n_dims;
+    for (uint32_t d = 0; d < c->n_dims; ++d)
+      t->dims[c->n_dims - 1 - d] = (kgrt_dim_t){(int64_t)c->ne[d], -1};
+    snprintf(m->out_names[i], sizeof m->out_names[i], "out%d", i);
+    m->outputs[i].name = m->out_names[i];
+    m->outputs[i].dtype = KGRT_DTYPE_F32;
+    m->outputs[i].rank = 1;
+    m->outputs[i].dims[0] = (kgrt_dim_t){(int64_t)f->size[i] / 4, -1};
+    const int64_t bytes = (int64_t)f->size[i];
+    m->step_args[i][0] = (kgrt_step_arg_t){KGRT_SPACE_WEIGHT, (uint32_t)i, 0,
+                                           constant(bytes), constant(0)};
+    m->step_args[i][1] = (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, (uint32_t)i, 0,
+                                           constant(bytes), constant(0)};
+    m->step_args[i][2] =
+        (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, constant(0), constant(bytes)};
+    m->steps[i] = (kgrt_step_t){.kernel = 0,
+                                .units = constant(bytes),
+                                .per_block = 64,
+                                .repeat = 1,
+                                .args = m->step_args[i]};
+  }
+  m->arch = (kgrt_arch_table_t){.arch = "gfx1100",
+                                .triple = "host-sim",
+                                .wave_size = 32,
+                                .sim_image = g_sim,
+                                .sim_image_size = g_sim_size,
+                                .num_kernels = 1,
+                                .kernels = &m->kernel,
+                                .num_steps = NUM_BIND,
+                                .steps = m->steps,
+                                .arena_bytes = 256,
+                                .arena_align = 256};
+  m->arches[0] = &m->arch;
+  m->table = (kgrt_model_table_t){.abi = KGRT_TABLE_ABI,
+                                  .name = "bindtest",
+                                  .kgen_version = "test",
+                                  .num_weights = NUM_BIND,
+                                  .weights = m->weights,
+                                  .num_outputs = NUM_BIND,
+                                  .outputs = m->outputs,
+                                  .num_arches = 1,
+                                  .arches = m->arches};
+}
+
+/* Loads the model, binds `w` with `flags`; returns the bind status. On
+ * success runs and checks every output against the file's bytes. */
+static kgrt_status_t bind_and_check(const kgrt_model_table_t *table,
+                                    const kgrt_weights_t *w, uint32_t flags,
+                                    const gguf_file_t *f, kgrt_error_t *err) {
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *m = NULL;
+  kgrt_error_t e;
+  CHECK_EQ(kgrt_device_open("sim", NULL, &dev, &e), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_load(dev, table, &m, &e), KGRT_STATUS_OK);
+  if (m == NULL) {
+    fprintf(stderr, "load: %s\n", e.message);
+    kgrt_device_close(dev);
+    return KGRT_STATUS_INTERNAL;
+  }
+  kgrt_status_t st = kgrt_model_bind_weights(m, w, flags, err);
+  if (st == KGRT_STATUS_OK) {
+    CHECK_EQ(kgrt_model_run(m, &e), KGRT_STATUS_OK);
+    for (uint32_t i = 0; i < table->num_outputs; ++i) {
+      unsigned char *back = malloc(f->size[i]);
+      CHECK_EQ(kgrt_model_get_output(m, table->outputs[i].name, back, f->size[i], &e),
+               KGRT_STATUS_OK);
+      CHECK(memcmp(back, f->data[i], f->size[i]) == 0);
+      free(back);
+    }
+  }
+  kgrt_model_unload(m);
+  kgrt_device_close(dev);
+  return st;
+}
+
+static void test_bind(void) {
+  gguf_file_t f;
+  make_gguf(&f, 3, 32, 1);
+  bind_model_t m;
+  bind_model_init(&m, &f);
+  kgrt_error_t err;
+  kgrt_weights_t *w = NULL;
+  CHECK_EQ(
+      kgrt_weights_open_memory(f.bytes.p, f.bytes.len, 0, "bind.gguf", NULL, &w, &err),
+      KGRT_STATUS_OK);
+  /* all bound and read back byte for byte */
+  CHECK_EQ(bind_and_check(&m.table, w, 0, &f, &err), KGRT_STATUS_OK);
+  /* rope.table is in the file but no weight takes it */
+  CHECK_EQ(bind_and_check(&m.table, w, KGRT_BIND_REFUSE_UNUSED, &f, &err),
+           KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "rope.table") != NULL);
+  CHECK(strstr(err.message, "bind.gguf") != NULL);
+  CHECK_EQ(bind_and_check(&m.table, w, 0x80, &f, &err), KGRT_STATUS_INVALID_ARGUMENT);
+
+  /* a weight missing from the file */
+  bind_model_t m2 = m;
+  m2.table.weights = m2.weights;
+  m2.weights[2].name = "blk_0_attn_z_weight";
+  CHECK_EQ(bind_and_check(&m2.table, w, 0, &f, &err), KGRT_STATUS_NOT_FOUND);
+  CHECK(strstr(err.message, "blk_0_attn_z_weight") != NULL);
+  /* a dtype the file does not have */
+  m2 = m;
+  m2.table.weights = m2.weights;
+  m2.weights[1].dtype = KGRT_DTYPE_BF16;
+  CHECK_EQ(bind_and_check(&m2.table, w, 0, &f, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "blk.0.attn_q.weight") != NULL);
+  CHECK(strstr(err.message, "f16") != NULL && strstr(err.message, "bf16") != NULL);
+  /* a shape: [8, 64] in the file, the model says [64, 8] */
+  m2 = m;
+  m2.table.weights = m2.weights;
+  m2.weights[1].dims[0].value = 64;
+  m2.weights[1].dims[1].value = 8;
+  CHECK_EQ(bind_and_check(&m2.table, w, 0, &f, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "[8, 64]") != NULL && strstr(err.message, "[64, 8]") != NULL);
+  kgrt_weights_close(w);
+
+  /* two file tensors mangle to one table name */
+  ww_gguf_t g;
+  ww_buf_t b = {0};
+  ww_gguf_init(&g, 3, 32);
+  for (int i = 0; i < NUM_BIND; ++i)
+    ww_gguf_tensor(&g, gguf_cases[i].name, gguf_cases[i].type, gguf_cases[i].n_dims,
+                   gguf_cases[i].ne, f.data[i], f.size[i]);
+  ww_gguf_tensor(&g, "blk_0.attn_q.weight", gguf_cases[1].type, gguf_cases[1].n_dims,
+                 gguf_cases[1].ne, f.data[1], f.size[1]);
+  CHECK_EQ(ww_gguf_finish(&g, &b, NULL), 0);
+  CHECK_EQ(kgrt_weights_open_memory(b.p, b.len, 0, NULL, NULL, &w, &err), KGRT_STATUS_OK);
+  CHECK_EQ(bind_and_check(&m.table, w, 0, &f, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "ambiguous") != NULL);
+  kgrt_weights_close(w);
+  ww_gguf_free(&g);
+  ww_free(&b);
+
+  /* the same model from safetensors with Hugging Face names (plain dtypes):
+   * q_proj binds blk_0_attn_q_weight through its alias */
+  bind_model_t m3 = m;
+  m3.table.weights = m3.weights;
+  m3.table.outputs = m3.outputs;
+  m3.table.arches = m3.arches;
+  m3.arches[0] = &m3.arch;
+  m3.arch.steps = m3.steps;
+  m3.arch.kernels = &m3.kernel;
+  m3.kernel.args = m3.args;
+  for (int i = 0; i < NUM_BIND; ++i)
+    m3.steps[i].args = m3.step_args[i];
+  m3.table.num_weights = m3.table.num_outputs = m3.arch.num_steps = 1;
+  m3.weights[0] = m.weights[1]; /* blk_0_attn_q_weight f16 [8, 64] */
+  m3.outputs[0].dims[0].value = (int64_t)f.size[1] / 4;
+  m3.step_args[0][0].bytes = m3.step_args[0][1].bytes = m3.step_args[0][2].value =
+      m3.steps[0].units = constant((int64_t)f.size[1]);
+  ww_st_tensor_t st = {
+      "model.layers.0.self_attn.q_proj.weight", "F16", 2, {8, 64}, f.data[1], f.size[1]};
+  CHECK_EQ(ww_safetensors(&b, &st, 1, NULL, 0), 0);
+  CHECK_EQ(kgrt_weights_open_memory(b.p, b.len, 0, NULL, NULL, &w, &err), KGRT_STATUS_OK);
+  gguf_file_t f1 = f;
+  f1.data[0] = f.data[1];
+  f1.size[0] = f.size[1];
+  CHECK_EQ(bind_and_check(&m3.table, w, KGRT_BIND_REFUSE_UNUSED, &f1, &err),
+           KGRT_STATUS_OK);
+  kgrt_weights_close(w);
+  ww_free(&b);
+  free_gguf(&f);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: test_weights WORK_DIR\n");
+    fprintf(stderr, "usage: test_weights WORK_DIR [SIM_SO]\n");
     return 2;
   }
   g_dir = argv[1];
   mkdir(g_dir, 0777);
+  unsigned char *sim = NULL;
+  if (argc > 2)
+    g_sim = sim = test_read_file(argv[2], &g_sim_size);
   test_gguf_round_trip(3, 32);
   test_gguf_round_trip(3, 64);
   test_gguf_round_trip(2, 32);
@@ -581,5 +791,10 @@ int main(int argc, char **argv) {
   test_lookup_and_vocab();
   test_safetensors();
   test_index();
+  if (g_sim != NULL)
+    test_bind();
+  else
+    fprintf(stderr, "test_weights: no sim image, binding tests skipped\n");
+  free(sim);
   return TEST_DONE();
 }

@@ -11,7 +11,7 @@
  * state, nothing printed, nothing aborts.
  *
  * What is refused, with the status:
- *   INVALID_ARGUMENT  a malformed header: bad magic or version, counts,
+ *   INVALID_ARGUMENT  a malformed header: bad magic, counts,
  *                     strings or arrays past the end of the file, bad value
  *                     types, dims (0, more than 4 in GGUF, more than
  *                     KGRT_WEIGHTS_MAX_DIMS in safetensors), a row length that
@@ -21,7 +21,8 @@
  *                     printable UTF-8 of at most KGRT_WEIGHTS_NAME_MAX bytes,
  *                     JSON that is not strict RFC 8259 or nests too deep
  *   OUT_OF_RANGE      an element count or byte size that overflows 64 bits
- *   UNAVAILABLE       a dtype or GGUF type this runtime does not read
+ *   UNAVAILABLE       a dtype, GGUF type or GGUF version (not 2 or 3,
+ *                     big-endian) this runtime does not read; a failed mmap
  *   NOT_FOUND         a file that cannot be opened, a key or tensor not there
  *   OUT_OF_MEMORY     the caller's allocator said no
  *

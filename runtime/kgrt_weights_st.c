@@ -362,7 +362,7 @@ static kgrt_status_t kgrt_st_tensor(kgrt_json_t *j, kgrt_weight_info_t *t,
       st = kgrt_json_expect(j, '[', "to open shape");
       if (st == KGRT_STATUS_OK && !kgrt_json_take(j, ']')) {
         do {
-          uint64_t d;
+          uint64_t d = 0;
           if (t->ndim == KGRT_WEIGHTS_MAX_DIMS)
             return kgrt_weights_fail(j->w, j->err, KGRT_STATUS_INVALID_ARGUMENT,
                                      "%s: tensor %s: shape has more than %d dims",
@@ -469,7 +469,6 @@ kgrt_status_t kgrt_weights_parse_safetensors(kgrt_weights_t *w, uint32_t file,
     do {
       const unsigned char *raw;
       size_t raw_len, len;
-      const unsigned char *key_at = j.p;
       st = kgrt_json_string(&j, &raw, &raw_len, &len, "tensor name");
       if (st == KGRT_STATUS_OK)
         st = kgrt_json_expect(&j, ':', "after a tensor name");
@@ -486,7 +485,6 @@ kgrt_status_t kgrt_weights_parse_safetensors(kgrt_weights_t *w, uint32_t file,
       if (name == NULL)
         return kgrt_weights_fail(w, err, KGRT_STATUS_OUT_OF_MEMORY, "out of host memory");
       kgrt_json_decode(raw, raw_len, name);
-      (void)key_at;
       kgrt_weight_info_t *t = kgrt_weights_add_info(w, err);
       if (t == NULL)
         return err != NULL ? err->status : KGRT_STATUS_OUT_OF_MEMORY;

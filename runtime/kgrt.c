@@ -878,6 +878,14 @@ const char *kgrt_model_arch(const kgrt_model_t *model) {
   return model != NULL ? model->arch->arch : "";
 }
 
+const kgrt_model_table_t *kgrt_model_table(const kgrt_model_t *model) {
+  return model->table;
+}
+
+int64_t kgrt_model_dim_value(const kgrt_model_t *model, uint32_t sym) {
+  return sym < model->table->num_syms ? model->dims[sym] : 0;
+}
+
 /* ---- dims and bindings ---------------------------------------------------- */
 
 kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t value,

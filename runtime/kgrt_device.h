@@ -132,4 +132,9 @@ KGRT_INTERNAL kgrt_status_t kgrt_error_no_matching_arch(kgrt_error_t *err,
                                                         const kgrt_model_table_t *table,
                                                         const char *device_arch);
 
+/* What kgrt_model_bind_weights (kgrt_weights_bind.c) reads of a model: its
+ * table, and dim `sym`'s current value (0: not set). */
+KGRT_INTERNAL const kgrt_model_table_t *kgrt_model_table(const kgrt_model_t *model);
+KGRT_INTERNAL int64_t kgrt_model_dim_value(const kgrt_model_t *model, uint32_t sym);
+
 #endif /* KGRT_DEVICE_H */

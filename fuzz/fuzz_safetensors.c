@@ -1,0 +1,8 @@
+/* fuzz_safetensors.c - libFuzzer target: the safetensors parser (its JSON
+ * reader included) on arbitrary bytes. */
+#include "fuzz_weights.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  return fuzz_weights(data, size, KGRT_WEIGHTS_FORMAT_SAFETENSORS);
+}

@@ -33,6 +33,10 @@ PEERS = {
     "gemm 4096x4096x4096": (None, "cublas_bf16_gemm_4096", None),
     "swiglu_gemv 1x4096 . 2x14336x4096": ("d2d_copy_4096x8192", None, None),
     "swiglu_gemv_unfused 1x4096 . 2x14336x4096": ("d2d_copy_4096x8192", None, None),
+    "norm_qkv_gemv 1x4096 . (4096+1024+1024)x4096": ("d2d_copy_4096x8192", None, None),
+    "norm_qkv_gemv_unfused 1x4096 . (4096+1024+1024)x4096": ("d2d_copy_4096x8192", None, None),
+    "norm_swiglu_gemv 1x4096 . 2x14336x4096": ("d2d_copy_4096x8192", None, None),
+    "norm_swiglu_gemv_unfused 1x4096 . 2x14336x4096": ("d2d_copy_4096x8192", None, None),
     "topk50 32x128256": (None, "topk50_fp32_32x128256", None),
     "topp0.9 32x128256": (None, "topp_sort_eager_32x128256", None),
 }

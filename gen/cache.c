@@ -95,7 +95,8 @@ void kg_cache_open(kg_cache_t *c, int off, int verbose) {
     kg_buf_printf(&b, "%s/.cache/kgen", home);
   if (b.len == 0 || make_dirs(b.data) != 0) {
     if (verbose)
-      fprintf(stderr, "kgen: no cache: cannot use the folder %s\n", b.len ? b.data : "(none)");
+      fprintf(stderr, "kgen: no cache: cannot use the folder %s\n",
+              b.len ? b.data : "(none)");
     kg_buf_free(&b);
     return;
   }
@@ -156,7 +157,8 @@ int kg_cache_get(const kg_cache_t *c, const kg_cache_key_t *key, kg_buf_t *out) 
   uint64_t len = 0, sum = 0;
   ok = ok && memcmp(h, hex, 32) == 0 && h[32] == '\n' && h[49] == '\n' && h[66] == '\n' &&
        sscanf(h + 33, "%16" SCNx64, &len) == 1 && sscanf(h + 50, "%16" SCNx64, &sum) == 1;
-  ok = ok && len == b.len - KG_CACHE_HEADER && checksum(b.data + KG_CACHE_HEADER, len) == sum;
+  ok = ok && len == b.len - KG_CACHE_HEADER &&
+       checksum(b.data + KG_CACHE_HEADER, len) == sum;
   if (!ok) {
     fprintf(stderr, "kgen: cache entry %s is corrupt; rebuilding it\n", path);
     unlink(path);
@@ -197,8 +199,8 @@ void kg_cache_put(const kg_cache_t *c, const kg_cache_key_t *key, const void *da
   kg_buf_printf(&tmp, "%s.tmp.%ld.%lx", path, (long)getpid(),
                 (unsigned long)(uintptr_t)pthread_self());
   char header[KG_CACHE_HEADER + 1];
-  snprintf(header, sizeof header, KG_CACHE_MAGIC "%s\n%016" PRIx64 "\n%016" PRIx64 "\n", hex,
-           (uint64_t)len, checksum(data, len));
+  snprintf(header, sizeof header, KG_CACHE_MAGIC "%s\n%016" PRIx64 "\n%016" PRIx64 "\n",
+           hex, (uint64_t)len, checksum(data, len));
   const int fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   int ok = fd >= 0;
   ok = ok && write_all(fd, header, KG_CACHE_HEADER) == 0 && write_all(fd, data, len) == 0;

@@ -30,7 +30,8 @@ static int compile_cuda(const kg_compile_opts_t *opts, const char *source, size_
  * its description, `why` the reason. comgr is probed once: auto needs its
  * ISA list, and "comgr 2.4" its version. */
 static kg_compiler_t choose_amdgcn(const kg_compile_opts_t *opts, kg_artifact_t what,
-                                   char *used, size_t used_size, char *why, size_t why_size) {
+                                   char *used, size_t used_size, char *why,
+                                   size_t why_size) {
   char comgr_version[32] = "not found";
   int comgr_lists = 0;
   if (opts->compiler != KG_COMPILER_CLANG) {
@@ -94,7 +95,8 @@ int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t 
                     opts->arch);
 
   char why[256];
-  const kg_compiler_t compiler = choose_amdgcn(opts, what, used, sizeof used, why, sizeof why);
+  const kg_compiler_t compiler =
+      choose_amdgcn(opts, what, used, sizeof used, why, sizeof why);
   if (opts->verbose)
     fprintf(stderr, "kgen: %s: compiler %s (%s)\n", opts->arch, used, why);
 
@@ -112,7 +114,8 @@ int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t 
   return rc;
 }
 
-void kg_compile_identity(const kg_compile_opts_t *opts, kg_artifact_t what, kg_buf_t *out) {
+void kg_compile_identity(const kg_compile_opts_t *opts, kg_artifact_t what,
+                         kg_buf_t *out) {
   const char *platform = opts->platform ? opts->platform : "amdgcn";
   if (strcmp(platform, "cuda") == 0) {
     kg_buf_puts(out, kg_nvrtc_describe());

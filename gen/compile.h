@@ -52,7 +52,8 @@ int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t 
 
 /* Appends the description of the compiler kg_compile_device would run for
  * opts and what, with its version (what a cache key needs of it). */
-void kg_compile_identity(const kg_compile_opts_t *opts, kg_artifact_t what, kg_buf_t *out);
+void kg_compile_identity(const kg_compile_opts_t *opts, kg_artifact_t what,
+                         kg_buf_t *out);
 
 /* The backends behind kg_compile_device. */
 int kg_comgr_compile(const kg_compile_opts_t *opts, const char *source, size_t len,

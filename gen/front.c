@@ -45,6 +45,10 @@ static int64_t get_int(lua_State *L, int idx, const char *key, int64_t dflt) {
   return v;
 }
 
+static int table_id(lua_State *L, int idx) {
+  return (int)get_int(L, idx, "id", -1);
+}
+
 static int lookup_dtype(const char *name, kg_dtype_info_t *out) {
   static const kg_dtype_info_t known[] = {
       {KGRT_DTYPE_F32, "f32", "float", 4, 0, 0},
@@ -81,6 +85,12 @@ static int read_tensor(lua_State *L, kg_tensor_t *t, kg_diag_t *d) {
   t->output_index = -1;
   t->producer = -1;
   t->alias = -1;
+  lua_getfield(L, top, "view_of");
+  if (lua_istable(L, -1)) {
+    t->view = 1;
+    t->alias = table_id(L, lua_gettop(L)); /* checked by read_graph */
+  }
+  lua_pop(L, 1);
   lua_getfield(L, top, "dtype");
   char *dt = lua_istable(L, -1) ? get_string(L, lua_gettop(L), "name") : NULL;
   lua_pop(L, 1);
@@ -105,10 +115,6 @@ static int read_tensor(lua_State *L, kg_tensor_t *t, kg_diag_t *d) {
   }
   lua_pop(L, 1);
   return 0;
-}
-
-static int table_id(lua_State *L, int idx) {
-  return (int)get_int(L, idx, "id", -1);
 }
 
 static int cmp_hole(const void *a, const void *b) {
@@ -295,6 +301,32 @@ static int read_id_list(lua_State *L, int graph, const char *key, int **out) {
   return n;
 }
 
+/* A view reads an earlier tensor's memory: the same dtype and element count
+ * (the same constant product and syms); it counts as a use of it. */
+static int check_view(kg_graph_t *g, int i, kg_diag_t *d) {
+  kg_tensor_t *t = &g->tensors[i];
+  if (!t->view)
+    return 0;
+  if (t->alias < 0 || t->alias >= i)
+    return kg_error(d, "internal: a view of a later tensor");
+  const kg_tensor_t *s = &g->tensors[t->alias];
+  kgrt_expr_t a, b;
+  if (s->dtype.code != t->dtype.code || kg_tensor_numel(g, s, &a) ||
+      kg_tensor_numel(g, t, &b) || a.scale != b.scale)
+    return kg_error(d, "internal: a view of another size or dtype");
+  int used[KGRT_EXPR_SYMS] = {0};
+  for (int x = 0; x < KGRT_EXPR_SYMS; x++) {
+    int found = a.sym[x] < 0;
+    for (int y = 0; y < KGRT_EXPR_SYMS && !found; y++)
+      if (!used[y] && b.sym[y] == a.sym[x])
+        used[y] = found = 1;
+    if (!found)
+      return kg_error(d, "internal: a view over other syms");
+  }
+  g->tensors[t->alias].uses++;
+  return 0;
+}
+
 static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
                       kg_diag_t *d) {
   lua_getfield(L, graph, "syms");
@@ -315,6 +347,7 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     lua_geti(L, -1, i + 1);
     KG_TRY(read_tensor(L, &g->tensors[i], d));
     lua_pop(L, 1);
+    KG_TRY(check_view(g, i, d));
   }
   lua_pop(L, 1);
 
@@ -328,8 +361,10 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     kg_node_t *n = &g->nodes[i];
     for (int k = 0; k < n->num_outputs; k++)
       g->tensors[n->outputs[k]].producer = i;
-    if (n->inplace >= 0)
+    if (n->inplace >= 0) {
       g->tensors[n->output].alias = n->inputs[n->inplace];
+      g->tensors[kg_tensor_storage(g, n->output)].written = 1;
+    }
     for (int k = 0; k < n->num_inputs; k++)
       g->tensors[n->inputs[k]].uses++;
   }
@@ -356,6 +391,12 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     if (t->output_index >= 0)
       return kg_error_at(d, path, 0, "output %s: the tensor is already output %s",
                          g->outputs[i].name, g->outputs[t->output_index].name);
+    if (t->view)
+      return kg_error_at(
+          d, path, 0,
+          "output %s: is a view (reshape) of another value; outputs must be "
+          "values a kernel computes (output the value itself)",
+          g->outputs[i].name);
     if (t->alias >= 0)
       return kg_error_at(
           d, path, 0,
@@ -451,7 +492,9 @@ static int read_template(lua_State *L, int decls, const char *name, kg_template_
     const int f = lua_gettop(L);
     t->fuse = (get_bool(L, f, "chain") ? KG_FUSE_CHAIN : 0) |
               (get_bool(L, f, "epilogue") ? KG_FUSE_EPILOGUE : 0) |
-              (get_bool(L, f, "pair") ? KG_FUSE_PAIR : 0);
+              (get_bool(L, f, "pair") ? KG_FUSE_PAIR : 0) |
+              (get_bool(L, f, "rms_prologue") ? KG_FUSE_NORM : 0) |
+              (get_bool(L, f, "rms") ? KG_FUSE_RMS : 0);
   }
   lua_pop(L, 1);
   t->weights_before_wait = get_bool(L, decl, "weights_before_wait");

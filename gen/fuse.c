@@ -80,6 +80,74 @@ static int same_matmul(const kg_graph_t *g, int a, int b) {
 
 static int is_inlined(const kg_graph_t *g, int n);
 
+/* Hole `name` of node n's variant v, or NULL. */
+static const char *hole(const kg_graph_t *g, int n, int v, const char *name) {
+  const kg_variant_t *var = &g->nodes[n].variants[v];
+  for (int i = 0; i < var->num_holes; i++)
+    if (strcmp(var->holes[i].name, name) == 0)
+      return var->holes[i].value;
+  return NULL;
+}
+
+/* An RMS norm node a NORM template can take in: its template says it is one
+ * (rms), it has one variant and one result, no residual (R_T), and its
+ * result is no model output. */
+static int is_rms(const kg_graph_t *g, int n) {
+  const kg_node_t *node = &g->nodes[n];
+  const char *r = node->num_variants == 1 ? hole(g, n, 0, "R_T") : NULL;
+  return (roles(g, n, 0) & KG_FUSE_RMS) && node->num_variants == 1 &&
+         node->num_outputs == 1 && (!r || !*r) && hole(g, n, 0, "EPS") &&
+         g->tensors[node->output].output_index < 0 && node->num_inputs >= 1 &&
+         node->num_inputs <= 2;
+}
+
+/* Can RMS norm node p be taken in by its consumers? Every consumer is a
+ * matmul reading p's result as x, some variant of each takes the prologue
+ * (NORM), and the variants that do not (they read p's result: p's kernel
+ * must run for them) share one select range, which *sel gets (*always: none
+ * exist; p needs no kernel). */
+static int norm_plan(const kg_graph_t *g, int p, int *none, kgrt_expr_t *sel, int64_t *mn,
+                     int64_t *mx) {
+  const int t = g->nodes[p].output;
+  int consumers = 0, have = 0;
+  *none = 1;
+  for (int n = p + 1; n < g->num_nodes; n++) {
+    const kg_node_t *node = &g->nodes[n];
+    int reads = 0;
+    for (int i = 0; i < node->num_inputs; i++)
+      if (node->inputs[i] == t) {
+        if (i != 0 || !is_matmul(g, n))
+          return 0;
+        reads = 1;
+      }
+    if (!reads)
+      continue;
+    consumers++;
+    int takes = 0;
+    for (int v = 0; v < node->num_variants; v++) {
+      const kg_variant_t *var = &node->variants[v];
+      if (roles(g, n, v) & KG_FUSE_NORM) {
+        takes = 1;
+        continue;
+      }
+      if (var->select.scale == 0)
+        return 0; /* runs always: nothing to take in */
+      if (*none) {
+        *sel = var->select;
+        *mn = var->select_min;
+        *mx = var->select_max;
+        *none = 0;
+      } else if (var->select.scale != sel->scale ||
+                 memcmp(var->select.sym, sel->sym, sizeof sel->sym) != 0 ||
+                 var->select_min != *mn || var->select_max != *mx) {
+        return 0;
+      }
+    }
+    have += takes;
+  }
+  return consumers > 0 && have == consumers && consumers == g->tensors[t].uses;
+}
+
 /* Collects into mm[] (at most 2) the matmuls the map chain rooted at n can
  * take as producers: each result used once, by this chain, not a model
  * output, as large as the chain's result. */
@@ -155,8 +223,14 @@ static int splice(const kg_graph_t *g, int n, kg_kernel_t *k, const int *mm, int
       kg_buf_printf(out, "acc%d", acc);
       continue;
     }
+    /* an epilogue's operands follow x, the weights and a norm's weight (the
+     * template reads only those at the result's index) */
+    const int first =
+        k->epilogue_root < 0
+            ? 0
+            : 1 + num_mm + (k->norm >= 0 && g->nodes[k->norm].num_inputs == 2);
     int slot = -1;
-    for (int i = 0; i < k->num_ins; i++)
+    for (int i = first; i < k->num_ins; i++)
       if (k->ins[i] == t)
         slot = i;
     if (slot < 0) {
@@ -172,14 +246,19 @@ static int splice(const kg_graph_t *g, int n, kg_kernel_t *k, const int *mm, int
 }
 
 /* Kernel name: <model>_<op>[_<op>...] of the nodes it covers (lower.c
- * appends its content's hash). */
-static void collect_ops(const kg_graph_t *g, int n, kg_buf_t *names, int *count) {
+ * appends its content's hash); a norm taken in leads (norm: that node). */
+static void collect_ops(const kg_graph_t *g, int n, int norm, kg_buf_t *names,
+                        int *count) {
   const kg_node_t *node = &g->nodes[n];
+  if (norm >= 0) {
+    kg_buf_printf(names, "_%s", g->nodes[norm].op);
+    (*count)++;
+  }
   for (int i = 0; i < node->num_inputs; i++) {
     int prod = g->tensors[node->inputs[i]].producer;
     if (prod >= 0 &&
         ((is_map(g, prod) && is_inlined(g, prod)) || epilogue_of(g, prod) >= 0))
-      collect_ops(g, prod, names, count);
+      collect_ops(g, prod, -1, names, count);
   }
   if (*count < 3)
     kg_buf_printf(names, "_%s", node->op);
@@ -190,8 +269,22 @@ static void collect_ops(const kg_graph_t *g, int n, kg_buf_t *names, int *count)
  * producers: one per variant of mm[0], the matmul template with operands x,
  * w (and the second w), then the chain's other operands; the chain is the
  * epilogue expression. */
-static int fuse_epilogue(const kg_graph_t *g, int n, const int *mm, int num_mm,
-                         kg_program_t *p, kg_diag_t *d) {
+/* Variant v of matmul node m takes in the RMS norm norm_of[m] (>= 0) when
+ * its template can: x is the norm's operand, and its weight (if any)
+ * follows w (k->ins[1 + num_mm]). */
+static void take_norm(const kg_graph_t *g, const int *norm_of, int m, int v,
+                      kg_kernel_t *k) {
+  k->norm = norm_of[m] >= 0 && (roles(g, m, v) & KG_FUSE_NORM) ? norm_of[m] : -1;
+  if (k->norm < 0)
+    return;
+  const kg_node_t *nn = &g->nodes[k->norm];
+  k->ins[0] = nn->inputs[0];
+  if (nn->num_inputs == 2)
+    k->ins[k->num_ins++] = nn->inputs[1];
+}
+
+static int fuse_epilogue(const kg_graph_t *g, const int *norm_of, int n, const int *mm,
+                         int num_mm, kg_program_t *p, kg_diag_t *d) {
   const kg_node_t *root = &g->nodes[n], *m = &g->nodes[mm[0]];
   for (int v = 0; v < m->num_variants; v++) {
     kg_kernel_t *k = &p->kernels[p->num_kernels];
@@ -205,10 +298,11 @@ static int fuse_epilogue(const kg_graph_t *g, int n, const int *mm, int num_mm,
     k->ins[k->num_ins++] = m->inputs[0];
     for (int i = 0; i < num_mm; i++)
       k->ins[k->num_ins++] = g->nodes[mm[i]].inputs[1];
+    take_norm(g, norm_of, mm[0], v, k);
     kg_buf_t names, e;
     kg_buf_init(&names);
     int count = 0;
-    collect_ops(g, n, &names, &count);
+    collect_ops(g, n, k->norm, &names, &count);
     kg_buf_printf(&names, "_%s", k->tmpl);
     snprintf(k->name, sizeof k->name, "%s%s", g->model, kg_buf_cstr(&names));
     kg_buf_free(&names);
@@ -222,13 +316,46 @@ static int fuse_epilogue(const kg_graph_t *g, int n, const int *mm, int num_mm,
   return 0;
 }
 
+static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *norm_gone,
+                      const kg_kernel_t *norm_sel, kg_program_t *p, kg_diag_t *d);
+
 int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   memset(p, 0, sizeof *p);
   int cap = 1;
   for (int n = 0; n < g->num_nodes; n++)
     cap += g->nodes[n].num_variants;
   p->kernels = kg_xcalloc((size_t)cap, sizeof *p->kernels);
+  /* RMS norms taken in by the matmuls that read them: norm_of[matmul] is
+   * the norm node; a norm's own kernel runs only for the variants that do
+   * not take it in (norm_sel), or not at all (norm_gone) */
+  int *norm_of = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *norm_of);
+  char *norm_gone = kg_xcalloc((size_t)g->num_nodes + 1, 1);
+  kg_kernel_t *norm_sel = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *norm_sel);
+  for (int n = 0; n < g->num_nodes; n++)
+    norm_of[n] = -1;
   for (int n = 0; n < g->num_nodes; n++) {
+    int none;
+    if (!is_rms(g, n) || !norm_plan(g, n, &none, &norm_sel[n].select,
+                                    &norm_sel[n].select_min, &norm_sel[n].select_max))
+      continue;
+    norm_gone[n] = (char)none;
+    norm_sel[n].has_select = !none;
+    for (int m = n + 1; m < g->num_nodes; m++)
+      if (g->nodes[m].num_inputs > 0 && g->nodes[m].inputs[0] == g->nodes[n].output)
+        norm_of[m] = n;
+  }
+  int rc = fuse_nodes(g, norm_of, norm_gone, norm_sel, p, d);
+  free(norm_of);
+  free(norm_gone);
+  free(norm_sel);
+  return rc;
+}
+
+static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *norm_gone,
+                      const kg_kernel_t *norm_sel, kg_program_t *p, kg_diag_t *d) {
+  for (int n = 0; n < g->num_nodes; n++) {
+    if (norm_gone[n])
+      continue;
     if (is_map(g, n) && is_inlined(g, n))
       continue;
     if (epilogue_of(g, n) >= 0) /* emitted with its chain */
@@ -238,7 +365,7 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       int mm[2], num_mm = 0;
       chain_matmuls(g, n, n, mm, &num_mm);
       if (num_mm > 0) {
-        KG_TRY(fuse_epilogue(g, n, mm, num_mm, p, d));
+        KG_TRY(fuse_epilogue(g, norm_of, n, mm, num_mm, p, d));
         continue;
       }
     }
@@ -247,6 +374,13 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       k->node = n;
       k->variant = v;
       k->epilogue_root = -1;
+      k->norm = -1;
+      if (norm_sel[n].has_select) { /* for the consumers that do not take it in */
+        k->has_select = 1;
+        k->select = norm_sel[n].select;
+        k->select_min = norm_sel[n].select_min;
+        k->select_max = norm_sel[n].select_max;
+      }
       k->output = node->output;
       if (node->inplace < 0)
         for (int i = 0; i < node->num_outputs; i++)
@@ -255,7 +389,9 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       kg_buf_t names;
       kg_buf_init(&names);
       int count = 0;
-      collect_ops(g, n, &names, &count);
+      const int norm =
+          norm_of[n] >= 0 && (roles(g, n, v) & KG_FUSE_NORM) ? norm_of[n] : -1;
+      collect_ops(g, n, norm, &names, &count);
       if (node->num_variants > 1) /* matmul_gemv, attention_decode */
         kg_buf_printf(&names, "_%s",
                       node->variants[v].label ? node->variants[v].label : k->tmpl);
@@ -271,6 +407,8 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       } else {
         for (int i = 0; i < node->num_inputs; i++)
           k->ins[k->num_ins++] = node->inputs[i];
+        if (is_matmul(g, n))
+          take_norm(g, norm_of, n, v, k);
       }
       p->num_kernels++;
     }

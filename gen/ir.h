@@ -47,7 +47,10 @@ typedef struct kg_tensor {
   kg_dim_t dims[KGRT_MAX_DIMS];
   int producer;   /* node index, or -1 */
   int persistent; /* state a kernel keeps across runs: zeroed at load, never shared */
-  int alias;      /* an in-place op's result: the operand tensor it updates, else -1 */
+  int alias;      /* an in-place op's result: the operand tensor it updates; a view:
+                     the tensor whose memory it reads (view set); else -1 */
+  int view;       /* a view (reshape): another shape over alias's memory, no kernel */
+  int written;    /* a kernel updates its memory in place (it is a storage tensor) */
   int uses;       /* operand uses by nodes */
   /* set by plan.c for values that live in the arena */
   int in_arena;
@@ -66,6 +69,8 @@ enum {
   KG_FUSE_CHAIN = 1,    /* an elementwise expression: EXPR over the list IN */
   KG_FUSE_EPILOGUE = 2, /* EPI over acc0 and EPI_IN where it stores its result */
   KG_FUSE_PAIR = 4,     /* a second weight beside w, acc1 in EPI */
+  KG_FUSE_NORM = 8,     /* an RMS norm of x as its prologue (NORM, NG_T, NEPS) */
+  KG_FUSE_RMS = 16,     /* this row op is an RMS norm a NORM template can take in */
 };
 
 /* What a template declares beside its op (kg.template in lua/ops/): C
@@ -161,6 +166,14 @@ typedef struct kg_kernel {
    * (else -1), and the matmuls it computes (acc0, acc1 in expr) */
   int epilogue_root;
   int num_mm;
+  /* an RMS norm node taken in as x's prologue (KG_FUSE_NORM; else -1): x is
+   * that node's operand, its weight (if any) the operand after the weights */
+  int norm;
+  /* a norm kernel that runs only where its consumers' variants without the
+   * prologue run: the plan's select for it (has_select) */
+  int has_select;
+  kgrt_expr_t select;
+  int64_t select_min, select_max;
   int output;   /* outs[0] */
   int num_outs; /* tensors written: the root node's outputs (none when in place) */
   int outs[KG_MAX_OUTPUTS];

@@ -206,7 +206,8 @@ static int matmul_epilogue(const kg_graph_t *g, const kg_kernel_t *k,
   kg_holes_set(h, "PAIR", "%s", k->num_mm == 2 ? "1" : "");
   kg_holes_set(h, "OUT_T", "%s", g->tensors[k->output].dtype.ctype);
   kg_holes_set_list(h, "EPI_IN");
-  const int first = k->epilogue_root >= 0 ? 1 + k->num_mm : k->num_ins;
+  const int norm_w = k->norm >= 0 && g->nodes[k->norm].num_inputs == 2;
+  const int first = k->epilogue_root >= 0 ? 1 + k->num_mm + norm_w : k->num_ins;
   for (int i = first; i < k->num_ins; i++) {
     kg_holes_t *item = kg_holes_add_item(h, "EPI_IN");
     kgrt_expr_t m;
@@ -222,6 +223,29 @@ static int matmul_epilogue(const kg_graph_t *g, const kg_kernel_t *k,
       return kg_error(d, "internal: %s: operand %d is broadcast with a run-time size",
                       k->name, i);
   }
+  return 0;
+}
+
+/* A NORM template's prologue holes: NORM when it takes in the RMS norm
+ * k->norm, NG_T its weight's type ("" without one), NEPS its epsilon. */
+static int norm_prologue(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *h,
+                         kg_diag_t *d) {
+  kg_holes_set(h, "NORM", "%s", k->norm >= 0 ? "1" : "");
+  kg_holes_set(h, "NG_T", "%s", "");
+  kg_holes_set(h, "NEPS", "%s", "0.0f");
+  if (k->norm < 0)
+    return 0;
+  const kg_node_t *nn = &g->nodes[k->norm];
+  const kg_variant_t *v = &nn->variants[0];
+  const char *eps = NULL;
+  for (int i = 0; i < v->num_holes; i++)
+    if (strcmp(v->holes[i].name, "EPS") == 0)
+      eps = v->holes[i].value;
+  if (!eps)
+    return kg_error(d, "internal: %s: the norm it takes in has no EPS", k->name);
+  kg_holes_set(h, "NEPS", "%s", eps);
+  if (nn->num_inputs == 2)
+    kg_holes_set(h, "NG_T", "%s", g->tensors[nn->inputs[1]].dtype.ctype);
   return 0;
 }
 
@@ -276,7 +300,8 @@ static int calls_dep_wait(const char *s, size_t n) {
  * cannot see is which tensor a template's weight operand is bound to: a
  * template declared weights_before_wait reads w (operands 1 .. num_mm, or 1)
  * before the wait, so each must be a model weight, not a value some kernel
- * computes (quantized w always is; a float w may be an activation). */
+ * computes (quantized w always is; a float w may be an activation) nor a
+ * weight a kernel updates in place (tensor.written: state). */
 static uint32_t early_launch_flags(const kg_graph_t *g, const kg_kernel_t *k,
                                    const kg_target_t *t, const char *text, size_t n) {
   if (!t->early_launch || !calls_dep_wait(text, n))
@@ -284,7 +309,8 @@ static uint32_t early_launch_flags(const kg_graph_t *g, const kg_kernel_t *k,
   if (g->templates[g->nodes[k->node].variants[k->variant].decl].weights_before_wait) {
     const int num_w = k->num_mm > 0 ? k->num_mm : 1;
     for (int i = 1; i <= num_w && i < k->num_ins; i++)
-      if (g->tensors[kg_tensor_storage(g, k->ins[i])].kind != KG_TENSOR_WEIGHT)
+      if (g->tensors[kg_tensor_storage(g, k->ins[i])].kind != KG_TENSOR_WEIGHT ||
+          g->tensors[kg_tensor_storage(g, k->ins[i])].written)
         return 0;
   }
   return KGRT_KERNEL_EARLY_LAUNCH;
@@ -310,9 +336,9 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     free(given);
     return -1;
   }
-  lw->select = v->select;
-  lw->select_min = v->select_min;
-  lw->select_max = v->select_max;
+  lw->select = k->has_select ? k->select : v->select;
+  lw->select_min = k->has_select ? k->select_min : v->select_min;
+  lw->select_max = k->has_select ? k->select_max : v->select_max;
   kg_holes_set(h, "KERNEL", "%s", KG_NAME_HOLE); /* named by content, kg_lower */
   kg_holes_set(h, "WAVE", "%d", t->wave);
   kg_holes_set(h, "BLOCK", "%d", lw->block);
@@ -327,6 +353,11 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     add_buffer(g, lw, k->ins[i], is_map || k->epilogue_root >= 0 || i != n->inplace);
   for (int i = 0; i < k->num_outs; i++)
     add_buffer(g, lw, k->outs[i], 0);
+  if ((decl->fuse & KG_FUSE_NORM) && norm_prologue(g, k, h, d)) {
+    kg_holes_free(h);
+    free(given);
+    return -1;
+  }
   if ((decl->fuse & KG_FUSE_EPILOGUE) && matmul_epilogue(g, k, &numel, h, d)) {
     kg_holes_free(h);
     free(given);

@@ -2,7 +2,8 @@
  * kg.template in lua/ops/) checked against its text and against the holes a
  * kernel gives it. The holes C itself gives are fixed: KERNEL WAVE BLOCK VEC
  * UNROLL everywhere; ITERS CACHE on rows grids; chain templates EXPR OUT_T
- * and the list IN; epilogue templates EPI PAIR OUT_T and the list EPI_IN. */
+ * and the list IN; epilogue templates EPI PAIR OUT_T and the list EPI_IN;
+ * norm templates NORM NG_T NEPS. */
 #ifndef KG_TMPL_H
 #define KG_TMPL_H
 

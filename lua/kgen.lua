@@ -181,8 +181,29 @@ end
 function kg.tensor(kind, dt, shape, name, what)
   check_size(what or (kind .. " " .. tostring(name)), dt, shape)
   local t = setmetatable({ kind = kind, dtype = dt, shape = shape, name = name,
-    id = #graph.tensors }, Tensor)
+    id = #graph.tensors, version = 0 }, Tensor)
+  t.mem = { version = 0 } -- its memory, shared by views and in-place results
   graph.tensors[#graph.tensors + 1] = t
+  return t
+end
+
+--- An operand whose memory an op has since updated in place (kv_append's
+--- cache) holds what that op wrote, not what it held when it was made:
+--- refused, so no reader depends on the order kernels run in.
+local function check_current(opname, i, t)
+  if t.version ~= t.mem.version then
+    fail("%s: operand %d was updated in place by %s since it was made; use that op's result instead",
+      opname, i, t.mem.updated_by)
+  end
+end
+
+--- A tensor of another shape over x's memory (ops/layout.lua checks the
+--- element count): no node, no kernel; C reads view_of as its alias.
+function kg.view(x, shape)
+  check_current("reshape", 1, x)
+  local t = kg.tensor("value", x.dtype, shape, nil, "view of " .. tostring(x))
+  t.view_of = x
+  t.mem, t.version = x.mem, x.version
   return t
 end
 
@@ -218,6 +239,10 @@ function kg.output(name, t)
   check_name("output", name)
   if names[name] then fail("output %s: the name is already used by an %s", name, names[name]) end
   if not kg.is_tensor(t) then fail("output %s: expected a tensor, got %s", name, type(t)) end
+  if t.version ~= t.mem.version then
+    fail("output %s: the tensor was updated in place by %s since it was made; output a value computed from that op's result",
+      name, t.mem.updated_by)
+  end
   names[name] = "output"
   graph.outputs[#graph.outputs + 1] = { name = name, tensor = t }
   return t
@@ -282,7 +307,7 @@ local function normalize_variant(v)
 end
 
 function kg.op(desc)
-  assert(type(desc.name) == "string" and type(desc.doc) == "string" and desc.build)
+  assert(type(desc.name) == "string" and type(desc.doc) == "string" and (desc.build or desc.view))
   assert(not kg.ops[desc.name], "op registered twice: " .. desc.name)
   desc.attrs = desc.attrs or {}
   desc.inputs = desc.inputs or {}
@@ -293,7 +318,11 @@ function kg.op(desc)
     local ins, attrs = {}, nil
     local n = args.n
     local last = args[n]
-    if n > 0 and type(last) == "table" and not kg.is_tensor(last) and not kg.is_dtype(last) then
+    if n > 0 and desc.positional and type(last) == "table" and rawget(last, 1) ~= nil
+      and not kg.is_tensor(last) then
+      attrs = { [desc.positional] = last } -- a list: reshape(x, {T, 32, 128})
+      n = n - 1
+    elseif n > 0 and type(last) == "table" and not kg.is_tensor(last) and not kg.is_dtype(last) then
       attrs = last
       n = n - 1
     elseif n > 0 and desc.positional and not kg.is_tensor(last) then
@@ -340,6 +369,7 @@ function kg.op(desc)
     for _, name in ipairs(all) do
       a[name] = check_attr(desc.name, name, desc.attrs[name], attrs[name])
     end
+    if desc.view then return desc.view(ins, a) end
     return kg.node(desc.name, ins, a, desc.build)
   end
   return desc.call
@@ -349,6 +379,7 @@ end
 --- `build` describes (kg.op's build) and returns its results but the hidden
 --- ones. kg.op's call runs it once the operands and attributes are checked.
 function kg.node(opname, ins, a, build)
+  for i, t in ipairs(ins) do check_current(opname, i, t) end
   local node = { op = opname, inputs = ins, attrs = a }
   build(node, ins, a)
   -- quantized operands only where the build dequantizes them; never results
@@ -369,6 +400,11 @@ function kg.node(opname, ins, a, build)
   assert((node.template or node.variants) and node.out_dtype and node.out_shape, opname)
   node.output = kg.tensor("value", node.out_dtype, node.out_shape, nil, opname .. ": the result")
   node.output.producer = node
+  if node.inplace then -- the result is the operand's memory, one version on
+    local m = ins[node.inplace].mem
+    m.version, m.updated_by = m.version + 1, opname
+    node.output.mem, node.output.version = m, m.version
+  end
   node.outputs = { node.output }
   local results = { node.output }
   for _, extra in ipairs(node.extra_outputs or {}) do
@@ -398,6 +434,10 @@ end
 ---                                 elementwise expression, EXPR over IN), or
 ---                                 epilogue (EPI over acc0 and EPI_IN at the
 ---                                 result's store) and pair (two weights, acc1)
+---                                 and rms_prologue (an RMS norm of x taken in: NORM,
+---                                 NG_T, NEPS); rms (the op is an RMS norm of
+---                                 its operand 1 with weight 2, holes EPS,
+---                                 COLS, R_T: a norm template may take it in)
 ---   weights_before_wait = true    reads its weight operands before
 ---                                 kg_dep_wait() (early launch: they must be
 ---                                 model weights) }
@@ -533,6 +573,7 @@ function kg.env()
   require "ops.resample"
   require "ops.matmul"
   require "ops.conv"
+  require "ops.layout"
   local env = {
     sym = kg.sym, input = kg.input, weight = kg.weight, output = kg.output,
   }

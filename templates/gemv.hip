@@ -15,9 +15,15 @@
  * reads the last row of w and is not stored.
  * Epilogue: the stored value is EPI over acc0 (the sum), acc1 (with PAIR: the
  * same sum over a second weight w1, for a gate/up pair) and the operands
- * e<k> read at the result's index (a<k> in EPI), rounded to OUT_T. */
+ * e<k> read at the result's index (a<k> in EPI), rounded to OUT_T.
+ * Prologue (NORM): x is the operand of an RMS norm taken in: each lane also
+ * sums the squares of the x elements it reads (ss[m]) and multiplies them by
+ * the norm's weight ng (NG_T) before the products; the group's sums of
+ * squares reduce like its products, and acc0 (acc1) is scaled by the row's
+ * rsqrt(ss / K + NEPS) before the epilogue: the norm's result is never
+ * stored, and no launch computes it. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{> epi_args}}, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#if NG_T}} KG_GLOBAL(const {{NG_T}}) ng,{{/if}}{{> epi_args}}, long M) {
   const int lane = (int)(threadIdx.x % {{WAVE}});
   const int wave = (int)(threadIdx.x / {{WAVE}});
   const int kp = wave % {{KSPLIT}}; /* the wave's place in its group */
@@ -30,6 +36,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     wrow[c] = (n0 + c < {{N}} ? n0 + c : {{N}} - 1) * {{K}}L;
   float acc[{{CPW}}][{{MMAX}}];
 {{#if PAIR}}  float acc_up[{{CPW}}][{{MMAX}}]; /* the second weight's sums (w1) */
+{{/if}}{{#if NORM}}  float ss[{{MMAX}}]; /* the norm's sums of squares of x */
+#pragma unroll
+  for (int m = 0; m < {{MMAX}}; ++m)
+    ss[m] = 0.0f;
 {{/if}}#pragma unroll
   for (int c = 0; c < {{CPW}}; ++c)
 #pragma unroll
@@ -53,6 +63,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 #pragma unroll
       for (int u = 0; u < {{UNROLL}}; ++u)
         wv1[c][u] = kg_ldv<{{VEC}}>(w1, wrow[c] + (long)(base + u * GW + gl) * {{VEC}});
+{{/if}}{{#if NG_T}}    kg_vec<{{NG_T}}, {{VEC}}> gv[{{UNROLL}}];
+#pragma unroll
+    for (int u = 0; u < {{UNROLL}}; ++u)
+      gv[u] = kg_ldv<{{VEC}}>(ng, (long)(base + u * GW + gl) * {{VEC}});
 {{/if}}
 #pragma unroll
     for (int m = 0; m < {{MMAX}}; ++m) {
@@ -61,12 +75,19 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         for (int u = 0; u < {{UNROLL}}; ++u) {
           const kg_vec<{{T}}, {{VEC}}> xv =
               kg_ldv<{{VEC}}>(x, m * {{K}}L + (long)(base + u * GW + gl) * {{VEC}});
+          float xs[{{VEC}}];
+#pragma unroll
+          for (int e = 0; e < {{VEC}}; ++e) {
+            xs[e] = kg_to_f32(xv.v[e]);
+{{#if NORM}}            ss[m] += xs[e] * xs[e];
+{{#if NG_T}}            xs[e] *= kg_to_f32(gv[u].v[e]);
+{{/if}}{{/if}}          }
 #pragma unroll
           for (int c = 0; c < {{CPW}}; ++c)
 #pragma unroll
             for (int e = 0; e < {{VEC}}; ++e) {
-              acc[c][m] += kg_to_f32(xv.v[e]) * kg_to_f32(wv[c][u].v[e]);
-{{#if PAIR}}              acc_up[c][m] += kg_to_f32(xv.v[e]) * kg_to_f32(wv1[c][u].v[e]);
+              acc[c][m] += xs[e] * kg_to_f32(wv[c][u].v[e]);
+{{#if PAIR}}              acc_up[c][m] += xs[e] * kg_to_f32(wv1[c][u].v[e]);
 {{/if}}            }
         }
       }
@@ -82,17 +103,25 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 #pragma unroll
     for (int c = 0; c < {{CPW}}; ++c)
       wv1[c] = kg_ldv<{{VEC}}>(w1, wrow[c] + (long)i * {{VEC}});
+{{/if}}{{#if NG_T}}    const kg_vec<{{NG_T}}, {{VEC}}> gv = kg_ldv<{{VEC}}>(ng, (long)i * {{VEC}});
 {{/if}}
 #pragma unroll
     for (int m = 0; m < {{MMAX}}; ++m) {
       if (m < M) {
         const kg_vec<{{T}}, {{VEC}}> xv = kg_ldv<{{VEC}}>(x, m * {{K}}L + (long)i * {{VEC}});
+        float xs[{{VEC}}];
+#pragma unroll
+        for (int e = 0; e < {{VEC}}; ++e) {
+          xs[e] = kg_to_f32(xv.v[e]);
+{{#if NORM}}          ss[m] += xs[e] * xs[e];
+{{#if NG_T}}          xs[e] *= kg_to_f32(gv.v[e]);
+{{/if}}{{/if}}        }
 #pragma unroll
         for (int c = 0; c < {{CPW}}; ++c)
 #pragma unroll
           for (int e = 0; e < {{VEC}}; ++e) {
-            acc[c][m] += kg_to_f32(xv.v[e]) * kg_to_f32(wv[c].v[e]);
-{{#if PAIR}}            acc_up[c][m] += kg_to_f32(xv.v[e]) * kg_to_f32(wv1[c].v[e]);
+            acc[c][m] += xs[e] * kg_to_f32(wv[c].v[e]);
+{{#if PAIR}}            acc_up[c][m] += xs[e] * kg_to_f32(wv1[c].v[e]);
 {{/if}}          }
       }
     }
@@ -102,10 +131,14 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
    * group's first wave adds the KSPLIT parts of column c, row m in wave order */
   __shared__ float part[{{BLOCK}} / {{WAVE}}][{{CPW}}][{{MMAX}}];
 {{#if PAIR}}  __shared__ float part_up[{{BLOCK}} / {{WAVE}}][{{CPW}}][{{MMAX}}];
+{{/if}}{{#if NORM}}  __shared__ float part_ss[{{BLOCK}} / {{WAVE}}][{{MMAX}}];
 {{/if}}#pragma unroll
   for (int m = 0; m < {{MMAX}}; ++m) {
     if (m < M) {
-#pragma unroll
+{{#if NORM}}      const float sq = kg_wave_sum<{{WAVE}}>(ss[m]);
+      if (lane == 0)
+        part_ss[wave][m] = sq;
+{{/if}}#pragma unroll
       for (int c = 0; c < {{CPW}}; ++c) {
         const float s = kg_wave_sum<{{WAVE}}>(acc[c][m]);
 {{#if PAIR}}        const float s1 = kg_wave_sum<{{WAVE}}>(acc_up[c][m]);
@@ -121,21 +154,27 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   if (kp == 0 && c < {{CPW}} && m < M && n0 + c < {{N}}) {
     float acc0 = part[wave][c][m];
 {{#if PAIR}}    float acc1 = part_up[wave][c][m];
+{{/if}}{{#if NORM}}    float sq = part_ss[wave][m];
 {{/if}}    for (int j = 1; j < {{KSPLIT}}; ++j) {
       acc0 += part[wave + j][c][m];
 {{#if PAIR}}      acc1 += part_up[wave + j][c][m];
+{{/if}}{{#if NORM}}      sq += part_ss[wave + j][m];
 {{/if}}    }
-    const long idx = m * {{N}}L + n0 + c;
+{{#if NORM}}    const float rstd = kg_rsqrt(sq * (1.0f / {{K}}) + {{NEPS}});
+    acc0 *= rstd;
+{{#if PAIR}}    acc1 *= rstd;
+{{/if}}{{/if}}    const long idx = m * {{N}}L + n0 + c;
     {{> epi_store}}
   }
 {{else}}  /* M is the same for every lane: the wave reduces inside the guard */
 #pragma unroll
   for (int m = 0; m < {{MMAX}}; ++m) {
     if (m < M) {
-#pragma unroll
+{{#if NORM}}      const float rstd = kg_rsqrt(kg_wave_sum<{{WAVE}}>(ss[m]) * (1.0f / {{K}}) + {{NEPS}});
+{{/if}}#pragma unroll
       for (int c = 0; c < {{CPW}}; ++c) {
-        const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]);
-{{#if PAIR}}        const float acc1 = kg_wave_sum<{{WAVE}}>(acc_up[c][m]);
+        const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]){{#if NORM}} * rstd{{/if}};
+{{#if PAIR}}        const float acc1 = kg_wave_sum<{{WAVE}}>(acc_up[c][m]){{#if NORM}} * rstd{{/if}};
 {{/if}}        if (lane == 0 && n0 + c < {{N}}) {
           const long idx = m * {{N}}L + n0 + c;
           {{> epi_store}}

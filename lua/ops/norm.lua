@@ -20,6 +20,7 @@ kg.template {
   name = "rmsnorm",
   holes = { "COLS", "EPS", "SRC", "X_T", "Y_T", R_T = "", W_T = "" },
   libs = { "norm" },
+  fuse = { rms = true }, -- y = x rsqrt(mean(x^2) + EPS) w: a matmul may take it in
   params = row_params,
 }
 kg.template {

@@ -2,7 +2,8 @@
  * pos * theta^(-2i / rot) computed in float64. x is [R tokens, H, D]; the
  * varying size C is the head count H (D fixed) or, in rope_dim, the head dim
  * D (even sizes only: 2, 6, 64, 4098, 1000). Positions go to 4095, and to
- * 131071 in rope_dim, where a plain float angle would be off by 0.01 rad. */
+ * 131071 in rope_dim, where a plain float angle would be off by 0.01 rad.
+ * rope_reshaped reaches rope through reshape views (lua/ops/layout.lua). */
 #include <math.h>
 
 #include "kn.h"
@@ -40,6 +41,13 @@ static void ref_dim(const kn_dims_t *d, const double *const *in, double *const *
   rope(d->r, 2, d->c, d->c, 500000.0, 0, in[0], in[1], out[0]);
 }
 
+/* rope over 8-dim heads of x [R, C, 16] reshaped to [R, 2C, 8] (views: no
+ * kernel moves data; the kernels around them read and write the buffers) */
+static void ref_reshaped(const kn_dims_t *d, const double *const *in,
+                         double *const *out) {
+  rope(d->r, 2 * d->c, 8, 8, 10000.0, 0, in[0], in[1], out[0]);
+}
+
 #define POS(hi)                                                                          \
   { "R", KGRT_DTYPE_I32, 0, hi }
 
@@ -53,6 +61,17 @@ static const kn_case_t cases[] = {
      {{"R,C,16", KN_SAME, -2, 2}, POS(4095)},
      {{"R,C,16", KN_SAME, 0, 0}},
      ref_half,
+     {0},
+     0},
+    {"rope_reshaped",
+     "reshape(rope(reshape($0 * 1.0, {R, -1, 8}), $1), {R, -1, 16}) * 1.0",
+     KN_ROWS,
+     KN_FLOATS,
+     2,
+     1,
+     {{"R,C,16", KN_SAME, -2, 2}, POS(4095)},
+     {{"R,C,16", KN_SAME, 0, 0}},
+     ref_reshaped,
      {0},
      0},
     {"rope_interleaved",

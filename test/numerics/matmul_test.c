@@ -29,10 +29,12 @@
 
 typedef enum mm_epi {
   MM_PLAIN = 0,
-  MM_BIAS,     /* y + b[n] */
-  MM_SILU,     /* silu(0.5 y) */
-  MM_GELU_RES, /* gelu(y) + r[m, n] */
-  MM_SWIGLU,   /* silu(x wg^T) * (x wu^T) */
+  MM_BIAS,        /* y + b[n] */
+  MM_SILU,        /* silu(0.5 y) */
+  MM_GELU_RES,    /* gelu(y) + r[m, n] */
+  MM_SWIGLU,      /* silu(x wg^T) * (x wu^T) */
+  MM_NORM,        /* rmsnorm(x, g) w^T: the GEMV takes the norm in (its prologue) */
+  MM_NORM_SWIGLU, /* silu(h wg^T) * (h wu^T), h = rmsnorm(x, g) */
 } mm_epi_t;
 
 typedef struct mm_case {
@@ -56,6 +58,8 @@ static const mm_case_t cases[] = {
     {"scale_silu", 80, 64, 0, 0, MM_SILU, 0, 0},
     {"gelu_residual", 72, 104, 0, 0, MM_GELU_RES, 0, 0},
     {"swiglu", 144, 136, 0, 0, MM_SWIGLU, 0, 0},
+    {"norm", 96, 128, 0, 0, MM_NORM, 0, 0},
+    {"norm_swiglu", 144, 136, 0, 0, MM_NORM_SWIGLU, 0, 0},
     {"real_4096x4096", 4096, 4096, 0, 0, MM_PLAIN, 1, 0},
     {"real_14336x4096", 14336, 4096, 0, 0, MM_PLAIN, 1, 0},
     /* split K: whole columns would give under 4 workgroups per CU */
@@ -63,6 +67,8 @@ static const mm_case_t cases[] = {
     {"splitk_n64_k4096_bias", 64, 4096, 0, 0, MM_BIAS, 0, 1},
     {"splitk_n40_k4097", 40, 4097, 0, 0, MM_PLAIN, 0, 1},
     {"splitk_n64_k4096_swiglu", 64, 4096, 0, 0, MM_SWIGLU, 0, 1},
+    {"splitk_n64_k4096_norm", 64, 4096, 0, 0, MM_NORM, 0, 1},
+    {"splitk_n48_k4096_norm_swiglu", 48, 4096, 0, 0, MM_NORM_SWIGLU, 0, 1},
     /* w [K, N] (kn_n136_k80 and kn_n33_k47 above run it at M <= 8 too) */
     {"kn_n136_k80_bias", 136, 80, 1, 0, MM_BIAS, 0, 1},
     {"kn_n80_k136_swiglu", 80, 136, 1, 0, MM_SWIGLU, 0, 1},
@@ -110,6 +116,19 @@ static void emit_case(FILE *f, int i, const mm_case_t *c, const char *dt) {
     fprintf(f, "  local wu = weight(\"c%d_wu\", %s, {%lld, %lld})\n", i, dt,
             (long long)d0, (long long)d1);
     fprintf(f, "  output(\"c%d_y\", mul(silu(matmul(x, w%s)), matmul(x, wu%s)))\n", i,
+            attrs, attrs);
+    break;
+  case MM_NORM:
+  case MM_NORM_SWIGLU:
+    fprintf(f, "  local g = weight(\"c%d_g\", %s, {%lld})\n", i, dt, (long long)c->k);
+    fprintf(f, "  local h = rmsnorm(x, g, {eps = 1e-5})\n");
+    if (c->epi == MM_NORM) {
+      fprintf(f, "  output(\"c%d_y\", matmul(h, w%s))\n", i, attrs);
+      break;
+    }
+    fprintf(f, "  local wu = weight(\"c%d_wu\", %s, {%lld, %lld})\n", i, dt,
+            (long long)d0, (long long)d1);
+    fprintf(f, "  output(\"c%d_y\", mul(silu(matmul(h, w%s)), matmul(h, wu%s)))\n", i,
             attrs, attrs);
     break;
   }
@@ -255,8 +274,11 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
     if (o->epi == MM_GELU_RES)
       set_zeros(model, name, o->n, 0);
     snprintf(name, sizeof name, "c%d_wu", j);
-    if (o->epi == MM_SWIGLU)
+    if (o->epi == MM_SWIGLU || o->epi == MM_NORM_SWIGLU)
       set_zeros(model, name, o->n * o->k, 1);
+    snprintf(name, sizeof name, "c%d_g", j);
+    if (o->epi == MM_NORM || o->epi == MM_NORM_SWIGLU)
+      set_zeros(model, name, o->k, 1);
   }
   snprintf(name, sizeof name, "c%d_x", i);
   set(model, name, &in->x, 0);
@@ -268,9 +290,14 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
   } else if (c->epi == MM_GELU_RES) {
     snprintf(name, sizeof name, "c%d_r", i);
     set(model, name, &in->extra, 0);
-  } else if (c->epi == MM_SWIGLU) {
+  }
+  if (c->epi == MM_SWIGLU || c->epi == MM_NORM_SWIGLU) {
     snprintf(name, sizeof name, "c%d_wu", i);
     set(model, name, &in->wu, 1);
+  }
+  if (c->epi == MM_NORM || c->epi == MM_NORM_SWIGLU) {
+    snprintf(name, sizeof name, "c%d_g", i);
+    set(model, name, &in->extra, 1);
   }
   snprintf(name, sizeof name, "c%d_y", i);
   const size_t bytes = (size_t)ny * kn_dtype_size(dtype);
@@ -301,20 +328,34 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
     in.extra = make_random(c->n, -1, 1);
   else if (c->epi == MM_GELU_RES)
     in.extra = make_random(m_rows * c->n, -1, 1);
-  else if (c->epi == MM_SWIGLU)
+  if (c->epi == MM_SWIGLU || c->epi == MM_NORM_SWIGLU)
     in.wu = make_random(c->n * c->k, -1, 1);
+  if (c->epi == MM_NORM || c->epi == MM_NORM_SWIGLU)
+    in.extra = make_random(c->k, 0.5, 1.5); /* the norm's weight g */
 
   const int64_t ny = rows * c->n;
   double *ref = malloc((size_t)ny * sizeof *ref);
-  ref_matmul(c, m_rows, in.x.v, in.w.v, ref);
-  if (c->epi == MM_SWIGLU) {
+  /* the norm's result, unrounded: h = x rsqrt(mean(x^2) + eps) g */
+  double *h = malloc((size_t)(rows * c->k) * sizeof *h);
+  for (int64_t r = 0; r < rows; r++) {
+    double ss = 0;
+    for (int64_t k = 0; k < c->k; k++)
+      ss += in.x.v[r * c->k + k] * in.x.v[r * c->k + k];
+    const int norm = c->epi == MM_NORM || c->epi == MM_NORM_SWIGLU;
+    const double rstd = norm ? 1.0 / sqrt(ss / (double)c->k + 1e-5) : 1.0;
+    for (int64_t k = 0; k < c->k; k++)
+      h[r * c->k + k] = in.x.v[r * c->k + k] * rstd * (norm ? in.extra.v[k] : 1.0);
+  }
+  ref_matmul(c, m_rows, h, in.w.v, ref);
+  if (c->epi == MM_SWIGLU || c->epi == MM_NORM_SWIGLU) {
     double *up = malloc((size_t)ny * sizeof *up);
-    ref_matmul(c, m_rows, in.x.v, in.wu.v, up);
+    ref_matmul(c, m_rows, h, in.wu.v, up);
     for (int64_t e = 0; e < ny; e++)
       ref[e] = silu(ref[e]) * up[e];
     free(up);
   }
-  for (int64_t e = 0; e < ny && c->epi != MM_SWIGLU; e++) {
+  free(h);
+  for (int64_t e = 0; e < ny && c->epi != MM_SWIGLU && c->epi != MM_NORM_SWIGLU; e++) {
     if (c->epi == MM_BIAS)
       ref[e] += in.extra.v[e % c->n];
     else if (c->epi == MM_SILU)

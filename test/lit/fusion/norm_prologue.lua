@@ -1,0 +1,41 @@
+-- An RMS norm read by matmuls is their GEMV's prologue: the GEMV sums the
+-- squares of x as it reads it, scales x by the norm's weight and its sums by
+-- the row's rsqrt(mean + eps): at decode (T <= 8) no kernel computes the
+-- norm. The GEMM variant (T > 8) reads the norm's result, so the norm's own
+-- kernel runs only there (its step's select is the GEMM's: 9 .. max); both
+-- norms share that kernel (the same code). The q and k projections (two
+-- consumers) each take the norm in; the gate/up pair takes the other in
+-- with its SwiGLU epilogue.
+-- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
+-- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s
+-- TABLE-LABEL: static const kgrt_kernel_t kernels[7] = {
+-- TABLE-NEXT: {"norm_prologue_rmsnorm_{{[0-9a-f]+}}"
+-- TABLE-NEXT: {"norm_prologue_rmsnorm_matmul_gemv_{{[0-9a-f]+}}"
+-- TABLE-NEXT: {"norm_prologue_matmul_gemm_{{[0-9a-f]+}}"
+-- TABLE-NEXT: {"norm_prologue_rmsnorm_matmul_gemv_{{[0-9a-f]+}}"
+-- TABLE-NEXT: {"norm_prologue_matmul_gemm_{{[0-9a-f]+}}"
+-- TABLE-NEXT: {"norm_prologue_rmsnorm_matmul_silu_gemv_{{[0-9a-f]+}}"
+-- TABLE-NEXT: {"norm_prologue_matmul_silu_matmul_gemm_{{[0-9a-f]+}}"
+-- TABLE-LABEL: static const kgrt_step_t steps[8] = {
+-- TABLE-NEXT: {0, {{.*}}, 9LL, 9223372036854775807LL, s0_args},
+-- TABLE-NEXT: {1, {{.*}}, 0LL, 8LL, s1_args},
+-- TABLE-NEXT: {2, {{.*}}, 9LL, 9223372036854775807LL, s2_args},
+-- TABLE-NEXT: {3, {{.*}}, 0LL, 8LL, s3_args},
+-- TABLE-NEXT: {4, {{.*}}, 9LL, 9223372036854775807LL, s4_args},
+-- TABLE-NEXT: {0, {{.*}}, 9LL, 9223372036854775807LL, s5_args},
+-- TABLE-NEXT: {5, {{.*}}, 0LL, 8LL, s6_args},
+-- TABLE-NEXT: {6, {{.*}}, 9LL, 9223372036854775807LL, s7_args},
+-- CHECK-LABEL: norm_prologue_rmsnorm_matmul_gemv_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) ng, KG_GLOBAL(kg_bf16) y, long M)
+-- CHECK: ss[m] += xs[e] * xs[e];
+-- CHECK-NEXT: xs[e] *= kg_to_f32(gv[u].v[e]);
+-- CHECK: const float rstd = kg_rsqrt(kg_wave_sum<32>(ss[m]) * (1.0f / 256) + 1e-05f);
+-- CHECK: const float acc0 = kg_wave_sum<32>(acc[c][m]) * rstd;
+-- CHECK-LABEL: norm_prologue_rmsnorm_matmul_silu_gemv_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) w1, KG_GLOBAL(const kg_bf16) ng, KG_GLOBAL(kg_bf16) y, long M)
+-- CHECK: const float acc1 = kg_wave_sum<32>(acc_up[c][m]) * rstd;
+local T = sym("T", 64)
+local x = input("x", bf16, { T, 256 })
+local h = rmsnorm(x, weight("g", bf16, { 256 }), { eps = 1e-5 })
+output("q", matmul(h, weight("wq", bf16, { 512, 256 })))
+output("k", matmul(h, weight("wk", bf16, { 128, 256 })))
+local h2 = rmsnorm(x, weight("g2", bf16, { 256 }), { eps = 1e-5 })
+output("f", silu(matmul(h2, weight("wg", bf16, { 384, 256 }))) * matmul(h2, weight("wu", bf16, { 384, 256 })))

@@ -91,6 +91,10 @@ static int read_tensor(lua_State *L, kg_tensor_t *t, kg_diag_t *d) {
     t->alias = table_id(L, lua_gettop(L)); /* checked by read_graph */
   }
   lua_pop(L, 1);
+  const int64_t off = get_int(L, top, "view_offset", 0);
+  t->view_offset = off > 0 ? (uint64_t)off : 0;
+  if (off < 0 || (off > 0 && !t->view))
+    return kg_error(d, "internal: a bad view offset");
   lua_getfield(L, top, "dtype");
   char *dt = lua_istable(L, -1) ? get_string(L, lua_gettop(L), "name") : NULL;
   lua_pop(L, 1);
@@ -301,8 +305,15 @@ static int read_id_list(lua_State *L, int graph, const char *key, int **out) {
   return n;
 }
 
+/* The bytes of n elements of dtype dt (quantized: whole blocks). */
+static uint64_t dtype_bytes(const kg_dtype_info_t *dt, int64_t n) {
+  return dt->block_elems > 0 ? (uint64_t)(n / dt->block_elems) * dt->block_bytes
+                             : (uint64_t)n * dt->size;
+}
+
 /* A view reads an earlier tensor's memory: the same dtype and element count
- * (the same constant product and syms); it counts as a use of it. */
+ * (the same constant product and syms), or, with an offset (split), a
+ * constant part inside a constant source; it counts as a use of it. */
 static int check_view(kg_graph_t *g, int i, kg_diag_t *d) {
   kg_tensor_t *t = &g->tensors[i];
   if (!t->view)
@@ -312,8 +323,19 @@ static int check_view(kg_graph_t *g, int i, kg_diag_t *d) {
   const kg_tensor_t *s = &g->tensors[t->alias];
   kgrt_expr_t a, b;
   if (s->dtype.code != t->dtype.code || kg_tensor_numel(g, s, &a) ||
-      kg_tensor_numel(g, t, &b) || a.scale != b.scale)
-    return kg_error(d, "internal: a view of another size or dtype");
+      kg_tensor_numel(g, t, &b))
+    return kg_error(d, "internal: a view of another dtype");
+  if (t->view_offset > 0 || a.scale != b.scale) {
+    for (int x = 0; x < KGRT_EXPR_SYMS; x++)
+      if (a.sym[x] >= 0 || b.sym[x] >= 0)
+        return kg_error(d, "internal: a part of a value with run-time dims");
+    const uint64_t sb = dtype_bytes(&s->dtype, a.scale),
+                   tb = dtype_bytes(&t->dtype, b.scale);
+    if (tb > sb || t->view_offset > sb - tb)
+      return kg_error(d, "internal: a view past its source's end");
+    g->tensors[t->alias].uses++;
+    return 0;
+  }
   int used[KGRT_EXPR_SYMS] = {0};
   for (int x = 0; x < KGRT_EXPR_SYMS; x++) {
     int found = a.sym[x] < 0;
@@ -325,6 +347,29 @@ static int check_view(kg_graph_t *g, int i, kg_diag_t *d) {
   }
   g->tensors[t->alias].uses++;
   return 0;
+}
+
+/* Dead nodes: no model output, state, in-place update or live node needs
+ * their results (a matmul a split rewrote into parts, say). Marked dead (no
+ * kernel), their operand uses dropped, back to front so chains die too. */
+static void mark_dead(kg_graph_t *g) {
+  for (int n = g->num_nodes - 1; n >= 0; n--) {
+    kg_node_t *node = &g->nodes[n];
+    int needed = node->inplace >= 0;
+    for (int k = 0; k < node->num_outputs && !needed; k++) {
+      const kg_tensor_t *t = &g->tensors[node->outputs[k]];
+      needed = t->uses > 0 || t->output_index >= 0 || t->persistent;
+    }
+    if (needed)
+      continue;
+    node->dead = 1;
+    for (int i = 0; i < node->num_inputs; i++) {
+      /* a view used only by this node no longer uses its source */
+      int t = node->inputs[i];
+      while (t >= 0 && --g->tensors[t].uses == 0 && g->tensors[t].view)
+        t = g->tensors[t].alias;
+    }
+  }
 }
 
 static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
@@ -412,6 +457,7 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     t->output_index = i;
   }
   lua_pop(L, 1);
+  mark_dead(g);
   if (g->num_outputs == 0)
     return kg_error_at(d, path, 0,
                        "the model declares no outputs (use output(name, tensor))");

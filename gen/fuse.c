@@ -30,12 +30,12 @@ static int is_map(const kg_graph_t *g, int node) {
   return node >= 0 && (roles(g, node, 0) & KG_FUSE_CHAIN);
 }
 
-/* The single consumer of tensor t, or -1. */
+/* The single consumer of tensor t, or -1 (dead nodes are no consumers). */
 static int sole_consumer(const kg_graph_t *g, int t) {
   if (g->tensors[t].uses != 1)
     return -1;
   for (int i = 0; i < g->num_nodes; i++)
-    for (int k = 0; k < g->nodes[i].num_inputs; k++)
+    for (int k = 0; k < g->nodes[i].num_inputs && !g->nodes[i].dead; k++)
       if (g->nodes[i].inputs[k] == t)
         return i;
   return -1;
@@ -114,6 +114,8 @@ static int norm_plan(const kg_graph_t *g, int p, int *none, kgrt_expr_t *sel, in
   for (int n = p + 1; n < g->num_nodes; n++) {
     const kg_node_t *node = &g->nodes[n];
     int reads = 0;
+    if (node->dead)
+      continue;
     for (int i = 0; i < node->num_inputs; i++)
       if (node->inputs[i] == t) {
         if (i != 0 || !is_matmul(g, n))
@@ -175,7 +177,7 @@ static int epilogue_of(const kg_graph_t *g, int m) {
   if (!is_matmul(g, m))
     return -1;
   for (int n = m + 1; n < g->num_nodes; n++) {
-    if (!is_map(g, n) || is_inlined(g, n))
+    if (g->nodes[n].dead || !is_map(g, n) || is_inlined(g, n))
       continue;
     int mm[2], count = 0;
     chain_matmuls(g, n, n, mm, &count);
@@ -335,13 +337,15 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
     norm_of[n] = -1;
   for (int n = 0; n < g->num_nodes; n++) {
     int none;
-    if (!is_rms(g, n) || !norm_plan(g, n, &none, &norm_sel[n].select,
-                                    &norm_sel[n].select_min, &norm_sel[n].select_max))
+    if (g->nodes[n].dead || !is_rms(g, n) ||
+        !norm_plan(g, n, &none, &norm_sel[n].select, &norm_sel[n].select_min,
+                   &norm_sel[n].select_max))
       continue;
     norm_gone[n] = (char)none;
     norm_sel[n].has_select = !none;
     for (int m = n + 1; m < g->num_nodes; m++)
-      if (g->nodes[m].num_inputs > 0 && g->nodes[m].inputs[0] == g->nodes[n].output)
+      if (!g->nodes[m].dead && g->nodes[m].num_inputs > 0 &&
+          g->nodes[m].inputs[0] == g->nodes[n].output)
         norm_of[m] = n;
   }
   int rc = fuse_nodes(g, norm_of, norm_gone, norm_sel, p, d);
@@ -354,7 +358,7 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
 static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *norm_gone,
                       const kg_kernel_t *norm_sel, kg_program_t *p, kg_diag_t *d) {
   for (int n = 0; n < g->num_nodes; n++) {
-    if (norm_gone[n])
+    if (norm_gone[n] || g->nodes[n].dead)
       continue;
     if (is_map(g, n) && is_inlined(g, n))
       continue;

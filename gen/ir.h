@@ -49,9 +49,10 @@ typedef struct kg_tensor {
   int persistent; /* state a kernel keeps across runs: zeroed at load, never shared */
   int alias;      /* an in-place op's result: the operand tensor it updates; a view:
                      the tensor whose memory it reads (view set); else -1 */
-  int view;       /* a view (reshape): another shape over alias's memory, no kernel */
-  int written;    /* a kernel updates its memory in place (it is a storage tensor) */
-  int uses;       /* operand uses by nodes */
+  int view; /* a view (reshape, split): another shape over alias's memory, no kernel */
+  uint64_t view_offset; /* a view: where it starts in alias's memory, in bytes */
+  int written; /* a kernel updates its memory in place (it is a storage tensor) */
+  int uses;    /* operand uses by nodes */
   /* set by plan.c for values that live in the arena */
   int in_arena;
   uint64_t arena_offset;
@@ -121,6 +122,7 @@ typedef struct kg_node {
   int num_outputs;           /* results, in the order the op returns them */
   int outputs[KG_MAX_OUTPUTS];
   int inplace; /* operand index the kernel updates in place, or -1 */
+  int dead;    /* no output, state or live node needs its results: no kernel */
   char *expr;  /* map: expression over $0, $1, ... */
   /* one kernel per variant; several when the run-time dims choose among them
    * (matmul: up to three, by the rows of x) */

@@ -191,6 +191,10 @@ static int add_buffer(const kg_graph_t *g, kg_lowered_t *lw, int tensor, int is_
   kg_larg_t *a = &lw->args[lw->num_args++];
   a->kind = KGRT_ARG_BUFFER;
   a->tensor = kg_tensor_storage(g, tensor);
+  a->view = tensor;
+  a->offset = 0;
+  for (int t = tensor; t >= 0 && g->tensors[t].alias >= 0; t = g->tensors[t].alias)
+    a->offset += g->tensors[t].view_offset;
   a->is_const = is_const;
   a->value = kg_expr_const(0);
   return 0;

@@ -13,7 +13,9 @@
 
 typedef struct kg_larg {
   kgrt_arg_kind_t kind;
-  int tensor;        /* buffers */
+  int tensor;        /* buffers: the tensor whose memory it is (storage) */
+  int view;          /* buffers: the tensor as the kernel reads it (its bytes) */
+  uint64_t offset;   /* buffers: the view's start in the storage, in bytes */
   int is_const;      /* buffers read only */
   kgrt_expr_t value; /* KGRT_ARG_I64 */
 } kg_larg_t;

@@ -173,15 +173,19 @@ static void step_arg(const kg_graph_t *g, const kg_larg_t *a, kg_buf_t *out) {
     space = "KGRT_SPACE_WEIGHT";
     index = t->io_index;
   }
-  kgrt_expr_t bytes; /* <= 2^48 at the syms' maxima (kg_sizes_graph): no overflow */
-  kg_tensor_numel(g, t, &bytes);
-  if (t->dtype.block_elems > 0) /* quantized: the last dim is a multiple of the block */
-    bytes.scale = bytes.scale / t->dtype.block_elems * t->dtype.block_bytes;
+  /* the bytes of the tensor as the kernel reads it (a view: its own, from
+   * its offset into the storage); <= 2^48 at the syms' maxima
+   * (kg_sizes_graph): no overflow */
+  const kg_tensor_t *v = &g->tensors[a->view];
+  kgrt_expr_t bytes;
+  kg_tensor_numel(g, v, &bytes);
+  if (v->dtype.block_elems > 0) /* quantized: the last dim is a multiple of the block */
+    bytes.scale = bytes.scale / v->dtype.block_elems * v->dtype.block_bytes;
   else
-    bytes.scale *= t->dtype.size;
+    bytes.scale *= v->dtype.size;
   kgrt_expr_t zero = kg_expr_const(0);
   kg_buf_printf(out, "        {%s, %d, %llu, ", space, index,
-                (unsigned long long)(t->in_arena ? t->arena_offset : 0));
+                (unsigned long long)((t->in_arena ? t->arena_offset : 0) + a->offset));
   expr(&bytes, out);
   kg_buf_puts(out, ", ");
   expr(&zero, out);

@@ -197,12 +197,14 @@ local function check_current(opname, i, t)
   end
 end
 
---- A tensor of another shape over x's memory (ops/layout.lua checks the
---- element count): no node, no kernel; C reads view_of as its alias.
-function kg.view(x, shape)
+--- A tensor of another shape over x's memory, from `offset` bytes in
+--- (ops/layout.lua checks the element count): no node, no kernel; C reads
+--- view_of as its alias.
+function kg.view(x, shape, offset)
   check_current("reshape", 1, x)
   local t = kg.tensor("value", x.dtype, shape, nil, "view of " .. tostring(x))
   t.view_of = x
+  t.view_offset = offset -- bytes into x's memory (split), or nil
   t.mem, t.version = x.mem, x.version
   return t
 end
@@ -330,6 +332,13 @@ function kg.op(desc)
       n = n - 1
     end
     attrs = attrs or {}
+    -- a positional list before the attributes: split(x, {64, 64}, {dim = 1})
+    local prev = args[n]
+    if n > 0 and desc.positional and attrs[desc.positional] == nil and type(prev) == "table"
+      and rawget(prev, 1) ~= nil and not kg.is_tensor(prev) then
+      attrs[desc.positional] = prev
+      n = n - 1
+    end
     -- operands
     local want = #desc.inputs
     local required = 0

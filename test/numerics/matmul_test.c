@@ -35,6 +35,8 @@ typedef enum mm_epi {
   MM_SWIGLU,      /* silu(x wg^T) * (x wu^T) */
   MM_NORM,        /* rmsnorm(x, g) w^T: the GEMV takes the norm in (its prologue) */
   MM_NORM_SWIGLU, /* silu(h wg^T) * (h wu^T), h = rmsnorm(x, g) */
+  MM_SPLIT3,      /* q + 2 k + 3 v for q, k, v = split(x w^T), w [3N, K]: the
+                     parts are matmuls over views of w's rows (at offsets) */
 } mm_epi_t;
 
 typedef struct mm_case {
@@ -60,6 +62,7 @@ static const mm_case_t cases[] = {
     {"swiglu", 144, 136, 0, 0, MM_SWIGLU, 0, 0},
     {"norm", 96, 128, 0, 0, MM_NORM, 0, 0},
     {"norm_swiglu", 144, 136, 0, 0, MM_NORM_SWIGLU, 0, 0},
+    {"split3", 40, 72, 0, 0, MM_SPLIT3, 0, 0},
     {"real_4096x4096", 4096, 4096, 0, 0, MM_PLAIN, 1, 0},
     {"real_14336x4096", 14336, 4096, 0, 0, MM_PLAIN, 1, 0},
     /* split K: whole columns would give under 4 workgroups per CU */
@@ -89,7 +92,8 @@ static void emit_case(FILE *f, int i, const mm_case_t *c, const char *dt) {
             (long long)c->k);
   else
     fprintf(f, "  local x = input(\"c%d_x\", %s, {M, %lld})\n", i, dt, (long long)c->k);
-  const int64_t d0 = c->kn ? c->k : c->n, d1 = c->kn ? c->n : c->k;
+  const int64_t rows_w = c->epi == MM_SPLIT3 ? 3 * c->n : c->n; /* w's N */
+  const int64_t d0 = c->kn ? c->k : rows_w, d1 = c->kn ? c->n : c->k;
   if (c->batch)
     fprintf(f, "  local w = weight(\"c%d_w\", %s, {%d, %lld, %lld})\n", i, dt, c->batch,
             (long long)d0, (long long)d1);
@@ -117,6 +121,11 @@ static void emit_case(FILE *f, int i, const mm_case_t *c, const char *dt) {
             (long long)d0, (long long)d1);
     fprintf(f, "  output(\"c%d_y\", mul(silu(matmul(x, w%s)), matmul(x, wu%s)))\n", i,
             attrs, attrs);
+    break;
+  case MM_SPLIT3:
+    fprintf(f, "  local q, k, v = split(matmul(x, w), {%lld, %lld, %lld})\n",
+            (long long)c->n, (long long)c->n, (long long)c->n);
+    fprintf(f, "  output(\"c%d_y\", q + k * 2.0 + v * 3.0)\n", i);
     break;
   case MM_NORM:
   case MM_NORM_SWIGLU:
@@ -266,7 +275,7 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
     snprintf(name, sizeof name, "c%d_x", j);
     set_zeros(model, name, ob * o->k, 0);
     snprintf(name, sizeof name, "c%d_w", j);
-    set_zeros(model, name, ob * o->n * o->k, 1);
+    set_zeros(model, name, ob * o->n * o->k * (o->epi == MM_SPLIT3 ? 3 : 1), 1);
     snprintf(name, sizeof name, "c%d_b", j);
     if (o->epi == MM_BIAS)
       set_zeros(model, name, o->n, 1);
@@ -322,8 +331,10 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
   const mm_case_t *c = &cases[i];
   const int nb = c->batch ? c->batch : 1;
   const int64_t rows = nb * m_rows;
-  mm_data_t in = {
-      make_random(rows * c->k, -1, 1), make_random(nb * c->n * c->k, -1, 1), {0}, {0}};
+  mm_data_t in = {make_random(rows * c->k, -1, 1),
+                  make_random(nb * c->n * c->k * (c->epi == MM_SPLIT3 ? 3 : 1), -1, 1),
+                  {0},
+                  {0}};
   if (c->epi == MM_BIAS)
     in.extra = make_random(c->n, -1, 1);
   else if (c->epi == MM_GELU_RES)
@@ -347,6 +358,15 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
       h[r * c->k + k] = in.x.v[r * c->k + k] * rstd * (norm ? in.extra.v[k] : 1.0);
   }
   ref_matmul(c, m_rows, h, in.w.v, ref);
+  if (c->epi == MM_SPLIT3) { /* q + 2 k + 3 v: w's rows n .. 2n - 1 and 2n .. 3n - 1 */
+    double *part = malloc((size_t)ny * sizeof *part);
+    for (int j = 1; j < 3; j++) {
+      ref_matmul(c, m_rows, h, in.w.v + (int64_t)j * c->n * c->k, part);
+      for (int64_t e = 0; e < ny; e++)
+        ref[e] += (j + 1) * part[e];
+    }
+    free(part);
+  }
   if (c->epi == MM_SWIGLU || c->epi == MM_NORM_SWIGLU) {
     double *up = malloc((size_t)ny * sizeof *up);
     ref_matmul(c, m_rows, h, in.wu.v, up);

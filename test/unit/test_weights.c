@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "kgrt.h"
+#include "kgrt_hash.h"
 #include "kgrt_weights.h"
 #include "test.h"
 #include "weights_writer.h"
@@ -20,6 +21,8 @@
 static const char *g_dir;
 static const unsigned char *g_sim;
 static size_t g_sim_size;
+static const unsigned char *g_hsaco; /* the same kernel for gfx1100 */
+static size_t g_hsaco_size;
 
 static const char *path_in(const char *name) {
   static char buf[4][1024];
@@ -631,10 +634,14 @@ static void bind_model_init(bind_model_t *m, const gguf_file_t *f) {
                                 .args = m->step_args[i]};
   }
   m->arch = (kgrt_arch_table_t){.arch = "gfx1100",
-                                .triple = "host-sim",
+                                .triple = "amdgcn-amd-amdhsa",
                                 .wave_size = 32,
+                                .image = g_hsaco,
+                                .image_size = g_hsaco_size,
+                                .image_hash = kgrt_hash64(g_hsaco, g_hsaco_size),
                                 .sim_image = g_sim,
                                 .sim_image_size = g_sim_size,
+                                .sim_image_hash = kgrt_hash64(g_sim, g_sim_size),
                                 .num_kernels = 1,
                                 .kernels = &m->kernel,
                                 .num_steps = NUM_BIND,
@@ -775,14 +782,17 @@ static void test_bind(void) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: test_weights WORK_DIR [SIM_SO]\n");
+    fprintf(stderr, "usage: test_weights WORK_DIR [SIM_SO GFX1100_HSACO]\n");
     return 2;
   }
   g_dir = argv[1];
   mkdir(g_dir, 0777);
   unsigned char *sim = NULL;
-  if (argc > 2)
+  unsigned char *hsaco = NULL;
+  if (argc > 3) {
     g_sim = sim = test_read_file(argv[2], &g_sim_size);
+    g_hsaco = hsaco = test_read_file(argv[3], &g_hsaco_size);
+  }
   test_gguf_round_trip(3, 32);
   test_gguf_round_trip(3, 64);
   test_gguf_round_trip(2, 32);
@@ -796,5 +806,6 @@ int main(int argc, char **argv) {
   else
     fprintf(stderr, "test_weights: no sim image, binding tests skipped\n");
   free(sim);
+  free(hsaco);
   return TEST_DONE();
 }

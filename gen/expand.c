@@ -111,9 +111,16 @@ static const char *find_value(const kg_holes_t *h, const char *name, size_t len)
 
 #define KG_PARTIAL_DEPTH 8
 
+/* The last line number asked for: most asks go forward through the text. */
+typedef struct line_cache {
+  const char *pos;
+  int line;
+} line_cache_t;
+
 typedef struct ctx {
   const char *file;
   const char *text; /* the whole template, for line numbers */
+  line_cache_t *lines;
   kg_partial_fn partial;
   void *ud;
   int depth;            /* partials being expanded */
@@ -122,9 +129,13 @@ typedef struct ctx {
 } ctx_t;
 
 static int line_of(const ctx_t *c, const char *p) {
-  int line = 1;
-  for (const char *q = c->text; q < p; q++)
+  const int from_cache = c->lines->pos && c->lines->pos <= p;
+  const char *q = from_cache ? c->lines->pos : c->text;
+  int line = from_cache ? c->lines->line : 1;
+  for (; q < p; q++)
     line += *q == '\n';
+  c->lines->pos = p;
+  c->lines->line = line;
   return line;
 }
 
@@ -205,8 +216,10 @@ static int walk_partial(const ctx_t *c, const char *open, const char *name, size
                        "partials nested more than %d deep at {{> %.*s}}",
                        KG_PARTIAL_DEPTH, (int)len, name);
   ctx_t sub = *c;
+  line_cache_t lines = {NULL, 0};
   sub.file = file ? file : "partial";
   sub.text = text;
+  sub.lines = &lines;
   sub.depth = c->depth + 1;
   return walk(&sub, text, text + strlen(text), h, list, out);
 }
@@ -306,13 +319,15 @@ static int walk(const ctx_t *c, const char *p, const char *end, const kg_holes_t
 
 int kg_expand(const char *name, const char *text, const kg_holes_t *h,
               kg_partial_fn partial, void *ud, kg_buf_t *out, kg_diag_t *d) {
-  ctx_t c = {name, text, partial, ud, 0, NULL, d};
+  line_cache_t lines = {NULL, 0};
+  ctx_t c = {name, text, &lines, partial, ud, 0, NULL, d};
   return walk(&c, text, text + strlen(text), h, "", out);
 }
 
 int kg_hole_refs(const char *name, const char *text, kg_partial_fn partial, void *ud,
                  kg_hole_refs_t *refs, kg_diag_t *d) {
-  ctx_t c = {name, text, partial, ud, 0, refs, d};
+  line_cache_t lines = {NULL, 0};
+  ctx_t c = {name, text, &lines, partial, ud, 0, refs, d};
   return walk(&c, text, text + strlen(text), NULL, "", NULL);
 }
 

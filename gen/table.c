@@ -139,8 +139,25 @@ static void bytes_array(const char *var, const kg_buf_t *b, kg_buf_t *out) {
   if (b->len == 0)
     return;
   kg_buf_printf(out, "static _Alignas(64) const unsigned char %s[%zu] = {", var, b->len);
-  for (size_t i = 0; i < b->len; i++)
-    kg_buf_printf(out, "%s0x%02x,", i % 16 ? " " : "\n    ", (unsigned char)b->data[i]);
+  static const char hex[] = "0123456789abcdef";
+  char line[16 * 6 + 8];
+  for (size_t i = 0; i < b->len; i += 16) { /* "\n    0x.., 0x..," 16 a line */
+    size_t n = 0;
+    line[n++] = '\n';
+    for (int s = 0; s < 4; s++)
+      line[n++] = ' ';
+    for (size_t k = i; k < b->len && k < i + 16; k++) {
+      const unsigned char v = (unsigned char)b->data[k];
+      if (k > i)
+        line[n++] = ' ';
+      line[n++] = '0';
+      line[n++] = 'x';
+      line[n++] = hex[v >> 4];
+      line[n++] = hex[v & 15];
+      line[n++] = ',';
+    }
+    kg_buf_put(out, line, n);
+  }
   kg_buf_puts(out, "\n};\n");
 }
 

@@ -87,7 +87,7 @@ static void usage(FILE *f) {
       "  --time-report        print each phase's time (and each compile's) to stderr\n"
       "  --max-memory=MIB     Lua memory cap for the model (default 256)\n"
       "  --max-instructions=N Lua instruction budget (default 200000000)\n"
-      "  --max-seconds=S      wall-clock limit for running the model (default 10)\n"
+      "  --max-seconds=S      wall-clock limit for running the model (default 4)\n"
       "  --list-targets       the targets kgen knows\n"
       "  --list-ops           the ops a model can call, with their docs\n"
       "  -v                   say which compiler ran, and the commands\n"
@@ -326,8 +326,8 @@ static int compile_arch(const options_t *o, kg_arch_build_t *a, kg_artifact_t wh
   const size_t lens[] = {6, id.len, a->source.len};
   kg_cache_key_t key;
   kg_cache_key(cache, &key, parts, lens, 3);
-  const int inprocess = strcmp(a->target.platform, "cuda") == 0 ||
-                        strncmp(id.data, "comgr", 5) == 0;
+  const int inprocess =
+      strcmp(a->target.platform, "cuda") == 0 || strncmp(id.data, "comgr", 5) == 0;
   kg_buf_free(&id);
   *cached = kg_cache_get(cache, &key, artifact);
   if (*cached) {
@@ -474,17 +474,16 @@ static void print_summary(const kg_program_t *p, const kg_arch_build_t *arches, 
   for (int a = 0; a < n; a++)
     for (int k = 0; k < p->num_kernels; k++) {
       const kg_lowered_t *lw = &arches[a].lowered[k];
-      const kgrt_codeobj_kernel_t *m =
-          arches[a].have_meta && lw->code == k ? kgrt_codeobj_find(&arches[a].meta, lw->name)
-                                               : NULL;
+      const kgrt_codeobj_kernel_t *m = arches[a].have_meta && lw->code == k
+                                           ? kgrt_codeobj_find(&arches[a].meta, lw->name)
+                                           : NULL;
       if (!m)
         continue;
       char sgprs[16];
       snprintf(sgprs, sizeof sgprs, "%u", m->sgprs);
-      printf("%-32s %-8s %4u %5u %5s %6u %7u %6llu\n", lw->name,
-             arches[a].target.name, m->wave_size, m->vgprs,
-             is_cuda(&arches[a].target) ? "-" : sgprs, m->lds_bytes, m->scratch_bytes,
-             (unsigned long long)m->code_bytes);
+      printf("%-32s %-8s %4u %5u %5s %6u %7u %6llu\n", lw->name, arches[a].target.name,
+             m->wave_size, m->vgprs, is_cuda(&arches[a].target) ? "-" : sgprs,
+             m->lds_bytes, m->scratch_bytes, (unsigned long long)m->code_bytes);
     }
 }
 
@@ -548,8 +547,11 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
   for (int i = 0; i < o->num_arches && rc == 0; i++)
     rc = kg_target_load(sb, o->arches[i], &arches[i].target, d);
   /* 1 the model, in the sandbox -> graph */
+  kg_target_t targets[KG_MAX_ARCHES];
+  for (int i = 0; i < o->num_arches; i++)
+    targets[i] = arches[i].target;
   if (rc == 0)
-    rc = kg_front_load(sb, o->model, &g, d);
+    rc = kg_front_load(sb, o->model, targets, o->num_arches, &g, d);
   else
     memset(&g, 0, sizeof g);
   if (rc == 0)

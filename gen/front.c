@@ -27,6 +27,7 @@
 #define KG_FRONT_MAX_NODES 16384
 #define KG_FRONT_MAX_IO 4096
 #define KG_FRONT_MAX_NAME 64          /* bytes of a tensor, sym or op name */
+#define KG_FRONT_MAX_MODEL_NAME 64    /* bytes of the model's name (files, symbols) */
 #define KG_FRONT_MAX_CODE (64 * 1024) /* bytes of an expression or hole value */
 #define KG_FRONT_MAX_HOLES 64         /* holes of one variant */
 
@@ -46,6 +47,18 @@ char *kg_front_model_name(const char *path) {
     name[j++] = ok ? c : '_';
   }
   name[j] = '\0';
+  /* bounded: names past the limit keep a prefix and the hash of the whole */
+  if (j > KG_FRONT_MAX_MODEL_NAME) {
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 */
+    for (size_t i = 0; i < j; i++)
+      h = (h ^ (unsigned char)name[i]) * 0x100000001b3ULL;
+    snprintf(name + KG_FRONT_MAX_MODEL_NAME - 17, 18, "_%016llx", (unsigned long long)h);
+  }
+  /* kgen writes kgrt_table.h beside <model>.h */
+  if (strcmp(name, "kgrt_table") == 0) {
+    name = kg_xrealloc(name, sizeof "kgrt_table_model");
+    strcpy(name, "kgrt_table_model");
+  }
   return name;
 }
 

@@ -26,7 +26,7 @@
 #define KG_FRONT_MAX_TENSORS 65536
 #define KG_FRONT_MAX_NODES 16384
 #define KG_FRONT_MAX_IO 4096
-#define KG_FRONT_MAX_NAME 64          /* bytes of a tensor, sym or op name */
+#define KG_FRONT_MAX_NAME 128         /* bytes of a tensor, sym or op name */
 #define KG_FRONT_MAX_MODEL_NAME 64    /* bytes of the model's name (files, symbols) */
 #define KG_FRONT_MAX_CODE (64 * 1024) /* bytes of an expression or hole value */
 #define KG_FRONT_MAX_HOLES 64         /* holes of one variant */

@@ -134,6 +134,8 @@ local function check_name(what, name)
     fail("%s: name must be an identifier string, got %s", what, type(name) == "string" and
       string.format("%q", name) or type(name))
   end
+  -- gen/front.c takes names of at most 128 bytes
+  if #name > 128 then fail("%s %s...: the name is %d bytes, more than 128", what, name:sub(1, 16), #name) end
 end
 
 -- The sizes kgen plans and kgrt loads (runtime/kgrt_table.h): a dim, and a

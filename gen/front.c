@@ -1,15 +1,35 @@
 /* front.c - the Lua front end.
  * Needs: a sandbox (sandbox.c) with kgen's lua/ library embedded.
  * Gives: kg_graph_t, read field by field from kg.graph in array order, so
- * nothing depends on Lua's table iteration order. */
+ * nothing depends on Lua's table iteration order.
+ *
+ * The graph is the DSL's private state (lua/kgen.lua), out of the model's
+ * reach; still, nothing read here is trusted. It is read inside one
+ * protected call (a Lua error, memory included, is an error, never an
+ * abort), with raw accesses only (no metamethod runs), and every value is
+ * checked before use: ids and ordinals in range, kinds and grids from their
+ * lists, names C identifiers, code fragments (expressions, hole values) made
+ * of the characters expressions have. */
 #include "front.h"
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
+#include <stdio.h>
+
+/* The most kgen builds; lua/kgen.lua refuses more at the model's line. */
+#define KG_FRONT_MAX_SYMS 64
+#define KG_FRONT_MAX_TENSORS 65536
+#define KG_FRONT_MAX_NODES 16384
+#define KG_FRONT_MAX_IO 4096
+#define KG_FRONT_MAX_NAME 128         /* bytes of a tensor, sym or op name */
+#define KG_FRONT_MAX_MODEL_NAME 64    /* bytes of the model's name (files, symbols) */
+#define KG_FRONT_MAX_CODE (64 * 1024) /* bytes of an expression or hole value */
+#define KG_FRONT_MAX_HOLES 64         /* holes of one variant */
 
 char *kg_front_model_name(const char *path) {
   const char *base = strrchr(path, '/');
@@ -27,26 +47,127 @@ char *kg_front_model_name(const char *path) {
     name[j++] = ok ? c : '_';
   }
   name[j] = '\0';
+  /* bounded: names past the limit keep a prefix and the hash of the whole */
+  if (j > KG_FRONT_MAX_MODEL_NAME) {
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 */
+    for (size_t i = 0; i < j; i++)
+      h = (h ^ (unsigned char)name[i]) * 0x100000001b3ULL;
+    snprintf(name + KG_FRONT_MAX_MODEL_NAME - 17, 18, "_%016llx", (unsigned long long)h);
+  }
+  /* kgen writes kgrt_table.h beside <model>.h */
+  if (strcmp(name, "kgrt_table") == 0) {
+    name = kg_xrealloc(name, sizeof "kgrt_table_model");
+    strcpy(name, "kgrt_table_model");
+  }
   return name;
 }
 
-/* Field helpers: each reads t[key] of the table at `idx` and pops it. */
+/* ---- checked, raw reads ---- */
+
+/* C identifier, at most KG_FRONT_MAX_NAME bytes. */
+static int is_ident(const char *s, size_t len) {
+  if (len == 0 || len > KG_FRONT_MAX_NAME)
+    return 0;
+  for (size_t i = 0; i < len; i++) {
+    char c = s[i];
+    int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9'))
+      return 0;
+  }
+  return 1;
+}
+
+/* A code fragment kgen splices into kernel source (a node's expression, a
+ * hole's value): C expression text only. Identifiers, numbers, operators,
+ * brackets, spaces and line breaks; no preprocessor (#), no statements or
+ * blocks (; { }), no comments, no character or string literals but the empty
+ * "" of __builtin_nanf(""). */
+static int is_code(const char *s, size_t len) {
+  if (len > KG_FRONT_MAX_CODE)
+    return 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+        c == '_')
+      continue;
+    if (c == '/' && i + 1 < len && (s[i + 1] == '/' || s[i + 1] == '*'))
+      return 0;
+    if (c == '"' && i + 1 < len && s[i + 1] == '"' && i > 0 && s[i - 1] == '(' &&
+        i + 2 < len && s[i + 2] == ')') {
+      i++;
+      continue;
+    }
+    if (!strchr(" \n\t()[],.+-*/%<>=!&|^~?:$", c) || c == '\0')
+      return 0;
+  }
+  return 1;
+}
+
+/* Pushes t[key] of the table at idx without metamethods; its type (LUA_TNIL
+ * when idx is not a table). */
+static int raw_field(lua_State *L, int idx, const char *key) {
+  if (lua_type(L, idx) != LUA_TTABLE) {
+    lua_pushnil(L);
+    return LUA_TNIL;
+  }
+  idx = lua_absindex(L, idx);
+  lua_pushstring(L, key);
+  return lua_rawget(L, idx);
+}
+
+/* The length of the list at idx (0 when not a table). */
+static lua_Integer raw_len(lua_State *L, int idx) {
+  return lua_type(L, idx) == LUA_TTABLE ? (lua_Integer)lua_rawlen(L, idx) : 0;
+}
+
+/* t[key] as a new string, NULL when absent or not a string; *bad when it is
+ * there but not a string. */
 static char *get_string(lua_State *L, int idx, const char *key) {
-  lua_getfield(L, idx, key);
-  char *s = lua_type(L, -1) == LUA_TSTRING ? kg_xstrdup(lua_tostring(L, -1)) : NULL;
+  char *s = NULL;
+  if (raw_field(L, idx, key) == LUA_TSTRING) {
+    size_t len;
+    const char *v = lua_tolstring(L, -1, &len);
+    if (strlen(v) == len)
+      s = kg_xstrdup(v);
+  }
   lua_pop(L, 1);
   return s;
 }
 
+/* t[key] as an identifier (NULL when absent); an error when it is there and
+ * not one. */
+static int get_ident(lua_State *L, int idx, const char *key, const char *what, char **out,
+                     kg_diag_t *d) {
+  *out = NULL;
+  int t = raw_field(L, idx, key);
+  if (t == LUA_TNIL) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  size_t len = 0;
+  const char *v = t == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+  if (!v || !is_ident(v, len)) {
+    lua_pop(L, 1);
+    return kg_error(d, "internal: %s: %s is not a C identifier of at most %d bytes", what,
+                    key, KG_FRONT_MAX_NAME);
+  }
+  *out = kg_xstrdup(v);
+  lua_pop(L, 1);
+  return 0;
+}
+
 static int64_t get_int(lua_State *L, int idx, const char *key, int64_t dflt) {
-  lua_getfield(L, idx, key);
+  raw_field(L, idx, key);
   int64_t v = lua_isinteger(L, -1) ? (int64_t)lua_tointeger(L, -1) : dflt;
   lua_pop(L, 1);
   return v;
 }
 
-static int table_id(lua_State *L, int idx) {
-  return (int)get_int(L, idx, "id", -1);
+static int get_bool(lua_State *L, int idx, const char *key) {
+  raw_field(L, idx, key);
+  int v = lua_type(L, -1) == LUA_TBOOLEAN && lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
 }
 
 static int lookup_dtype(const char *name, kg_dtype_info_t *out) {
@@ -68,52 +189,81 @@ static int lookup_dtype(const char *name, kg_dtype_info_t *out) {
   return -1;
 }
 
-/* Reads the tensor table at the top of the stack. */
-static int read_tensor(lua_State *L, kg_tensor_t *t, kg_diag_t *d) {
+/* The sym ordinal of the sym record at idx, or -1. */
+static int sym_ordinal(lua_State *L, int idx, const kg_graph_t *g) {
+  if (lua_type(L, idx) != LUA_TTABLE)
+    return -1;
+  int64_t o = get_int(L, idx, "ordinal", -1);
+  return o >= 0 && o < g->num_syms ? (int)o : -1;
+}
+
+/* The tensor id of the tensor record at idx, or -1. */
+static int tensor_id(lua_State *L, int idx, const kg_graph_t *g) {
+  if (lua_type(L, idx) != LUA_TTABLE)
+    return -1;
+  int64_t id = get_int(L, idx, "id", -1);
+  return id >= 0 && id < g->num_tensors ? (int)id : -1;
+}
+
+/* Reads the tensor record at the top of the stack (tensor i). */
+static int read_tensor(lua_State *L, const kg_graph_t *g, int i, kg_tensor_t *t,
+                       kg_diag_t *d) {
   int top = lua_gettop(L);
-  char *kind = get_string(L, top, "kind");
-  t->kind = !kind                         ? KG_TENSOR_VALUE
-            : strcmp(kind, "input") == 0  ? KG_TENSOR_INPUT
-            : strcmp(kind, "weight") == 0 ? KG_TENSOR_WEIGHT
-                                          : KG_TENSOR_VALUE;
-  free(kind);
-  t->name = get_string(L, top, "name");
-  lua_getfield(L, top, "persistent");
-  t->persistent = lua_toboolean(L, -1);
-  lua_pop(L, 1);
   t->io_index = -1;
   t->output_index = -1;
   t->producer = -1;
   t->alias = -1;
-  lua_getfield(L, top, "view_of");
-  if (lua_istable(L, -1)) {
+  if (lua_type(L, top) != LUA_TTABLE || get_int(L, top, "id", -1) != i)
+    return kg_error(d, "internal: tensor %d is not tensor %d", i, i);
+  char *kind = get_string(L, top, "kind");
+  int k = !kind                         ? -1
+          : strcmp(kind, "input") == 0  ? KG_TENSOR_INPUT
+          : strcmp(kind, "weight") == 0 ? KG_TENSOR_WEIGHT
+          : strcmp(kind, "value") == 0  ? KG_TENSOR_VALUE
+                                        : -1;
+  free(kind);
+  if (k < 0)
+    return kg_error(d, "internal: tensor %d has no kind", i);
+  t->kind = (kg_tensor_kind_t)k;
+  KG_TRY(get_ident(L, top, "name", "a tensor", &t->name, d));
+  if (t->kind != KG_TENSOR_VALUE && !t->name)
+    return kg_error(d, "internal: tensor %d: an input or weight without a name", i);
+  t->persistent = get_bool(L, top, "persistent");
+  raw_field(L, top, "view_of");
+  if (lua_type(L, -1) == LUA_TTABLE) {
     t->view = 1;
-    t->alias = table_id(L, lua_gettop(L)); /* checked by read_graph */
+    t->alias = tensor_id(L, lua_gettop(L), g); /* checked by check_view */
+    if (t->alias < 0 || t->alias >= i)
+      return kg_error(d, "internal: tensor %d is a view of no earlier tensor", i);
   }
   lua_pop(L, 1);
   const int64_t off = get_int(L, top, "view_offset", 0);
   t->view_offset = off > 0 ? (uint64_t)off : 0;
   if (off < 0 || (off > 0 && !t->view))
-    return kg_error(d, "internal: a bad view offset");
-  lua_getfield(L, top, "dtype");
-  char *dt = lua_istable(L, -1) ? get_string(L, lua_gettop(L), "name") : NULL;
+    return kg_error(d, "internal: tensor %d: a bad view offset", i);
+  raw_field(L, top, "dtype");
+  char *dt = get_string(L, lua_gettop(L), "name");
   lua_pop(L, 1);
   int bad = lookup_dtype(dt, &t->dtype);
   free(dt);
   if (bad)
-    return kg_error(d, "internal: tensor without a dtype");
-  lua_getfield(L, top, "shape");
-  t->rank = (int)luaL_len(L, -1);
-  if (t->rank < 1 || t->rank > KGRT_MAX_DIMS)
-    return kg_error(d, "internal: tensor rank %d", t->rank);
-  for (int i = 0; i < t->rank; i++) {
-    lua_geti(L, -1, i + 1);
+    return kg_error(d, "internal: tensor %d without a dtype", i);
+  raw_field(L, top, "shape");
+  lua_Integer rank = raw_len(L, -1);
+  if (rank < 1 || rank > KGRT_MAX_DIMS)
+    return kg_error(d, "internal: tensor %d has rank %lld", i, (long long)rank);
+  t->rank = (int)rank;
+  for (int k2 = 0; k2 < t->rank; k2++) {
+    lua_rawgeti(L, -1, k2 + 1);
     if (lua_isinteger(L, -1)) {
-      t->dims[i].value = lua_tointeger(L, -1);
-      t->dims[i].sym = -1;
+      t->dims[k2].value = lua_tointeger(L, -1); /* sizes.c checks its range */
+      t->dims[k2].sym = -1;
     } else {
-      t->dims[i].value = 0;
-      t->dims[i].sym = (int)get_int(L, lua_gettop(L), "ordinal", -1);
+      t->dims[k2].value = 0;
+      t->dims[k2].sym = sym_ordinal(L, lua_gettop(L), g);
+      if (t->dims[k2].sym < 0)
+        return kg_error(d, "internal: tensor %d: dim %d is not an integer or a sym", i,
+                        k2);
     }
     lua_pop(L, 1);
   }
@@ -125,43 +275,58 @@ static int cmp_hole(const void *a, const void *b) {
   return strcmp(((const kg_hole_t *)a)->name, ((const kg_hole_t *)b)->name);
 }
 
-/* Reads holes (string -> string) into a sorted array. */
-static void read_holes(lua_State *L, int idx, kg_variant_t *n) {
-  lua_getfield(L, idx, "holes");
-  if (lua_istable(L, -1)) {
+/* Reads holes (identifier -> code fragment) into a sorted array. */
+static int read_holes(lua_State *L, int idx, kg_variant_t *n, const char *op,
+                      kg_diag_t *d) {
+  raw_field(L, idx, "holes");
+  if (lua_type(L, -1) == LUA_TTABLE) {
     int cap = 0;
     lua_pushnil(L);
     while (lua_next(L, -2)) {
-      if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
-        if (n->num_holes == cap) {
-          cap = cap ? cap * 2 : 8;
-          n->holes = kg_xrealloc(n->holes, (size_t)cap * sizeof *n->holes);
-        }
-        n->holes[n->num_holes].name = kg_xstrdup(lua_tostring(L, -2));
-        n->holes[n->num_holes].value = kg_xstrdup(lua_tostring(L, -1));
-        n->num_holes++;
+      size_t klen = 0, vlen = 0;
+      const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &klen) : NULL;
+      const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &vlen) : NULL;
+      if (!k || !is_ident(k, klen))
+        return kg_error(d, "internal: %s: a hole name is not a C identifier", op);
+      if (!v || !is_code(v, vlen))
+        return kg_error(d, "internal: %s: hole %s is not an expression", op, k);
+      if (n->num_holes == KG_FRONT_MAX_HOLES)
+        return kg_error(d, "internal: %s: more than %d holes", op, KG_FRONT_MAX_HOLES);
+      if (n->num_holes == cap) {
+        cap = cap ? cap * 2 : 8;
+        n->holes = kg_xrealloc(n->holes, (size_t)cap * sizeof *n->holes);
       }
+      n->holes[n->num_holes].name = kg_xstrdup(k);
+      n->holes[n->num_holes].value = NULL;
+      n->num_holes++;
+      n->holes[n->num_holes - 1].value = kg_xstrdup(v);
       lua_pop(L, 1);
     }
     if (n->num_holes)
       qsort(n->holes, (size_t)n->num_holes, sizeof *n->holes, cmp_hole);
   }
   lua_pop(L, 1);
+  return 0;
 }
 
-/* A size at the top of the stack, a list of integers and syms (kgen.lua
+/* A size at the top of the stack, a list of integers and sym records (kgen.lua
  * normalises node.dim_args so), as their product. */
-static int read_size(lua_State *L, kgrt_expr_t *e, const char *op, kg_diag_t *d) {
+static int read_size(lua_State *L, const kg_graph_t *g, kgrt_expr_t *e, const char *op,
+                     kg_diag_t *d) {
   int idx = lua_gettop(L);
-  int n = (int)luaL_len(L, idx), ns = 0;
+  lua_Integer n = raw_len(L, idx);
+  int ns = 0;
   *e = kg_expr_const(1);
-  for (int i = 0; i < n; i++) {
-    lua_geti(L, idx, i + 1);
+  if (lua_type(L, idx) != LUA_TTABLE || n > 64)
+    return kg_error(d, "internal: %s: a size argument is not a list", op);
+  for (lua_Integer i = 0; i < n; i++) {
+    lua_rawgeti(L, idx, i + 1);
     if (lua_isinteger(L, -1)) {
-      if (__builtin_mul_overflow(e->scale, (int64_t)lua_tointeger(L, -1), &e->scale))
+      lua_Integer v = lua_tointeger(L, -1);
+      if (v < 0 || __builtin_mul_overflow(e->scale, (int64_t)v, &e->scale))
         return kg_error(d, "%s: a size argument overflows 64 bits", op);
     } else {
-      int64_t sym = lua_istable(L, -1) ? get_int(L, lua_gettop(L), "ordinal", -1) : -1;
+      int sym = sym_ordinal(L, lua_gettop(L), g);
       if (sym < 0 || ns == KGRT_EXPR_SYMS)
         return kg_error(d, "internal: %s: a size argument is not a product of dims", op);
       e->sym[ns++] = (int16_t)sym;
@@ -173,10 +338,10 @@ static int read_size(lua_State *L, kgrt_expr_t *e, const char *op, kg_diag_t *d)
 
 /* The size at field `key` of the table at idx (a list, see read_size), or
  * *e unchanged when absent. */
-static int read_size_field(lua_State *L, int idx, const char *key, kgrt_expr_t *e,
-                           const char *op, kg_diag_t *d) {
-  lua_getfield(L, idx, key);
-  int rc = lua_istable(L, -1) ? read_size(L, e, op, d) : 0;
+static int read_size_field(lua_State *L, const kg_graph_t *g, int idx, const char *key,
+                           kgrt_expr_t *e, const char *op, kg_diag_t *d) {
+  int t = raw_field(L, idx, key);
+  int rc = t == LUA_TNIL ? 0 : read_size(L, g, e, op, d);
   lua_pop(L, 1);
   return rc;
 }
@@ -185,105 +350,120 @@ static int read_size_field(lua_State *L, int idx, const char *key, kgrt_expr_t *
  * itself, or an entry of node.variants). */
 static int read_variant(lua_State *L, int idx, const kg_graph_t *g, const kg_node_t *n,
                         kg_variant_t *v, kg_diag_t *d) {
-  v->tmpl = get_string(L, idx, "template");
+  v->params_ref = -1;
+  if (lua_type(L, idx) != LUA_TTABLE)
+    return kg_error(d, "internal: %s: a variant is not a table", n->op);
+  KG_TRY(get_ident(L, idx, "template", n->op, &v->tmpl, d));
   if (!v->tmpl)
     return kg_error(d, "internal: %s: a kernel without a template", n->op);
-  v->label = get_string(L, idx, "label");
+  KG_TRY(get_ident(L, idx, "label", n->op, &v->label, d));
   char *grid = get_string(L, idx, "grid");
-  v->grid = !grid                        ? KG_GRID_MAP
-            : strcmp(grid, "rows") == 0  ? KG_GRID_ROWS
-            : strcmp(grid, "tiles") == 0 ? KG_GRID_TILES
-                                         : KG_GRID_MAP;
+  int gk = !grid                        ? KG_GRID_MAP
+           : strcmp(grid, "rows") == 0  ? KG_GRID_ROWS
+           : strcmp(grid, "tiles") == 0 ? KG_GRID_TILES
+                                        : -1;
   free(grid);
+  if (gk < 0)
+    return kg_error(d, "internal: %s: an unknown grid", n->op);
+  v->grid = (kg_grid_t)gk;
   v->cols = get_int(L, idx, "cols", 0);
-  v->params_ref = -1;
-  lua_getfield(L, idx, "grid_of");
-  v->grid_of = lua_istable(L, -1) ? table_id(L, lua_gettop(L)) : n->output;
+  if (v->cols < 0 || v->cols > INT32_MAX)
+    return kg_error(d, "internal: %s: rows of %lld", n->op, (long long)v->cols);
+  int t = raw_field(L, idx, "grid_of");
+  v->grid_of = t == LUA_TNIL ? n->output : tensor_id(L, lua_gettop(L), g);
   lua_pop(L, 1);
   if (v->grid_of < 0 || v->grid_of >= g->num_tensors)
     return kg_error(d, "internal: %s: grid_of is not a tensor", n->op);
   v->tile_units = kg_expr_const(0);
-  KG_TRY(read_size_field(L, idx, "tile_units", &v->tile_units, n->op, d));
+  KG_TRY(read_size_field(L, g, idx, "tile_units", &v->tile_units, n->op, d));
   if (v->grid == KG_GRID_TILES && v->tile_units.scale == 0)
     return kg_error(d, "internal: %s: a tiles grid without tile_units", n->op);
-  lua_getfield(L, idx, "dim_args");
-  if (lua_istable(L, -1)) {
-    v->num_dim_args = (int)luaL_len(L, -1);
-    if (v->num_dim_args > KG_MAX_DIM_ARGS)
+  if (raw_field(L, idx, "dim_args") == LUA_TTABLE) {
+    lua_Integer count = raw_len(L, -1);
+    if (count > KG_MAX_DIM_ARGS)
       return kg_error(d, "internal: %s: more than %d size arguments", n->op,
                       KG_MAX_DIM_ARGS);
+    v->num_dim_args = (int)count;
     for (int i = 0; i < v->num_dim_args; i++) {
-      lua_geti(L, -1, i + 1);
-      KG_TRY(read_size(L, &v->dim_args[i], n->op, d));
+      lua_rawgeti(L, -1, i + 1);
+      KG_TRY(read_size(L, g, &v->dim_args[i], n->op, d));
       lua_pop(L, 1);
     }
   }
   lua_pop(L, 1);
-  v->select = kg_expr_const(0);
-  lua_getfield(L, idx, "select");
-  if (lua_istable(L, -1)) {
+  v->select = kg_expr_const(0); /* runs always: min and max stay 0 */
+  if (raw_field(L, idx, "select") == LUA_TTABLE) {
     int sel = lua_gettop(L);
-    KG_TRY(read_size_field(L, sel, "size", &v->select, n->op, d));
+    KG_TRY(read_size_field(L, g, sel, "size", &v->select, n->op, d));
     v->select_min = get_int(L, sel, "min", 0); /* sizes are never negative */
     v->select_max = get_int(L, sel, "max", INT64_MAX);
   }
   lua_pop(L, 1);
-  read_holes(L, idx, v);
-  lua_getfield(L, idx, "params_info");
-  if (lua_istable(L, -1))
+  KG_TRY(read_holes(L, idx, v, n->op, d));
+  if (raw_field(L, idx, "params_info") == LUA_TTABLE)
     v->params_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   else
     lua_pop(L, 1);
   return 0;
 }
 
+/* The tensor ids of the list at field key of the node at top, at most max. */
+static int read_ids(lua_State *L, int top, const char *key, const kg_graph_t *g, int *ids,
+                    int max, int *count, const char *op, kg_diag_t *d) {
+  raw_field(L, top, key);
+  lua_Integer n = raw_len(L, -1);
+  if (n > max)
+    return kg_error(d, "%s: more than %d %s", op, max, key);
+  *count = (int)n;
+  for (int i = 0; i < *count; i++) {
+    lua_rawgeti(L, -1, i + 1);
+    ids[i] = tensor_id(L, lua_gettop(L), g);
+    lua_pop(L, 1);
+    if (ids[i] < 0)
+      return kg_error(d, "internal: %s: %s %d is not a tensor", op, key, i);
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
 static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t *d) {
   int top = lua_gettop(L);
-  n->op = get_string(L, top, "op");
-  n->expr = get_string(L, top, "expr");
+  if (lua_type(L, top) != LUA_TTABLE)
+    return kg_error(d, "internal: a node is not a table");
+  KG_TRY(get_ident(L, top, "op", "a node", &n->op, d));
   if (!n->op)
     return kg_error(d, "internal: node without op");
-  lua_getfield(L, top, "inputs");
-  n->num_inputs = (int)luaL_len(L, -1);
-  if (n->num_inputs > KG_MAX_INPUTS)
-    return kg_error(d, "%s: more than %d operands", n->op, KG_MAX_INPUTS);
-  for (int i = 0; i < n->num_inputs; i++) {
-    lua_geti(L, -1, i + 1);
-    n->inputs[i] = table_id(L, lua_gettop(L));
-    lua_pop(L, 1);
-    if (n->inputs[i] < 0 || n->inputs[i] >= g->num_tensors)
-      return kg_error(d, "internal: %s operand %d is not a tensor", n->op, i);
+  if (raw_field(L, top, "expr") != LUA_TNIL) {
+    size_t len = 0;
+    const char *e = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    if (!e || !is_code(e, len))
+      return kg_error(d, "internal: %s: the expression is not C expression text", n->op);
+    n->expr = kg_xstrdup(e);
   }
   lua_pop(L, 1);
-  lua_getfield(L, top, "outputs");
-  n->num_outputs = (int)luaL_len(L, -1);
-  if (n->num_outputs < 1 || n->num_outputs > KG_MAX_OUTPUTS)
-    return kg_error(d, "internal: %s has %d results", n->op, n->num_outputs);
-  for (int i = 0; i < n->num_outputs; i++) {
-    lua_geti(L, -1, i + 1);
-    n->outputs[i] = table_id(L, lua_gettop(L));
-    lua_pop(L, 1);
-    if (n->outputs[i] < 0 || n->outputs[i] >= g->num_tensors)
-      return kg_error(d, "internal: %s result %d is not a tensor", n->op, i);
-  }
-  lua_pop(L, 1);
+  KG_TRY(
+      read_ids(L, top, "inputs", g, n->inputs, KG_MAX_INPUTS, &n->num_inputs, n->op, d));
+  KG_TRY(read_ids(L, top, "outputs", g, n->outputs, KG_MAX_OUTPUTS, &n->num_outputs,
+                  n->op, d));
+  if (n->num_outputs < 1)
+    return kg_error(d, "internal: %s has no results", n->op);
   n->output = n->outputs[0];
-  n->inplace = (int)get_int(L, top, "inplace", 0) - 1;
-  if (n->inplace >= n->num_inputs || (n->inplace >= 0 && n->num_outputs != 1))
+  int64_t inplace = get_int(L, top, "inplace", 0);
+  if (inplace < 0 || inplace > n->num_inputs || (inplace > 0 && n->num_outputs != 1))
     return kg_error(d, "internal: %s: bad in-place operand", n->op);
-  lua_getfield(L, top, "variants");
-  if (!lua_istable(L, -1)) {
+  n->inplace = (int)inplace - 1;
+  if (raw_field(L, top, "variants") != LUA_TTABLE) {
     lua_pop(L, 1);
     n->num_variants = 1;
     return read_variant(L, top, g, n, &n->variants[0], d);
   }
   int list = lua_gettop(L);
-  const lua_Integer count = luaL_len(L, list);
+  const lua_Integer count = raw_len(L, list);
   if (count < 1 || count > KG_MAX_VARIANTS)
     return kg_error(d, "internal: %s has %lld variants", n->op, (long long)count);
   n->num_variants = (int)count;
   for (int i = 0; i < n->num_variants; i++) {
-    lua_geti(L, list, i + 1);
+    lua_rawgeti(L, list, i + 1);
     KG_TRY(read_variant(L, lua_gettop(L), g, n, &n->variants[i], d));
     lua_pop(L, 1);
   }
@@ -291,18 +471,32 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
   return 0;
 }
 
+/* Pushes the list graph[key]; its length, or an error past `max`. */
+static int graph_list(lua_State *L, int graph, const char *key, int max, int *n,
+                      const char *path, kg_diag_t *d) {
+  raw_field(L, graph, key);
+  lua_Integer len = raw_len(L, -1);
+  if (len > max)
+    return kg_error_at(d, path, 0, "the model has more than %d %s (the most kgen builds)",
+                       max, key);
+  *n = (int)len;
+  return 0;
+}
+
 /* Reads the list graph[key] of tensors into tensor ids. */
-static int read_id_list(lua_State *L, int graph, const char *key, int **out) {
-  lua_getfield(L, graph, key);
-  int n = (int)luaL_len(L, -1);
-  *out = kg_xcalloc((size_t)n, sizeof **out);
-  for (int i = 0; i < n; i++) {
-    lua_geti(L, -1, i + 1);
-    (*out)[i] = table_id(L, lua_gettop(L));
+static int read_id_list(lua_State *L, int graph, const char *key, kg_graph_t *g,
+                        int **out, int *count, const char *path, kg_diag_t *d) {
+  KG_TRY(graph_list(L, graph, key, KG_FRONT_MAX_IO, count, path, d));
+  *out = kg_xcalloc((size_t)*count + 1, sizeof **out);
+  for (int i = 0; i < *count; i++) {
+    lua_rawgeti(L, -1, i + 1);
+    (*out)[i] = tensor_id(L, lua_gettop(L), g);
     lua_pop(L, 1);
+    if ((*out)[i] < 0 || g->tensors[(*out)[i]].io_index >= 0)
+      return kg_error(d, "internal: %s %d is not a tensor of its own", key, i);
   }
   lua_pop(L, 1);
-  return n;
+  return 0;
 }
 
 /* The bytes of n elements of dtype dt (quantized: whole blocks). */
@@ -374,64 +568,96 @@ static void mark_dead(kg_graph_t *g) {
 
 static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
                       kg_diag_t *d) {
-  lua_getfield(L, graph, "syms");
-  g->num_syms = (int)luaL_len(L, -1);
-  g->syms = kg_xcalloc((size_t)g->num_syms, sizeof *g->syms);
-  for (int i = 0; i < g->num_syms; i++) {
-    lua_geti(L, -1, i + 1);
-    g->syms[i].name = get_string(L, lua_gettop(L), "name");
-    g->syms[i].max = get_int(L, lua_gettop(L), "max", 1);
+  int n;
+  if (lua_type(L, graph) != LUA_TTABLE)
+    return kg_error(d, "internal: kgen's graph is not a table");
+  KG_TRY(graph_list(L, graph, "syms", KG_FRONT_MAX_SYMS, &n, path, d));
+  g->syms = kg_xcalloc((size_t)n + 1, sizeof *g->syms);
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, -1, i + 1);
+    g->num_syms = i + 1;
+    KG_TRY(get_ident(L, lua_gettop(L), "name", "a sym", &g->syms[i].name, d));
+    g->syms[i].max = get_int(L, lua_gettop(L), "max", 0); /* sizes.c checks it */
+    if (!g->syms[i].name || get_int(L, lua_gettop(L), "ordinal", -1) != i)
+      return kg_error(d, "internal: sym %d is not sym %d", i, i);
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
 
-  lua_getfield(L, graph, "tensors");
-  g->num_tensors = (int)luaL_len(L, -1);
-  g->tensors = kg_xcalloc((size_t)g->num_tensors, sizeof *g->tensors);
-  for (int i = 0; i < g->num_tensors; i++) {
-    lua_geti(L, -1, i + 1);
-    KG_TRY(read_tensor(L, &g->tensors[i], d));
+  KG_TRY(graph_list(L, graph, "tensors", KG_FRONT_MAX_TENSORS, &n, path, d));
+  g->tensors = kg_xcalloc((size_t)n + 1, sizeof *g->tensors);
+  g->num_tensors = n;
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, -1, i + 1);
+    KG_TRY(read_tensor(L, g, i, &g->tensors[i], d));
     lua_pop(L, 1);
     KG_TRY(check_view(g, i, d));
   }
   lua_pop(L, 1);
 
-  lua_getfield(L, graph, "nodes");
-  g->num_nodes = (int)luaL_len(L, -1);
-  g->nodes = kg_xcalloc((size_t)g->num_nodes, sizeof *g->nodes);
-  for (int i = 0; i < g->num_nodes; i++) {
-    lua_geti(L, -1, i + 1);
+  KG_TRY(graph_list(L, graph, "nodes", KG_FRONT_MAX_NODES, &n, path, d));
+  g->nodes = kg_xcalloc((size_t)n + 1, sizeof *g->nodes);
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, -1, i + 1);
+    g->num_nodes = i + 1;
     KG_TRY(read_node(L, g, &g->nodes[i], d));
     lua_pop(L, 1);
-    kg_node_t *n = &g->nodes[i];
-    for (int k = 0; k < n->num_outputs; k++)
-      g->tensors[n->outputs[k]].producer = i;
-    if (n->inplace >= 0) {
-      g->tensors[n->output].alias = n->inputs[n->inplace];
-      g->tensors[kg_tensor_storage(g, n->output)].written = 1;
+    kg_node_t *nd = &g->nodes[i];
+    for (int k = 0; k < nd->num_outputs; k++) {
+      kg_tensor_t *t = &g->tensors[nd->outputs[k]];
+      if (t->kind != KG_TENSOR_VALUE || t->producer >= 0)
+        return kg_error(d, "internal: %s: result %d is not a new value", nd->op, k);
+      t->producer = i;
     }
-    for (int k = 0; k < n->num_inputs; k++)
-      g->tensors[n->inputs[k]].uses++;
+    for (int k = 0; k < nd->num_inputs; k++) {
+      /* a view is computed where its storage is */
+      const kg_tensor_t *t = &g->tensors[kg_tensor_storage(g, nd->inputs[k])];
+      if (t->kind == KG_TENSOR_VALUE && t->producer < 0)
+        return kg_error(d, "internal: %s: operand %d is not computed before it", nd->op,
+                        k);
+    }
+    if (nd->inplace >= 0) {
+      g->tensors[nd->output].alias = nd->inputs[nd->inplace];
+      g->tensors[kg_tensor_storage(g, nd->output)].written = 1;
+    }
+    for (int k = 0; k < nd->num_inputs; k++)
+      g->tensors[nd->inputs[k]].uses++;
   }
   lua_pop(L, 1);
+  for (int i = 0; i < g->num_tensors; i++)
+    if (g->tensors[i].kind == KG_TENSOR_VALUE && g->tensors[i].producer < 0 &&
+        !g->tensors[i].view)
+      return kg_error(d, "internal: tensor %d is a value no op computes", i);
 
-  g->num_inputs = read_id_list(L, graph, "inputs", &g->inputs);
-  for (int i = 0; i < g->num_inputs; i++)
+  KG_TRY(read_id_list(L, graph, "inputs", g, &g->inputs, &g->num_inputs, path, d));
+  for (int i = 0; i < g->num_inputs; i++) {
+    if (g->tensors[g->inputs[i]].kind != KG_TENSOR_INPUT)
+      return kg_error(d, "internal: input %d is not an input", i);
     g->tensors[g->inputs[i]].io_index = i;
-  g->num_weights = read_id_list(L, graph, "weights", &g->weights);
-  for (int i = 0; i < g->num_weights; i++)
+  }
+  KG_TRY(read_id_list(L, graph, "weights", g, &g->weights, &g->num_weights, path, d));
+  for (int i = 0; i < g->num_weights; i++) {
+    if (g->tensors[g->weights[i]].kind != KG_TENSOR_WEIGHT)
+      return kg_error(d, "internal: weight %d is not a weight", i);
     g->tensors[g->weights[i]].io_index = i;
+  }
+  for (int i = 0; i < g->num_tensors; i++)
+    if (g->tensors[i].kind != KG_TENSOR_VALUE && g->tensors[i].io_index < 0)
+      return kg_error(d, "internal: tensor %d is not a declared input or weight", i);
 
-  lua_getfield(L, graph, "outputs");
-  g->num_outputs = (int)luaL_len(L, -1);
-  g->outputs = kg_xcalloc((size_t)g->num_outputs, sizeof *g->outputs);
-  for (int i = 0; i < g->num_outputs; i++) {
-    lua_geti(L, -1, i + 1);
+  KG_TRY(graph_list(L, graph, "outputs", KG_FRONT_MAX_IO, &n, path, d));
+  g->outputs = kg_xcalloc((size_t)n + 1, sizeof *g->outputs);
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, -1, i + 1);
     int o = lua_gettop(L);
-    g->outputs[i].name = get_string(L, o, "name");
-    lua_getfield(L, o, "tensor");
-    g->outputs[i].tensor = table_id(L, lua_gettop(L));
+    g->num_outputs = i + 1;
+    g->outputs[i].tensor = -1;
+    KG_TRY(get_ident(L, o, "name", "an output", &g->outputs[i].name, d));
+    raw_field(L, o, "tensor");
+    g->outputs[i].tensor = tensor_id(L, lua_gettop(L), g);
     lua_pop(L, 2);
+    if (!g->outputs[i].name || g->outputs[i].tensor < 0)
+      return kg_error(d, "internal: output %d is not a named tensor", i);
     kg_tensor_t *t = &g->tensors[g->outputs[i].tensor];
     if (t->output_index >= 0)
       return kg_error_at(d, path, 0, "output %s: the tensor is already output %s",
@@ -457,6 +683,11 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     t->output_index = i;
   }
   lua_pop(L, 1);
+  /* every name once: inputs, weights and outputs share one namespace */
+  for (int i = 0; i < g->num_tensors; i++)
+    for (int j = 0; j < i && g->tensors[i].name; j++)
+      if (g->tensors[j].name && strcmp(g->tensors[i].name, g->tensors[j].name) == 0)
+        return kg_error(d, "internal: two tensors are named %s", g->tensors[i].name);
   mark_dead(g);
   if (g->num_outputs == 0)
     return kg_error_at(d, path, 0,
@@ -464,33 +695,29 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
   return 0;
 }
 
-/* The strings of the list at field key of the table at idx, after `first`
- * (if not NULL). */
+/* The identifiers of the list at field key of the table at idx, after
+ * `first` (if not NULL). */
 static int read_names(lua_State *L, int idx, const char *key, const char *first,
-                      char ***out) {
-  lua_getfield(L, idx, key);
-  int n = lua_istable(L, -1) ? (int)luaL_len(L, -1) : 0;
-  if (n < 0 || n > 64)
-    n = 0;
-  *out = kg_xcalloc((size_t)n + 1, sizeof **out);
-  int count = 0;
+                      char ***out, int *count, kg_diag_t *d) {
+  raw_field(L, idx, key);
+  lua_Integer n = raw_len(L, -1);
+  if (n > 64)
+    return kg_error(d, "internal: %s: more than 64 names", key);
+  *out = kg_xcalloc((size_t)n + 2, sizeof **out);
+  *count = 0;
   if (first)
-    (*out)[count++] = kg_xstrdup(first);
-  for (int i = 0; i < n; i++) {
-    lua_geti(L, -1, i + 1);
-    if (lua_type(L, -1) == LUA_TSTRING)
-      (*out)[count++] = kg_xstrdup(lua_tostring(L, -1));
+    (*out)[(*count)++] = kg_xstrdup(first);
+  for (lua_Integer i = 0; i < n; i++) {
+    lua_rawgeti(L, -1, i + 1);
+    size_t len = 0;
+    const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    if (!v || !is_ident(v, len))
+      return kg_error(d, "internal: %s: an entry is not a C identifier", key);
+    (*out)[(*count)++] = kg_xstrdup(v);
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
-  return count;
-}
-
-static int get_bool(lua_State *L, int idx, const char *key) {
-  lua_getfield(L, idx, key);
-  int v = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  return v;
+  return 0;
 }
 
 /* The declaration of template `name` (kg.templates[name], at `decls`). */
@@ -498,43 +725,43 @@ static int read_template(lua_State *L, int decls, const char *name, kg_template_
                          kg_diag_t *d) {
   memset(t, 0, sizeof *t);
   t->name = kg_xstrdup(name);
-  lua_getfield(L, decls, name);
-  if (!lua_istable(L, -1)) {
+  if (raw_field(L, decls, name) != LUA_TTABLE) {
     lua_pop(L, 1);
     return kg_error(d, "internal: template %s is not declared (kg.template)", name);
   }
   const int decl = lua_gettop(L);
-  lua_getfield(L, decl, "holes");
-  if (lua_istable(L, -1)) {
+  if (raw_field(L, decl, "holes") == LUA_TTABLE) {
     int cap = 0;
     lua_pushnil(L);
     while (lua_next(L, -2)) {
       const int keyed = lua_type(L, -2) == LUA_TSTRING;
       if (lua_type(L, -1) == LUA_TSTRING && (keyed || lua_isinteger(L, -2))) {
+        size_t nlen = 0, vlen = 0;
+        const char *hn = lua_tolstring(L, keyed ? -2 : -1, &nlen);
+        const char *hv = keyed ? lua_tolstring(L, -1, &vlen) : NULL;
+        if (!is_ident(hn, nlen) || (hv && !is_code(hv, vlen)))
+          return kg_error(d, "internal: template %s: a bad hole", name);
         if (t->num_holes == cap) {
           cap = cap ? 2 * cap : 16;
           t->holes = kg_xrealloc(t->holes, (size_t)cap * sizeof *t->holes);
         }
         kg_hole_t *h = &t->holes[t->num_holes++];
-        h->name = kg_xstrdup(lua_tostring(L, keyed ? -2 : -1));
-        h->value = keyed ? kg_xstrdup(lua_tostring(L, -1)) : NULL;
+        h->name = kg_xstrdup(hn);
+        h->value = hv ? kg_xstrdup(hv) : NULL;
       }
       lua_pop(L, 1);
     }
     if (t->num_holes)
       qsort(t->holes, (size_t)t->num_holes, sizeof *t->holes, cmp_hole);
     for (int i = 1; i < t->num_holes; i++)
-      if (strcmp(t->holes[i - 1].name, t->holes[i].name) == 0) {
-        lua_pop(L, 2);
+      if (strcmp(t->holes[i - 1].name, t->holes[i].name) == 0)
         return kg_error(d, "internal: template %s declares hole %s twice", name,
                         t->holes[i].name);
-      }
   }
   lua_pop(L, 1);
-  t->num_libs = read_names(L, decl, "libs", NULL, &t->libs);
-  t->num_sources = read_names(L, decl, "sources", name, &t->sources);
-  lua_getfield(L, decl, "fuse");
-  if (lua_istable(L, -1)) {
+  KG_TRY(read_names(L, decl, "libs", NULL, &t->libs, &t->num_libs, d));
+  KG_TRY(read_names(L, decl, "sources", name, &t->sources, &t->num_sources, d));
+  if (raw_field(L, decl, "fuse") == LUA_TTABLE) {
     const int f = lua_gettop(L);
     t->fuse = (get_bool(L, f, "chain") ? KG_FUSE_CHAIN : 0) |
               (get_bool(L, f, "epilogue") ? KG_FUSE_EPILOGUE : 0) |
@@ -570,32 +797,97 @@ static int read_templates(lua_State *L, int decls, kg_graph_t *g, kg_diag_t *d) 
   return 0;
 }
 
-int kg_front_load(kg_sandbox_t *sb, const char *model_path, kg_graph_t *g, kg_diag_t *d) {
-  lua_State *L = kg_sandbox_lua(sb);
-  memset(g, 0, sizeof *g);
-  g->model = kg_front_model_name(model_path);
+/* What the protected reader gets and gives. */
+typedef struct front_read {
+  kg_graph_t *g;
+  const char *path;
+  kg_diag_t *d;
+  int rc;
+} front_read_t;
 
-  /* globals = kg.env() */
-  KG_TRY(kg_sandbox_require(sb, "kgen", d));
-  int kg = lua_gettop(L);
-  lua_getfield(L, kg, "env");
-  KG_TRY(kg_sandbox_pcall(sb, 0, 1, d));
+/* Runs protected: argument 1 is a front_read_t, 2 the kgen module. Every
+ * allocation of g is hung on g at once, so an error part-way leaks nothing
+ * (kg_graph_free takes what was read). */
+static int front_read(lua_State *L) {
+  front_read_t *r = lua_touserdata(L, 1);
+  raw_field(L, 2, "graph");
+  r->rc = read_graph(L, lua_gettop(L), r->g, r->path, r->d);
+  if (r->rc == 0) {
+    raw_field(L, 2, "templates");
+    r->rc = read_templates(L, lua_gettop(L), r->g, r->d);
+  }
+  return 0;
+}
+
+/* Runs protected: argument 1 the kgen module, 2 a kg_target_t array, 3 its
+ * length. Sets kg.targets = { {name =, wave =, max_block =}, ... }. */
+static int front_targets(lua_State *L) {
+  const kg_target_t *t = lua_touserdata(L, 2);
+  int n = (int)lua_tointeger(L, 3);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, t[i].name);
+    lua_setfield(L, -2, "name");
+    lua_pushinteger(L, t[i].wave);
+    lua_setfield(L, -2, "wave");
+    lua_pushinteger(L, t[i].max_block);
+    lua_setfield(L, -2, "max_block");
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, 1, "targets");
+  return 0;
+}
+
+/* Runs protected: argument 1 the kgen module. The DSL's names, kg.env(),
+ * become the model's globals. */
+static int front_env(lua_State *L) {
+  lua_getfield(L, 1, "env");
+  lua_call(L, 0, 1);
+  int env = lua_gettop(L);
   lua_pushnil(L);
-  while (lua_next(L, -2)) {
+  while (lua_next(L, env)) {
     lua_pushvalue(L, -2);
     lua_insert(L, -2);
     lua_setglobal(L, lua_tostring(L, -2));
-    lua_pop(L, 1);
+    lua_pop(L, 1); /* the key's copy: lua_next takes the original */
   }
-  lua_pop(L, 1);
+  return 0;
+}
 
-  KG_TRY(kg_sandbox_run_model(sb, d));
+int kg_front_load(kg_sandbox_t *sb, const char *model_path, const kg_target_t *targets,
+                  int num_targets, kg_graph_t *g, kg_diag_t *d) {
+  lua_State *L = kg_sandbox_lua(sb);
+  memset(g, 0, sizeof *g);
+  g->model = kg_front_model_name(model_path);
+  if (!lua_checkstack(L, 8))
+    return kg_error(d, "Lua stack overflow");
 
-  lua_getfield(L, kg, "graph");
-  int rc = read_graph(L, lua_gettop(L), g, model_path, d);
+  KG_TRY(kg_sandbox_require(sb, "kgen", d));
+  int kg = lua_gettop(L);
+  int rc = 0;
+  lua_pushcfunction(L, front_targets);
+  lua_pushvalue(L, kg);
+  lua_pushlightuserdata(L, (void *)targets);
+  lua_pushinteger(L, num_targets);
+  rc = kg_sandbox_pcall(sb, 3, 0, d);
   if (rc == 0) {
-    lua_getfield(L, kg, "templates");
-    rc = read_templates(L, lua_gettop(L), g, d);
+    lua_pushcfunction(L, front_env);
+    lua_pushvalue(L, kg);
+    rc = kg_sandbox_pcall(sb, 1, 0, d);
+  }
+  if (rc == 0)
+    rc = kg_sandbox_seal_globals(sb, d);
+  if (rc == 0)
+    rc = kg_sandbox_run_model(sb, d);
+  if (rc == 0) {
+    front_read_t r = {g, model_path, d, 0};
+    lua_pushcfunction(L, front_read);
+    lua_pushlightuserdata(L, &r);
+    lua_pushvalue(L, kg);
+    rc = kg_sandbox_pcall(sb, 2, 0, d);
+    if (rc == 0)
+      rc = r.rc;
   }
   lua_settop(L, kg - 1);
   return rc;

@@ -30,6 +30,7 @@
 #include "sizes.h"
 #include "table.h"
 #include "target.h"
+#include "tmpfiles.h"
 #include "version.h"
 
 #define KG_MAX_ARCHES 16
@@ -58,7 +59,13 @@ typedef struct options {
   int no_cache;    /* --no-cache */
   int time_report; /* --time-report */
   kg_sandbox_opts_t limits;
+  double compile_seconds;    /* --max-compile-seconds */
+  double compile_memory_mib; /* --max-compile-memory */
 } options_t;
+
+/* The most distinct kernels one target compiles: a real model repeats a few
+ * dozen (its layers share their code); each costs compile time. */
+#define KG_MAX_DISTINCT_KERNELS 256
 
 static void usage(FILE *f) {
   fputs(
@@ -87,7 +94,11 @@ static void usage(FILE *f) {
       "  --time-report        print each phase's time (and each compile's) to stderr\n"
       "  --max-memory=MIB     Lua memory cap for the model (default 256)\n"
       "  --max-instructions=N Lua instruction budget (default 200000000)\n"
-      "  --max-seconds=S      wall-clock limit for running the model (default 10)\n"
+      "  --max-seconds=S      wall-clock limit for running the model (default 4)\n"
+      "  --max-compile-seconds=S  wall-clock and CPU limit of each compiler kgen runs\n"
+      "                       as a child process (default 600)\n"
+      "  --max-compile-memory=MIB address-space limit of each such compiler\n"
+      "                       (default 8192)\n"
       "  --list-targets       the targets kgen knows\n"
       "  --list-ops           the ops a model can call, with their docs\n"
       "  -v                   say which compiler ran, and the commands\n"
@@ -135,6 +146,8 @@ enum {
   OPT_MAX_MEM,
   OPT_MAX_INSN,
   OPT_MAX_SEC,
+  OPT_MAX_COMPILE_SEC,
+  OPT_MAX_COMPILE_MEM,
   OPT_LIST_TARGETS,
   OPT_LIST_OPS,
   OPT_VERSION,
@@ -155,6 +168,8 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
       {"max-memory", required_argument, 0, OPT_MAX_MEM},
       {"max-instructions", required_argument, 0, OPT_MAX_INSN},
       {"max-seconds", required_argument, 0, OPT_MAX_SEC},
+      {"max-compile-seconds", required_argument, 0, OPT_MAX_COMPILE_SEC},
+      {"max-compile-memory", required_argument, 0, OPT_MAX_COMPILE_MEM},
       {"list-targets", no_argument, 0, OPT_LIST_TARGETS},
       {"list-ops", no_argument, 0, OPT_LIST_OPS},
       {"version", no_argument, 0, OPT_VERSION},
@@ -230,6 +245,14 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
     case OPT_MAX_SEC:
       KG_TRY(parse_number("--max-seconds", optarg, 0.1, 86400, &v, d));
       o->limits.max_seconds = v;
+      break;
+    case OPT_MAX_COMPILE_SEC:
+      KG_TRY(parse_number("--max-compile-seconds", optarg, 1, 86400, &v, d));
+      o->compile_seconds = v;
+      break;
+    case OPT_MAX_COMPILE_MEM:
+      KG_TRY(parse_number("--max-compile-memory", optarg, 64, 1 << 20, &v, d));
+      o->compile_memory_mib = v;
       break;
     case OPT_LIST_TARGETS:
     case OPT_LIST_OPS:
@@ -326,8 +349,8 @@ static int compile_arch(const options_t *o, kg_arch_build_t *a, kg_artifact_t wh
   const size_t lens[] = {6, id.len, a->source.len};
   kg_cache_key_t key;
   kg_cache_key(cache, &key, parts, lens, 3);
-  const int inprocess = strcmp(a->target.platform, "cuda") == 0 ||
-                        strncmp(id.data, "comgr", 5) == 0;
+  const int inprocess =
+      strcmp(a->target.platform, "cuda") == 0 || strncmp(id.data, "comgr", 5) == 0;
   kg_buf_free(&id);
   *cached = kg_cache_get(cache, &key, artifact);
   if (*cached) {
@@ -474,17 +497,16 @@ static void print_summary(const kg_program_t *p, const kg_arch_build_t *arches, 
   for (int a = 0; a < n; a++)
     for (int k = 0; k < p->num_kernels; k++) {
       const kg_lowered_t *lw = &arches[a].lowered[k];
-      const kgrt_codeobj_kernel_t *m =
-          arches[a].have_meta && lw->code == k ? kgrt_codeobj_find(&arches[a].meta, lw->name)
-                                               : NULL;
+      const kgrt_codeobj_kernel_t *m = arches[a].have_meta && lw->code == k
+                                           ? kgrt_codeobj_find(&arches[a].meta, lw->name)
+                                           : NULL;
       if (!m)
         continue;
       char sgprs[16];
       snprintf(sgprs, sizeof sgprs, "%u", m->sgprs);
-      printf("%-32s %-8s %4u %5u %5s %6u %7u %6llu\n", lw->name,
-             arches[a].target.name, m->wave_size, m->vgprs,
-             is_cuda(&arches[a].target) ? "-" : sgprs, m->lds_bytes, m->scratch_bytes,
-             (unsigned long long)m->code_bytes);
+      printf("%-32s %-8s %4u %5u %5s %6u %7u %6llu\n", lw->name, arches[a].target.name,
+             m->wave_size, m->vgprs, is_cuda(&arches[a].target) ? "-" : sgprs,
+             m->lds_bytes, m->scratch_bytes, (unsigned long long)m->code_bytes);
     }
 }
 
@@ -548,8 +570,11 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
   for (int i = 0; i < o->num_arches && rc == 0; i++)
     rc = kg_target_load(sb, o->arches[i], &arches[i].target, d);
   /* 1 the model, in the sandbox -> graph */
+  kg_target_t targets[KG_MAX_ARCHES];
+  for (int i = 0; i < o->num_arches; i++)
+    targets[i] = arches[i].target;
   if (rc == 0)
-    rc = kg_front_load(sb, o->model, &g, d);
+    rc = kg_front_load(sb, o->model, targets, o->num_arches, &g, d);
   else
     memset(&g, 0, sizeof g);
   if (rc == 0)
@@ -571,6 +596,14 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
     a->lowered = kg_xcalloc((size_t)p.num_kernels + 1, sizeof *a->lowered);
     rc = kg_lower(sb, &g, &p, &a->target, a->lowered, &a->source,
                   want_sim ? &a->sim_source : NULL, d);
+    int distinct = 0;
+    for (int k = 0; k < p.num_kernels && rc == 0; k++)
+      distinct += a->lowered[k].code == k;
+    if (rc == 0 && distinct > KG_MAX_DISTINCT_KERNELS)
+      rc = kg_error_at(d, o->model, 0,
+                       "%s: the model needs %d distinct kernels, more than %d (the most "
+                       "kgen compiles for one target)",
+                       a->target.name, distinct, KG_MAX_DISTINCT_KERNELS);
     if (rc == 0)
       rc = kg_sizes_grids(&g, &p, a->lowered, a->target.name, o->model, d);
   }
@@ -677,10 +710,15 @@ int main(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   o.sim = 1;
   o.code_object_version = 5;
+  o.compile_seconds = 600;
+  o.compile_memory_mib = 8192;
   kg_sandbox_opts_default(&o.limits);
+  kg_cleanup_install();
   kg_diag_t d = {{0}};
   int list = 0;
   int rc = parse_args(argc, argv, &o, &list, &d);
+  kg_proc_set_limits(o.compile_seconds,
+                     (unsigned long long)(o.compile_memory_mib * 1048576));
   if (rc == 0) {
     kg_sandbox_t *sb = NULL;
     rc = kg_sandbox_new(&o.limits, o.model ? o.model : "kgen", &sb, &d);

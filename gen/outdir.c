@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "tmpfiles.h"
 
 static int write_all(const char *path, const char *data, size_t size, kg_diag_t *d) {
   FILE *f = fopen(path, "wb");
@@ -52,11 +53,13 @@ int kg_out_write_file(const char *path, const char *data, size_t size, kg_diag_t
   kg_buf_t tmp;
   kg_buf_init(&tmp);
   kg_buf_printf(&tmp, "%s.kgen-tmp-%ld", path, (long)getpid());
+  int slot = kg_cleanup_add(kg_buf_cstr(&tmp));
   int rc = write_all(kg_buf_cstr(&tmp), data, size, d);
   if (rc == 0 && rename(tmp.data, path) != 0) {
     rc = kg_error(d, "cannot write %s: %s", path, strerror(errno));
     remove(tmp.data);
   }
+  kg_cleanup_remove(slot);
   kg_buf_free(&tmp);
   return rc;
 }
@@ -78,6 +81,7 @@ int kg_out_write_dir(const char *dir, const kg_outfile_t *files, int n, kg_diag_
     free(tdir);
     return -1;
   }
+  int slot = kg_cleanup_add(tdir);
   int rc = 0, written = 0;
   kg_buf_t path;
   kg_buf_init(&path);
@@ -110,6 +114,7 @@ int kg_out_write_dir(const char *dir, const kg_outfile_t *files, int n, kg_diag_
     remove(kg_buf_cstr(&path));
   }
   rmdir(tdir);
+  kg_cleanup_remove(slot);
   kg_buf_free(&path);
   free(tdir);
   (void)written;

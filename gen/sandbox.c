@@ -23,23 +23,34 @@
 #include "res.h"
 
 #define KG_SB_HOOK_PERIOD 1000  /* VM instructions between two hook calls */
-#define KG_SB_GRACE_SECONDS 1.0 /* the watchdog waits this long past the limit */
+#define KG_SB_GRACE_SECONDS 0.5 /* the watchdog waits this long past the limit */
 /* bytes the message handler may use past the cap */
 #define KG_SB_MSGH_RESERVE ((size_t)1 << 20)
-#define KG_SB_SEED 0x6b67656e                    /* math.random's fixed seed ("kgen") */
-#define KG_SB_FILE_MAX 1024                      /* longest file name kept for messages */
-#define KG_SB_LOADED "kgen.sandbox.loaded"       /* registry: module name -> value */
+#define KG_SB_SEED 0x6b67656e              /* math.random's fixed seed ("kgen") */
+#define KG_SB_FILE_MAX 1024                /* longest file name kept for messages */
+#define KG_SB_LOADED "kgen.sandbox.loaded" /* registry: kgen's modules by name */
+#define KG_SB_USERLOADED "kgen.sandbox.userloaded" /* registry: model-folder modules */
+#define KG_SB_LIBENV "kgen.sandbox.libenv"         /* registry: the library's _ENV */
+/* The largest model file or module kgen reads: a model is a short script. */
+#define KG_SB_SOURCE_MAX ((size_t)16 << 20)
+/* Bytes kgen's C may allocate in the Lua state between calls into Lua (to
+ * read the graph back and call the params rules), past the cap the model
+ * could have filled. */
+#define KG_SB_C_RESERVE ((size_t)16 << 20)
 #define KG_SB_USERFILES "kgen.sandbox.userfiles" /* registry: user chunk path -> true */
 
 struct kg_sandbox {
   lua_State *L;
   kg_sandbox_opts_t opts;
-  char *model_path; /* NULL: no model (kgen's C only) */
-  char *module_dir; /* prefix of model-folder modules: "" or "dir/"; NULL: none */
+  char *model_path;   /* NULL: no model (kgen's C only) */
+  char *module_dir;   /* prefix of model-folder modules: "" or "dir/"; NULL: none */
+  const char *source; /* the model's text when given (kg_sandbox_set_source) */
+  size_t source_len;
 
   size_t mem_used;                 /* live bytes of the Lua state */
   int mem_refused;                 /* the allocator refused a request in this run */
   int in_msgh;                     /* the message handler runs: it may use the reserve */
+  int ready;                       /* set up: kgen's C may use KG_SB_C_RESERVE */
   unsigned long long instructions; /* VM instructions executed, in hook periods */
 
   int depth;          /* nesting of calls into Lua through this API */
@@ -122,8 +133,10 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   }
   if (nsize > old) {
     size_t cap = sb->opts.max_memory;
-    if (sb->in_msgh)
-      cap = cap > SIZE_MAX - KG_SB_MSGH_RESERVE ? SIZE_MAX : cap + KG_SB_MSGH_RESERVE;
+    size_t reserve = sb->in_msgh                   ? KG_SB_MSGH_RESERVE
+                     : sb->ready && sb->depth == 0 ? KG_SB_C_RESERVE
+                                                   : 0;
+    cap = cap > SIZE_MAX - reserve ? SIZE_MAX : cap + reserve;
     if (sb->mem_used > cap || nsize - old > cap - sb->mem_used) {
       sb->mem_refused = 1;
       return NULL;
@@ -755,6 +768,9 @@ static int push_user_file(lua_State *L, const char *name, const char *res_path,
     return luaL_error(L, "module '%s': cannot read %s: %s", name, path, strerror(errno));
   if (!S_ISREG(st.st_mode))
     return luaL_error(L, "module '%s': %s is not a file", name, path);
+  if ((unsigned long long)st.st_size > KG_SB_SOURCE_MAX)
+    return luaL_error(L, "module '%s': %s is more than %d MiB (the most kgen reads)",
+                      name, path, (int)(KG_SB_SOURCE_MAX >> 20));
   size_t size = (size_t)st.st_size;
   char *data = lua_newuserdatauv(L, size + 1, 0);
   FILE *f = fopen(path, "rb");
@@ -770,66 +786,203 @@ static int push_user_file(lua_State *L, const char *name, const char *res_path,
   return 0;
 }
 
-/* require(name): kgen's embedded lua/<a/b>.lua first, then the model's
- * folder; runs a module once and caches its value (true when it returns
- * nothing). Embedded chunks are named "=kgen:lua/...", user ones "@path". */
-static int sb_require(lua_State *L) {
-  kg_sandbox_t *sb = sandbox_of(L);
+/* Checks the module name at 1 and pushes "lua/<a/b>.lua" (its resource
+ * path) and "<a/b>.lua"; returns the resource path. */
+static const char *module_paths(lua_State *L, const char **rel) {
   const char *name = luaL_checkstring(L, 1);
   lua_settop(L, 1);
   if (!module_name_ok(name))
-    return luaL_error(L,
-                      "require: '%s' is not a module name (use dotted names such as "
-                      "\"ops.norm\": letters, digits and _ between dots)",
-                      name);
-  lua_getfield(L, LUA_REGISTRYINDEX, KG_SB_LOADED); /* 2 */
-  if (lua_getfield(L, 2, name) != LUA_TNIL)
-    return 1;
-  lua_pop(L, 1);
-  const char *rel = lua_pushfstring(L, "%s.lua", luaL_gsub(L, name, ".", "/")); /* 3, 4 */
-  const char *res_path = lua_pushfstring(L, "lua/%s", rel);                     /* 5 */
-  const kg_res_t *r = kg_res_find(res_path);
-  if (r) {
-    const char *chunk = lua_pushfstring(L, "=kgen:%s", res_path); /* 6 */
-    if (luaL_loadbufferx(L, r->data, r->size, chunk, "t") != LUA_OK)
-      return luaL_error(L, "kgen's %s does not load: %s", res_path, lua_tostring(L, -1));
-    lua_pushstring(L, name);
-    lua_pushstring(L, res_path);
-  } else {
-    if (!sb->module_dir)
-      return luaL_error(L, "module '%s' not found (kgen's lua/ has no %s)", name,
-                        res_path);
-    const char *path = lua_pushfstring(L, "%s%s", sb->module_dir, rel); /* 6 */
-    push_user_file(L, name, res_path, path);                            /* 7 */
-    lua_getfield(L, LUA_REGISTRYINDEX, KG_SB_USERFILES);
-    lua_pushboolean(L, 1);
-    lua_setfield(L, -2, path);
-    lua_pop(L, 1);
-    size_t len;
-    const char *src = lua_tolstring(L, 7, &len);
-    const char *chunk = lua_pushfstring(L, "@%s", path); /* 8 */
-    int status = luaL_loadbufferx(L, src, len, chunk, "t");
-    if (status != LUA_OK) {
-      /* restate the position with the full path (Lua may shorten it) */
-      const char *msg = lua_tostring(L, -1);
-      size_t chunk_len;
-      int line = 0;
-      size_t skip = position_prefix(msg, &chunk_len, &line);
-      if (status == LUA_ERRSYNTAX && skip > 0)
-        lua_pushfstring(L, "%s:%d: %s", path, line, msg + skip);
-      return lua_error(L);
-    }
-    lua_pushstring(L, name);
-    lua_pushvalue(L, 6);
-  }
+    luaL_error(L,
+               "require: '%s' is not a module name (use dotted names such as "
+               "\"ops.norm\": letters, digits and _ between dots)",
+               name);
+  *rel = lua_pushfstring(L, "%s.lua", luaL_gsub(L, name, ".", "/")); /* 2, 3 */
+  lua_remove(L, 2);
+  return lua_pushfstring(L, "lua/%s", *rel); /* 3 */
+}
+
+/* Runs the loaded chunk on top with (name, path), caches its value (true
+ * when it returns nothing) in the registry table `cache` and returns it. */
+static int run_module(lua_State *L, const char *cache, int path_idx) {
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, path_idx);
   lua_call(L, 2, 1);
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
     lua_pushboolean(L, 1);
   }
-  lua_pushvalue(L, -1);
-  lua_setfield(L, 2, name);
+  lua_getfield(L, LUA_REGISTRYINDEX, cache);
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, -3);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
   return 1;
+}
+
+/* Pushes the cached value of module 1 in registry table `cache`; 0 when
+ * there is none (nothing pushed). */
+static int cached_module(lua_State *L, const char *cache) {
+  lua_getfield(L, LUA_REGISTRYINDEX, cache);
+  lua_pushvalue(L, 1);
+  if (lua_rawget(L, -2) != LUA_TNIL) {
+    lua_remove(L, -2);
+    return 1;
+  }
+  lua_pop(L, 2);
+  return 0;
+}
+
+/* require(name) as kgen's lua/ library sees it: the embedded lua/<a/b>.lua
+ * only, run once, with the library's own _ENV (a copy of the standard
+ * globals taken before any model ran, so what a model does to its globals
+ * never reaches the library). Chunks are named "=kgen:lua/...". */
+static int sb_require_lib(lua_State *L) {
+  const char *rel;
+  const char *res_path = module_paths(L, &rel); /* 2 rel, 3 res path */
+  if (cached_module(L, KG_SB_LOADED))
+    return 1;
+  const kg_res_t *r = kg_res_find(res_path);
+  if (!r)
+    return luaL_error(L, "module '%s' not found (kgen's lua/ has no %s)",
+                      lua_tostring(L, 1), res_path);
+  const char *chunk = lua_pushfstring(L, "=kgen:%s", res_path); /* 4 */
+  if (luaL_loadbufferx(L, r->data, r->size, chunk, "t") != LUA_OK)
+    return luaL_error(L, "kgen's %s does not load: %s", res_path, lua_tostring(L, -1));
+  lua_getfield(L, LUA_REGISTRYINDEX, KG_SB_LIBENV);
+  if (!lua_setupvalue(L, -2, 1))
+    lua_pop(L, 1);
+  return run_module(L, KG_SB_LOADED, 3);
+}
+
+/* require(name) as a model sees it: <folder of the model>/a/b.lua, run once.
+ * kgen's own modules are not available: a model reaches the DSL through its
+ * globals only. User chunks are named "@path". */
+static int sb_require(lua_State *L) {
+  kg_sandbox_t *sb = sandbox_of(L);
+  const char *rel;
+  const char *res_path = module_paths(L, &rel); /* 2 rel, 3 res path */
+  if (kg_res_find(res_path))
+    return luaL_error(L,
+                      "require: '%s' is one of kgen's own modules; a model uses the "
+                      "DSL through its globals (input, weight, output, sym and the ops "
+                      "that kgen --list-ops lists)",
+                      lua_tostring(L, 1));
+  if (cached_module(L, KG_SB_USERLOADED))
+    return 1;
+  if (!sb->module_dir)
+    return luaL_error(L, "module '%s' not found (kgen's lua/ has no %s)",
+                      lua_tostring(L, 1), res_path);
+  const char *path = lua_pushfstring(L, "%s%s", sb->module_dir, rel); /* 4 */
+  push_user_file(L, lua_tostring(L, 1), res_path, path);              /* 5 */
+  lua_getfield(L, LUA_REGISTRYINDEX, KG_SB_USERFILES);
+  lua_pushboolean(L, 1);
+  lua_setfield(L, -2, path);
+  lua_pop(L, 1);
+  size_t len;
+  const char *src = lua_tolstring(L, 5, &len);
+  const char *chunk = lua_pushfstring(L, "@%s", path); /* 6 */
+  int status = luaL_loadbufferx(L, src, len, chunk, "t");
+  if (status != LUA_OK) {
+    /* restate the position with the full path (Lua may shorten it) */
+    const char *msg = lua_tostring(L, -1);
+    size_t chunk_len;
+    int line = 0;
+    size_t skip = position_prefix(msg, &chunk_len, &line);
+    if (status == LUA_ERRSYNTAX && skip > 0)
+      lua_pushfstring(L, "%s:%d: %s", path, line, msg + skip);
+    return lua_error(L);
+  }
+  return run_module(L, KG_SB_USERLOADED, 4);
+}
+
+/* newproxy(mt): a new empty userdata with metatable mt, for the library's
+ * handles (a model cannot rawset or next() through a userdata). */
+static int sb_newproxy(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_newuserdatauv(L, 0, 0);
+  lua_pushvalue(L, 1);
+  lua_setmetatable(L, -2);
+  return 1;
+}
+
+/* kg_where(): the file and line of the innermost user frame, or nothing. */
+static int sb_where(lua_State *L) {
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); level++) {
+    if (lua_getinfo(L, "Sl", &ar) && ar.source[0] == '@' && ar.currentline > 0) {
+      lua_pushstring(L, ar.source + 1);
+      lua_pushinteger(L, ar.currentline);
+      return 2;
+    }
+  }
+  return 0;
+}
+
+/* The edit distance of a and b (each at most 64 bytes; longer: far). */
+static int edit_distance(const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b);
+  if (na > 64 || nb > 64)
+    return INT_MAX;
+  int row[65];
+  for (size_t j = 0; j <= nb; j++)
+    row[j] = (int)j;
+  for (size_t i = 1; i <= na; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= nb; j++) {
+      int up = row[j];
+      int best = diag + (a[i - 1] != b[j - 1]);
+      if (row[j] + 1 < best)
+        best = row[j] + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[nb];
+}
+
+/* __index of the model's globals: reading a name that is not there (a
+ * misspelt op, most often) is an error that says so, with the closest
+ * function name when one is close. */
+static int sb_unknown_global(lua_State *L) {
+  if (lua_type(L, 2) != LUA_TSTRING)
+    return 0;
+  const char *name = lua_tostring(L, 2);
+  const char *best = NULL;
+  int best_d = INT_MAX;
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TFUNCTION) {
+      const char *cand = lua_tostring(L, -2);
+      int dist = edit_distance(name, cand);
+      if (dist < best_d || (dist == best_d && best && strcmp(cand, best) < 0)) {
+        best_d = dist;
+        best = cand; /* alive: a key of the globals, which we do not change */
+      }
+    }
+    lua_pop(L, 1);
+  }
+  size_t len = strlen(name);
+  if (best && best_d <= (len < 6 ? 1 : 2))
+    return luaL_error(L,
+                      "%s is not an op or a global (did you mean %s? kgen --list-ops "
+                      "lists the ops)",
+                      name, best);
+  return luaL_error(L, "%s is not an op or a global (kgen --list-ops lists the ops)",
+                    name);
+}
+
+static int sb_seal_globals(lua_State *L) {
+  lua_pushglobaltable(L);
+  lua_createtable(L, 0, 2);
+  lua_pushcfunction(L, sb_unknown_global);
+  lua_setfield(L, -2, "__index");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+  return 0;
 }
 
 static void wrap_field(lua_State *L, const char *name, lua_CFunction f) {
@@ -893,8 +1046,55 @@ static int sb_setup(lua_State *L) {
   wrap_field(L, "randomseed", sb_randomseed);
   lua_pop(L, 1);
 
+  /* string methods ("s:rep(3)") find the original string table through the
+   * strings' metatable: locked, so that a model cannot reach it */
+  lua_pushliteral(L, "");
+  lua_getmetatable(L, -1);
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 2);
+
+  /* the library's _ENV: the globals as they are now, the library tables
+   * themselves; the model's globals: the same functions, with copies of the
+   * library tables, so that a model replacing math.type changes its own copy */
+  lua_newtable(L); /* the library's env */
+  const int lib = lua_gettop(L);
+  lua_pushglobaltable(L);
+  const int env = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, env)) {
+    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, lib);
+    if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, env)) {
+      lua_newtable(L);
+      lua_pushnil(L);
+      while (lua_next(L, -3)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);
+      }
+      lua_pushvalue(L, -3);
+      lua_insert(L, -2);
+      lua_rawset(L, env); /* env[key] = copy: an existing key, next goes on */
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, lib);
+  lua_setfield(L, lib, "_G");
+  lua_pushcfunction(L, sb_require_lib);
+  lua_setfield(L, lib, "require");
+  lua_pushcfunction(L, sb_newproxy);
+  lua_setfield(L, lib, "newproxy");
+  lua_pushcfunction(L, sb_where);
+  lua_setfield(L, lib, "kg_where");
+  lua_pop(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, KG_SB_LIBENV);
+
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, KG_SB_LOADED);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, KG_SB_USERLOADED);
   lua_newtable(L);
   if (sb->model_path) {
     lua_pushboolean(L, 1);
@@ -916,7 +1116,7 @@ static int sb_panic(lua_State *L) {
 void kg_sandbox_opts_default(kg_sandbox_opts_t *opts) {
   opts->max_memory = (size_t)256 << 20;
   opts->max_instructions = 200000000ULL;
-  opts->max_seconds = 10;
+  opts->max_seconds = 4;
 }
 
 int kg_sandbox_new(const kg_sandbox_opts_t *opts, const char *model_path,
@@ -983,6 +1183,7 @@ int kg_sandbox_new(const kg_sandbox_opts_t *opts, const char *model_path,
     kg_sandbox_free(sb);
     return kg_error(d, "cannot set up Lua: %s", text);
   }
+  sb->ready = 1;
   *out = sb;
   return 0;
 }
@@ -1022,24 +1223,57 @@ int kg_sandbox_pcall(kg_sandbox_t *sb, int nargs, int nresults, kg_diag_t *d) {
   return -1;
 }
 
-int kg_sandbox_run_model(kg_sandbox_t *sb, kg_diag_t *d) {
-  if (!sb->model_path)
-    return kg_error(d, "no model to run");
+int kg_sandbox_seal_globals(kg_sandbox_t *sb, kg_diag_t *d) {
+  lua_State *L = sb->L;
+  if (!lua_checkstack(L, 2))
+    return kg_error(d, "Lua stack overflow");
+  lua_pushcfunction(L, sb_seal_globals);
+  return kg_sandbox_pcall(sb, 0, 0, d);
+}
+
+void kg_sandbox_set_source(kg_sandbox_t *sb, const char *data, size_t len) {
+  sb->source = data;
+  sb->source_len = len;
+}
+
+/* Reads the model file into src, at most KG_SB_SOURCE_MAX bytes. */
+static int read_model(kg_sandbox_t *sb, kg_buf_t *src, kg_diag_t *d) {
   FILE *f = fopen(sb->model_path, "rb");
   if (!f)
     return kg_error_at(d, sb->model_path, 0, "cannot open: %s", strerror(errno));
-  kg_buf_t src;
-  kg_buf_init(&src);
   char chunk[4096];
   size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    kg_buf_put(&src, chunk, n);
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (src->len + n > KG_SB_SOURCE_MAX) {
+      fclose(f);
+      return kg_error_at(d, sb->model_path, 0,
+                         "the model is more than %d MiB (the most kgen reads)",
+                         (int)(KG_SB_SOURCE_MAX >> 20));
+    }
+    kg_buf_put(src, chunk, n);
+  }
   int bad = ferror(f);
   int err = errno;
   fclose(f);
-  if (bad) {
-    kg_buf_free(&src);
+  if (bad)
     return kg_error_at(d, sb->model_path, 0, "cannot read: %s", strerror(err));
+  return 0;
+}
+
+int kg_sandbox_run_model(kg_sandbox_t *sb, kg_diag_t *d) {
+  if (!sb->model_path)
+    return kg_error(d, "no model to run");
+  kg_buf_t src;
+  kg_buf_init(&src);
+  if (sb->source) {
+    if (sb->source_len > KG_SB_SOURCE_MAX)
+      return kg_error_at(d, sb->model_path, 0,
+                         "the model is more than %d MiB (the most kgen reads)",
+                         (int)(KG_SB_SOURCE_MAX >> 20));
+    kg_buf_put(&src, sb->source, sb->source_len);
+  } else if (read_model(sb, &src, d)) {
+    kg_buf_free(&src);
+    return -1;
   }
   kg_buf_t name;
   kg_buf_init(&name);
@@ -1062,7 +1296,7 @@ static int sb_require_entry(lua_State *L) {
   const char *name = lua_touserdata(L, 1);
   lua_settop(L, 0);
   lua_pushstring(L, name);
-  return sb_require(L);
+  return sb_require_lib(L);
 }
 
 int kg_sandbox_require(kg_sandbox_t *sb, const char *module, kg_diag_t *d) {

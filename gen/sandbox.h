@@ -8,9 +8,16 @@
  * Gives: kg_sandbox_*.
  *
  * Inside the sandbox:
- *   require(name)  "a.b" loads kgen's embedded lua/a/b.lua, else
- *                  <folder of the model>/a/b.lua; names are dotted
- *                  identifiers; each module runs once and its value is cached.
+ *   require(name)  "a.b" loads <folder of the model>/a/b.lua (at most 16 MiB);
+ *                  names are dotted identifiers; each module runs once and
+ *                  its value is cached. kgen's own lua/ modules are not
+ *                  available to models: they see the DSL through its globals.
+ *   globals        the standard library tables (string, table, math, utf8)
+ *                  are the model's own copies; kgen's lua/ library runs with
+ *                  its own _ENV (the standard globals as they were before any
+ *                  model ran), so nothing a model replaces reaches kgen. The
+ *                  strings' metatable is locked. Reading a global that does
+ *                  not exist is an error once kg_sandbox_seal_globals ran.
  *   pairs(t)       visits keys in sorted order: numbers ascending, then strings
  *                  bytewise, then false, true; other key types are an error.
  *                  __pairs is honoured. next() stays, and its order is
@@ -57,7 +64,7 @@
 typedef struct kg_sandbox_opts {
   size_t max_memory;                   /* bytes, default 256 MiB */
   unsigned long long max_instructions; /* VM instructions, default 200 million */
-  double max_seconds;                  /* wall clock, default 10 */
+  double max_seconds;                  /* wall clock, default 4 */
 } kg_sandbox_opts_t;
 
 void kg_sandbox_opts_default(kg_sandbox_opts_t *opts);
@@ -78,7 +85,16 @@ lua_State *kg_sandbox_lua(kg_sandbox_t *sb);
  * arguments, discarding its results. */
 int kg_sandbox_run_model(kg_sandbox_t *sb, kg_diag_t *d);
 
-/* Pushes the value of module `module` as require would (loading it once). */
+/* Gives the model's text itself (not copied: it must outlive the run), read
+ * instead of the file at model_path (which still names it in messages). */
+void kg_sandbox_set_source(kg_sandbox_t *sb, const char *data, size_t len);
+
+/* Makes reading a global that does not exist an error at the model's line
+ * ("rmsnrom is not an op or a global (did you mean rmsnorm? ...)"), and the
+ * globals' metatable unchangeable; call once the DSL's names are set. */
+int kg_sandbox_seal_globals(kg_sandbox_t *sb, kg_diag_t *d);
+
+/* Pushes the value of kgen's module `module` (lua/), loading it once. */
 int kg_sandbox_require(kg_sandbox_t *sb, const char *module, kg_diag_t *d);
 
 /* lua_pcall under the sandbox's limits and error mapping: calls the function

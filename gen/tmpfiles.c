@@ -1,18 +1,154 @@
 /* tmpfiles.c - private temp directories and child processes for the compile
- * backends (see tmpfiles.h). Needs POSIX (mkdtemp, nftw, fork/execv, pipes);
- * gives kg_tmpdir_* and kg_proc_*. No shell is ever involved: argv goes
- * straight to execv, so source paths and flags need no quoting. */
+ * backends (see tmpfiles.h). Needs POSIX (mkdtemp, nftw, fork/execv, pipes,
+ * poll, setrlimit, sigaction); gives kg_tmpdir_*, kg_proc_* and kg_cleanup_*.
+ * No shell is ever involved: argv goes straight to execv, so source paths and
+ * flags need no quoting.
+ *
+ * Process-wide state, on purpose: the children's limits (set once by main)
+ * and the paths and children that SIGINT, SIGTERM and SIGHUP must clean up
+ * (a signal handler can reach nothing else). */
 #include "tmpfiles.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+/* ---- cleanup on a signal ---- */
+
+#define KG_CLEANUP_SLOTS 64
+
+/* A path to remove (a file, or a folder and what it holds) or a child to
+ * kill when a signal ends kgen. state: 0 free, 1 being filled, 2 live. */
+typedef struct cleanup_slot {
+  atomic_int state;
+  pid_t pid; /* > 0: a child; else path */
+  char path[PATH_MAX];
+} cleanup_slot_t;
+
+static cleanup_slot_t cleanup_slots[KG_CLEANUP_SLOTS];
+
+static int cleanup_claim(const char *path, pid_t pid) {
+  for (int i = 0; i < KG_CLEANUP_SLOTS; i++) {
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&cleanup_slots[i].state, &expect, 1))
+      continue;
+    cleanup_slots[i].pid = pid;
+    cleanup_slots[i].path[0] = '\0';
+    if (path)
+      snprintf(cleanup_slots[i].path, sizeof cleanup_slots[i].path, "%s", path);
+    atomic_store(&cleanup_slots[i].state, 2);
+    return i;
+  }
+  return -1; /* full: that path is left to the normal exit */
+}
+
+static void cleanup_release(int slot) {
+  if (slot >= 0)
+    atomic_store(&cleanup_slots[slot].state, 0);
+}
+
+int kg_cleanup_add(const char *path) {
+  return cleanup_claim(path, 0);
+}
+
+void kg_cleanup_remove(int slot) {
+  cleanup_release(slot);
+}
+
+/* Removes path: a file, or a folder with its files and folders (depth
+ * `depth` at most). Async-signal-safe: system calls only. */
+static void remove_tree(int at, const char *path, int depth) {
+  if (unlinkat(at, path, 0) == 0 || errno == ENOENT)
+    return;
+  int fd = openat(at, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  char buf[4096];
+  for (;;) {
+    long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+    if (n <= 0)
+      break;
+    for (long off = 0; off < n;) {
+      struct linux_dirent64 {
+        unsigned long long d_ino;
+        long long d_off;
+        unsigned short d_reclen;
+        unsigned char d_type;
+        char d_name[];
+      } *e = (void *)(buf + off);
+      off += e->d_reclen;
+      const char *name = e->d_name;
+      if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+        continue;
+      if (unlinkat(fd, name, 0) != 0 && depth > 0)
+        remove_tree(fd, name, depth - 1);
+    }
+  }
+  close(fd);
+  unlinkat(at, path, AT_REMOVEDIR);
+}
+
+static void cleanup_on_signal(int sig) {
+  int saved = errno;
+  for (int i = 0; i < KG_CLEANUP_SLOTS; i++)
+    if (atomic_load(&cleanup_slots[i].state) == 2 && cleanup_slots[i].pid > 0) {
+      kill(-cleanup_slots[i].pid, SIGKILL);
+      kill(cleanup_slots[i].pid, SIGKILL);
+      waitpid(cleanup_slots[i].pid, NULL, 0);
+    }
+  for (int i = 0; i < KG_CLEANUP_SLOTS; i++)
+    if (atomic_load(&cleanup_slots[i].state) == 2 && cleanup_slots[i].pid <= 0 &&
+        cleanup_slots[i].path[0])
+      remove_tree(AT_FDCWD, cleanup_slots[i].path, 4);
+  errno = saved;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void kg_cleanup_install(void) {
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = cleanup_on_signal;
+    sigfillset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    struct sigaction old;
+    /* an ignored signal (nohup) stays ignored */
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+      sigaction(sigs[i], &sa, NULL);
+  }
+}
+
+/* ---- children's limits ---- */
+
+static double proc_max_seconds = 600;
+static unsigned long long proc_max_memory = 8ULL << 30;
+
+void kg_proc_set_limits(double max_seconds, unsigned long long max_memory) {
+  proc_max_seconds = max_seconds;
+  proc_max_memory = max_memory;
+}
+
+static double mono_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 int kg_tmpdir_create(kg_tmpdir_t *t, kg_diag_t *diag) {
   t->path = NULL;
@@ -39,6 +175,7 @@ int kg_tmpdir_create(kg_tmpdir_t *t, kg_diag_t *diag) {
   } else {
     t->path = kg_buf_take(&tmpl, NULL);
   }
+  t->cleanup = kg_cleanup_add(t->path);
   return 0;
 }
 
@@ -55,6 +192,7 @@ void kg_tmpdir_remove(kg_tmpdir_t *t) {
   if (!t->path)
     return;
   nftw(t->path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  kg_cleanup_remove(t->cleanup);
   free(t->path);
   t->path = NULL;
 }
@@ -157,21 +295,47 @@ int kg_proc_run(const char *const *argv, const char *cwd, kg_buf_t *output, int 
     close(out_pipe[1]);
     return kg_error(diag, "cannot run %s: pipe: %s", argv[0], strerror(err));
   }
+  /* the environment, with TMPDIR the child's folder: what a compiler leaves
+   * there when killed goes with the folder */
+  extern char **environ;
+  size_t nenv = 0;
+  while (environ[nenv])
+    nenv++;
+  char **envp = kg_xcalloc(nenv + 2, sizeof *envp);
+  size_t k = 0;
+  for (size_t i = 0; i < nenv; i++)
+    if (!cwd || strncmp(environ[i], "TMPDIR=", 7) != 0)
+      envp[k++] = environ[i];
+  kg_buf_t tmpdir_var;
+  kg_buf_init(&tmpdir_var);
+  if (cwd) {
+    kg_buf_printf(&tmpdir_var, "TMPDIR=%s", cwd);
+    envp[k++] = tmpdir_var.data;
+  }
   int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   pid_t pid = fork();
   if (pid == 0) {
     /* Child: only async-signal-safe calls from here on. dup2 clears
      * O_CLOEXEC on the copies, so just 0, 1 and 2 survive exec. */
+    setpgid(0, 0); /* its own group: a timeout kills the tools it runs too */
     if (cwd && chdir(cwd) != 0)
       child_fail(fail_pipe[1], 1);
+    /* the compilers' caps: CPU time (the wall clock is the parent's) and
+     * address space */
+    struct rlimit cpu = {(rlim_t)proc_max_seconds + 1, (rlim_t)proc_max_seconds + 2};
+    struct rlimit as = {(rlim_t)proc_max_memory, (rlim_t)proc_max_memory};
+    setrlimit(RLIMIT_CPU, &cpu);
+    setrlimit(RLIMIT_AS, &as);
     if (null_fd >= 0)
       dup2(null_fd, 0);
     dup2(out_pipe[1], 1);
     dup2(out_pipe[1], 2);
-    execv(argv[0], (char *const *)argv);
+    execve(argv[0], (char *const *)argv, envp);
     child_fail(fail_pipe[1], 0);
   }
   int fork_err = errno;
+  free(envp);
+  kg_buf_free(&tmpdir_var);
   close(out_pipe[1]);
   close(fail_pipe[1]);
   if (null_fd >= 0)
@@ -181,7 +345,21 @@ int kg_proc_run(const char *const *argv, const char *cwd, kg_buf_t *output, int 
     close(fail_pipe[0]);
     return kg_error(diag, "cannot run %s: fork: %s", argv[0], strerror(fork_err));
   }
+  const int slot = cleanup_claim(NULL, pid);
+  const double deadline = mono_seconds() + proc_max_seconds;
+  int timed_out = 0;
   for (;;) {
+    double left = deadline - mono_seconds();
+    if (left <= 0) {
+      timed_out = 1;
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      break;
+    }
+    struct pollfd pfd = {out_pipe[0], POLLIN, 0};
+    int ready = poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
+    if (ready == 0 || (ready < 0 && errno == EINTR))
+      continue;
     char chunk[4096];
     ssize_t n = read(out_pipe[0], chunk, sizeof chunk);
     if (n < 0 && errno == EINTR)
@@ -199,9 +377,17 @@ int kg_proc_run(const char *const *argv, const char *cwd, kg_buf_t *output, int 
   close(fail_pipe[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR)
+    if (errno != EINTR) {
+      cleanup_release(slot);
       return kg_error(diag, "cannot run %s: waitpid: %s", argv[0], strerror(errno));
+    }
   }
+  cleanup_release(slot);
+  if (timed_out || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU))
+    return kg_error(diag,
+                    "%s ran past the compile limit of %g s (raise it with "
+                    "--max-compile-seconds)",
+                    argv[0], proc_max_seconds);
   if (got == (ssize_t)sizeof f) {
     if (f.in_chdir)
       return kg_error(diag, "cannot run %s: cannot enter %s: %s", argv[0], cwd,

@@ -12,8 +12,24 @@
 #include "diag.h"
 
 typedef struct kg_tmpdir {
-  char *path; /* absolute; NULL before create and after remove */
+  char *path;  /* absolute; NULL before create and after remove */
+  int cleanup; /* its kg_cleanup slot */
 } kg_tmpdir_t;
+
+/* Makes SIGINT, SIGTERM and SIGHUP kill the running children and remove the
+ * temporary folders and files registered with kg_cleanup_add, then end kgen
+ * as the signal would have (call once, early in main). */
+void kg_cleanup_install(void);
+/* Registers `path` (a file, or a folder with what it holds) for removal on
+ * such a signal; returns the slot to pass to kg_cleanup_remove (-1: none
+ * free, nothing registered). kg_tmpdir_create registers its folder. */
+int kg_cleanup_add(const char *path);
+/* Unregisters a slot of kg_cleanup_add (-1: nothing). */
+void kg_cleanup_remove(int slot);
+
+/* Caps every child kg_proc_run starts: wall clock and CPU time (seconds) and
+ * address space (bytes). Defaults: 600 s, 8 GiB. */
+void kg_proc_set_limits(double max_seconds, unsigned long long max_memory);
 
 /* Makes a fresh directory "<$TMPDIR or /tmp>/kgen-XXXXXX", mode 0700. */
 int kg_tmpdir_create(kg_tmpdir_t *t, kg_diag_t *diag);
@@ -30,7 +46,9 @@ int kg_tmpdir_read(const kg_tmpdir_t *t, const char *name, kg_buf_t *out,
  * directory `cwd` (NULL: ours), stdin from /dev/null, and appends its stdout and
  * stderr to `output`. Returns 0 when the child ran, with *out_exit its exit
  * status (128 + signal number when a signal ended it); returns -1 with a
- * one-line diag when it could not be started (e.g. "cannot run X: reason"). */
+ * one-line diag when it could not be started (e.g. "cannot run X: reason") or
+ * ran past the time limit (kg_proc_set_limits; it is killed, with the
+ * processes it started). */
 int kg_proc_run(const char *const *argv, const char *cwd, kg_buf_t *output, int *out_exit,
                 kg_diag_t *diag);
 

@@ -5,20 +5,59 @@
 -- and attributes, computes its result's shape and dtype, and records a node.
 -- Errors are raised with error(msg, 0): kgen reports them at the model line
 -- that made the call. kgen's C reads the graph back through kg.graph.
+--
+-- The model boundary: a model holds handles, never kgen's tables. Tensors,
+-- syms and dtypes are userdata proxies (newproxy, from the sandbox) with
+-- locked metatables whose fields are read through accessors and cannot be
+-- set; the records behind them, the graph and its nodes live in this file's
+-- locals, which a model cannot reach (it cannot require "kgen", and this
+-- library runs with its own _ENV). A handle's shape is a fresh copy.
 
 local kg = {}
+
+-- handle -> record, one table per kind; a model never sees a record
+local dtype_rec, sym_rec, tensor_rec = {}, {}, {}
+
+-- A handle for record r of kind `kind`, with metatable mt.
+local function new_handle(map, r, mt)
+  local h = newproxy(mt)
+  map[h] = r
+  r.handle = h
+  return h
+end
+
+-- The metatable of a kind of handle: `fields` (name -> function(record))
+-- are what a model can read; nothing can be set.
+local function handle_mt(kind, map, fields)
+  return {
+    __metatable = kind,
+    __name = kind,
+    __index = function(h, k)
+      local f = fields[k]
+      if f then return f(map[h]) end
+      return nil
+    end,
+    __newindex = function(_, k)
+      error(string.format("%s: field %s cannot be changed (kgen's handles are read-only)",
+        kind, tostring(k)), 2)
+    end,
+  }
+end
 
 kg.version = "0.1.0"
 
 ---------------------------------------------------------------------------
 -- dtypes
 
-local Dtype = {}
-Dtype.__index = Dtype
-Dtype.__tostring = function(d) return d.name end
+local function field(name) return function(r) return r[name] end end
+local Dtype = handle_mt("dtype", dtype_rec, {
+  name = field("name"), size = field("size"), ctype = field("ctype"), float = field("float"),
+  quant = field("quant"), block_elems = field("block_elems"), block_bytes = field("block_bytes"),
+})
+Dtype.__tostring = function(d) return dtype_rec[d].name end
 
 local function dtype(name, size, ctype, float)
-  return setmetatable({ name = name, size = size, ctype = ctype, float = float }, Dtype)
+  return new_handle(dtype_rec, { name = name, size = size, ctype = ctype, float = float }, Dtype)
 end
 
 -- A GGUF (ggml) block format: `elems` weights in `bytes` bytes per block
@@ -28,8 +67,8 @@ end
 -- dequantizes them itself: only ops that say so in their build
 -- (node.dequantizes) take such operands, today matmul's w.
 local function quant_dtype(name, elems, bytes)
-  return setmetatable({ name = name, ctype = "unsigned short", float = false, quant = true,
-    block_elems = elems, block_bytes = bytes }, Dtype)
+  return new_handle(dtype_rec, { name = name, ctype = "unsigned short", float = false,
+    quant = true, block_elems = elems, block_bytes = bytes }, Dtype)
 end
 
 kg.dtypes = {
@@ -45,19 +84,23 @@ kg.dtypes = {
 -- The order of the runtime's kgrt_dtype_t.
 kg.dtype_codes = { f32 = 0, f16 = 1, bf16 = 2, i32 = 3, q8_0 = 4, q4_0 = 5, q4_k = 6, q6_k = 7 }
 
-function kg.is_dtype(v) return getmetatable(v) == Dtype end
+function kg.is_dtype(v) return v ~= nil and dtype_rec[v] ~= nil end
 
 ---------------------------------------------------------------------------
 -- symbolic dims
 
-local Sym = {}
-Sym.__index = Sym
-Sym.__tostring = function(s) return s.name end
+local Sym = handle_mt("sym", sym_rec, { name = field("name"), max = field("max"),
+  ordinal = field("ordinal") })
+Sym.__tostring = function(s) return sym_rec[s].name end
 
-function kg.is_sym(v) return getmetatable(v) == Sym end
+function kg.is_sym(v) return v ~= nil and sym_rec[v] ~= nil end
 
+-- A dim of a handle's shape (an integer or a sym handle) or of a record's
+-- (an integer or a sym record), as text.
 local function dim_str(d)
-  return kg.is_sym(d) and d.name or tostring(d)
+  if kg.is_sym(d) then return sym_rec[d].name end
+  if type(d) == "table" and sym_rec[d.handle] == d then return d.name end
+  return tostring(d)
 end
 
 function kg.shape_str(shape)
@@ -91,6 +134,8 @@ local function check_name(what, name)
     fail("%s: name must be an identifier string, got %s", what, type(name) == "string" and
       string.format("%q", name) or type(name))
   end
+  -- gen/front.c takes names of at most 128 bytes
+  if #name > 128 then fail("%s %s...: the name is %d bytes, more than 128", what, name:sub(1, 16), #name) end
 end
 
 -- The sizes kgen plans and kgrt loads (runtime/kgrt_table.h): a dim, and a
@@ -99,6 +144,14 @@ end
 -- again in C.
 kg.max_dim = 0x7fffffff
 kg.max_bytes = 1 << 48
+
+-- The most of each thing a model may declare (gen/front.c checks them again):
+-- far more than a real model needs, few enough that every later pass stays
+-- fast and small.
+kg.max_syms = 64
+kg.max_tensors = 65536
+kg.max_nodes = 16384
+kg.max_io = 4096 -- inputs, weights and outputs, each
 
 --- sym(name, max): a dimension bound at run time, at most `max`.
 function kg.sym(name, max)
@@ -112,18 +165,28 @@ function kg.sym(name, max)
   for _, s in ipairs(graph.syms) do
     if s.name == name then fail("sym %s: declared twice", name) end
   end
-  local s = setmetatable({ name = name, max = max, ordinal = #graph.syms }, Sym)
+  if #graph.syms >= kg.max_syms then fail("sym %s: more than %d syms", name, kg.max_syms) end
+  local s = { name = name, max = max, ordinal = #graph.syms }
   graph.syms[#graph.syms + 1] = s
-  return s
+  return new_handle(sym_rec, s, Sym)
 end
 
-local Tensor = {}
-Tensor.__index = Tensor
+local Tensor = handle_mt("tensor", tensor_rec, {
+  dtype = function(r) return r.dtype.handle end,
+  shape = function(r)
+    local out = {}
+    for i, d in ipairs(r.shape) do out[i] = type(d) == "table" and d.handle or d end
+    return out
+  end,
+  name = field("name"),
+  kind = field("kind"),
+})
 Tensor.__tostring = function(t)
-  return string.format("tensor %s%s", t.dtype.name, kg.shape_str(t.shape))
+  local r = tensor_rec[t]
+  return string.format("tensor %s%s", r.dtype.name, kg.shape_str(r.shape))
 end
 
-function kg.is_tensor(v) return getmetatable(v) == Tensor end
+function kg.is_tensor(v) return v ~= nil and tensor_rec[v] ~= nil end
 
 local function check_shape(what, shape)
   if type(shape) ~= "table" or #shape == 0 then
@@ -131,7 +194,8 @@ local function check_shape(what, shape)
   end
   if #shape > 8 then fail("%s: rank %d is more than 8", what, #shape) end
   local out = {}
-  for i, d in ipairs(shape) do
+  for i = 1, #shape do
+    local d = shape[i]
     if kg.is_sym(d) then
       out[i] = d
     elseif math.type(d) == "integer" and d >= 1 then
@@ -157,11 +221,11 @@ local function check_dtype(what, dt)
 end
 
 -- A tensor's elements and bytes with every sym at its max, at most 2^48
--- each; multiplied without overflow.
+-- each; multiplied without overflow. `shape` holds integers and sym records.
 local function check_size(what, dt, shape)
   local n, over = 1, false
   for i, d in ipairs(shape) do
-    local v = kg.is_sym(d) and d.max or d
+    local v = type(d) == "table" and d.max or d
     if math.type(v) ~= "integer" then fail("%s: dim %d is not an integer or a sym", what, i) end
     if v > kg.max_dim then
       fail("%s: dim %d is %d, more than 2^31 - 1 (kernels index within a dim with 32-bit ints)",
@@ -176,24 +240,45 @@ local function check_size(what, dt, shape)
   end
 end
 
+-- The record of dtype handle dt, checked.
+local function dtype_of(what, dt)
+  local r = dt ~= nil and dtype_rec[dt]
+  if not r then fail("%s: the dtype is not one of kgen's dtypes", what) end
+  return r
+end
+
+-- A shape (integers and sym handles) as integers and sym records, checked.
+local function shape_of(what, shape)
+  shape = check_shape(what, shape)
+  for i, d in ipairs(shape) do
+    if kg.is_sym(d) then shape[i] = sym_rec[d] end
+  end
+  return shape
+end
+
 --- A new tensor of the graph (kind: "input", "weight" or "value"); `what`
---- names it in errors (default: kind and name).
+--- names it in errors (default: kind and name). Returns its handle.
 function kg.tensor(kind, dt, shape, name, what)
-  check_size(what or (kind .. " " .. tostring(name)), dt, shape)
-  local t = setmetatable({ kind = kind, dtype = dt, shape = shape, name = name,
-    id = #graph.tensors, version = 0 }, Tensor)
-  t.mem = { version = 0 } -- its memory, shared by views and in-place results
-  graph.tensors[#graph.tensors + 1] = t
-  return t
+  what = what or (kind .. " " .. tostring(name))
+  local r = { kind = kind, dtype = dtype_of(what, dt), shape = shape_of(what, shape), name = name,
+    id = #graph.tensors, version = 0 }
+  r.mem = { version = 0 } -- its memory, shared by views and in-place results
+  check_size(what, r.dtype, r.shape)
+  if #graph.tensors >= kg.max_tensors then
+    fail("%s: more than %d tensors in the model (the most kgen builds)", what, kg.max_tensors)
+  end
+  graph.tensors[#graph.tensors + 1] = r
+  return new_handle(tensor_rec, r, Tensor)
 end
 
 --- An operand whose memory an op has since updated in place (kv_append's
 --- cache) holds what that op wrote, not what it held when it was made:
 --- refused, so no reader depends on the order kernels run in.
 local function check_current(opname, i, t)
-  if t.version ~= t.mem.version then
+  local r = tensor_rec[t]
+  if r.version ~= r.mem.version then
     fail("%s: operand %d was updated in place by %s since it was made; use that op's result instead",
-      opname, i, t.mem.updated_by)
+      opname, i, r.mem.updated_by)
   end
 end
 
@@ -203,10 +288,17 @@ end
 function kg.view(x, shape, offset)
   check_current("reshape", 1, x)
   local t = kg.tensor("value", x.dtype, shape, nil, "view of " .. tostring(x))
-  t.view_of = x
-  t.view_offset = offset -- bytes into x's memory (split), or nil
-  t.mem, t.version = x.mem, x.version
+  local r, xr = tensor_rec[t], tensor_rec[x]
+  r.view_of = xr
+  r.view_offset = offset -- bytes into x's memory (split), or nil
+  r.mem, r.version = xr.mem, xr.version
   return t
+end
+
+--- The node that computed tensor t (its record), or nil: for the library's
+--- own rewrites (split); a model cannot reach kg.
+function kg.producer(t)
+  return tensor_rec[t].producer
 end
 
 local function declare(kind, list, name, dt, shape)
@@ -224,9 +316,10 @@ local function declare(kind, list, name, dt, shape)
         name, dt.name, dt.block_elems, tostring(last))
     end
   end
+  if #list >= kg.max_io then fail("%s %s: more than %d %ss", kind, name, kg.max_io, kind) end
   local t = kg.tensor(kind, dt, shape, name)
   names[name] = kind
-  list[#list + 1] = t
+  list[#list + 1] = tensor_rec[t]
   return t
 end
 
@@ -241,17 +334,26 @@ function kg.output(name, t)
   check_name("output", name)
   if names[name] then fail("output %s: the name is already used by an %s", name, names[name]) end
   if not kg.is_tensor(t) then fail("output %s: expected a tensor, got %s", name, type(t)) end
-  if t.version ~= t.mem.version then
+  local r = tensor_rec[t]
+  if r.version ~= r.mem.version then
     fail("output %s: the tensor was updated in place by %s since it was made; output a value computed from that op's result",
-      name, t.mem.updated_by)
+      name, r.mem.updated_by)
   end
+  local node = r.producer
+  if node and node.inplace then
+    local target = node.inputs[node.inplace]
+    fail("output %s: is %s's in-place update of %s, not a new value (its memory is %s's own, "
+      .. "which kgrt keeps); output a value computed from it instead", name, node.op,
+      target.name or "a value", target.name or "that value")
+  end
+  if #graph.outputs >= kg.max_io then fail("output %s: more than %d outputs", name, kg.max_io) end
   names[name] = "output"
-  graph.outputs[#graph.outputs + 1] = { name = name, tensor = t }
+  graph.outputs[#graph.outputs + 1] = { name = name, tensor = r }
   return t
 end
-
 ---------------------------------------------------------------------------
 -- ops
+
 
 kg.ops = {}       -- name -> description, for --list-ops and the model env
 kg.op_order = {}  -- names in registration order
@@ -294,18 +396,54 @@ end
 ---                        one whose min <= size <= max at run time; a variant's
 ---                        label names its kernel (default: its template)
 --- A size is an integer, a sym, a tensor (its numel) or a list of those (product).
-local function size_list(s)
-  if kg.is_tensor(s) then return s.shape end
-  if math.type(s) == "integer" or kg.is_sym(s) then return { s } end
-  return s
+-- kgen's C reads sizes as lists of integers and sym records.
+local function size_list(what, s)
+  if kg.is_tensor(s) then s = tensor_rec[s].shape end
+  if math.type(s) == "integer" or kg.is_sym(s) then s = { s } end
+  if type(s) ~= "table" then error(what .. ": a size is not an integer, sym, tensor or list", 0) end
+  local out = {}
+  for i, d in ipairs(s) do
+    if kg.is_sym(d) then d = sym_rec[d] end
+    if not (math.type(d) == "integer" or type(d) == "table" and sym_rec[d.handle] == d) then
+      error(what .. ": a size is not a product of integers and syms", 0)
+    end
+    out[i] = d
+  end
+  return out
 end
 
-local function normalize_variant(v)
+-- A tensor handle (or record) as its record.
+local function tensor_of(what, t)
+  if kg.is_tensor(t) then return tensor_rec[t] end
+  if type(t) == "table" and t.handle and tensor_rec[t.handle] == t then return t end
+  error(what .. ": not a tensor", 0)
+end
+
+local function normalize_variant(what, v)
   if v.dim_args then
-    for i, s in ipairs(v.dim_args) do v.dim_args[i] = size_list(s) end
+    for i, s in ipairs(v.dim_args) do v.dim_args[i] = size_list(what, s) end
   end
-  if v.tile_units then v.tile_units = size_list(v.tile_units) end
-  if v.select then v.select.size = size_list(v.select.size) end
+  if v.tile_units then v.tile_units = size_list(what, v.tile_units) end
+  if v.select then v.select.size = size_list(what, v.select.size) end
+  if v.grid_of then v.grid_of = tensor_of(what, v.grid_of) end
+end
+
+-- An attribute named `block` sets BLOCK, the threads of the op's workgroup:
+-- checked against every target of the build (kg.targets, set by kgen's C
+-- before the model runs) with the rules kgen's C applies to BLOCK.
+local function check_block(opname, block)
+  for _, t in ipairs(kg.targets or {}) do
+    local why
+    if block % t.wave ~= 0 then
+      why = string.format("a multiple of %s's wave (%d)", t.name, t.wave)
+    elseif block > t.max_block then
+      why = string.format("at most %s's max_block (%d)", t.name, t.max_block)
+    elseif block // t.wave > t.wave then
+      why = string.format("at most %d (%s's wave %d squared: a workgroup's waves reduce through one wave)",
+        t.wave * t.wave, t.name, t.wave)
+    end
+    if why then fail("%s: attribute block must be %s, got %d", opname, why, block) end
+  end
 end
 
 function kg.op(desc)
@@ -378,6 +516,7 @@ function kg.op(desc)
     for _, name in ipairs(all) do
       a[name] = check_attr(desc.name, name, desc.attrs[name], attrs[name])
     end
+    if math.type(a.block) == "integer" then check_block(desc.name, a.block) end
     if desc.view then return desc.view(ins, a) end
     return kg.node(desc.name, ins, a, desc.build)
   end
@@ -388,8 +527,12 @@ end
 --- `build` describes (kg.op's build) and returns its results but the hidden
 --- ones. kg.op's call runs it once the operands and attributes are checked.
 function kg.node(opname, ins, a, build)
+  if #graph.nodes >= kg.max_nodes then
+    fail("%s: more than %d ops in the model (the most kgen builds)", opname, kg.max_nodes)
+  end
   for i, t in ipairs(ins) do check_current(opname, i, t) end
   local node = { op = opname, inputs = ins, attrs = a }
+  node.file, node.line = kg_where()
   build(node, ins, a)
   -- quantized operands only where the build dequantizes them; never results
   local desc = kg.ops[opname]
@@ -407,24 +550,29 @@ function kg.node(opname, ins, a, build)
     end
   end
   assert((node.template or node.variants) and node.out_dtype and node.out_shape, opname)
-  node.output = kg.tensor("value", node.out_dtype, node.out_shape, nil, opname .. ": the result")
+  local out = kg.tensor("value", node.out_dtype, node.out_shape, nil, opname .. ": the result")
+  local results = { out }
+  node.output = tensor_rec[out]
   node.output.producer = node
   if node.inplace then -- the result is the operand's memory, one version on
-    local m = ins[node.inplace].mem
+    local m = tensor_rec[ins[node.inplace]].mem
     m.version, m.updated_by = m.version + 1, opname
     node.output.mem, node.output.version = m, m.version
   end
   node.outputs = { node.output }
-  local results = { node.output }
   for _, extra in ipairs(node.extra_outputs or {}) do
     local t = kg.tensor("value", extra.dtype, extra.shape, nil, opname .. ": a result")
-    t.producer = node
-    t.persistent = extra.persistent or nil
-    node.outputs[#node.outputs + 1] = t
+    local r = tensor_rec[t]
+    r.producer = node
+    r.persistent = extra.persistent or nil
+    node.outputs[#node.outputs + 1] = r
     if not extra.hidden then results[#results + 1] = t end
   end
-  normalize_variant(node)
-  for _, v in ipairs(node.variants or {}) do normalize_variant(v) end
+  local recs = {}
+  for i, t in ipairs(ins) do recs[i] = tensor_of(opname, t) end
+  node.inputs = recs
+  normalize_variant(opname, node)
+  for _, v in ipairs(node.variants or {}) do normalize_variant(opname, v) end
   node.index = #graph.nodes
   graph.nodes[#graph.nodes + 1] = node
   return table.unpack(results)

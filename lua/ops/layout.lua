@@ -129,14 +129,14 @@ local function split(x, sizes, dim)
     end
     return table.unpack(parts)
   end
-  local p = x.producer
-  local w = p and p.op == "matmul" and p.inputs[2]
+  local p = kg.producer(x) -- the node's record; its operands are records too
+  local w = p and p.op == "matmul" and p.inputs[2].handle
   if dim == r and w and w.kind == "weight" and #w.shape == 2
     and p.attrs.w_layout ~= "kn" and w.shape[1] == x.shape[r] and constant(w.shape) then
     local k, at = w.shape[2], 0
     for i, n in ipairs(sizes) do
       local wpart = kg.view(w, { n, k }, bytes_of(w.dtype, at * k))
-      parts[i] = kg.ops.matmul.call(p.inputs[1], wpart, p.attrs)
+      parts[i] = kg.ops.matmul.call(p.inputs[1].handle, wpart, p.attrs)
       at = at + n
     end
     return table.unpack(parts)

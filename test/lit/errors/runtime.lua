@@ -3,5 +3,6 @@
 -- RUN: test ! -e %t && test $(wc -l < %t.log) -eq 1
 -- RUN: FileCheck %s < %t.log
 local x = input("x", f32, { 4 })
--- CHECK: runtime.lua:[[@LINE+1]]: error: attempt to call a nil value (global 'nosuch')
-local y = nosuch(x)
+local t = nil
+-- CHECK: runtime.lua:[[@LINE+1]]: error: attempt to index a nil value (local 't')
+local y = t.x

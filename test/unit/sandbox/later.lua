@@ -1,5 +1,5 @@
 -- functions that kgen's C calls after the model ran
-local foo = require "ops.foo"
+local foo = lib_foo -- kgen's C gives models the library's functions as globals
 function add(a, b) return a + b end
 function broken(x)
   return x.field

@@ -1,4 +1,4 @@
 -- errors raised inside kgen's lua/ library point at the model's line
-local foo = require "ops.foo"
+local foo = lib_foo -- kgen's C gives models the library's functions as globals
 
 foo.check(-1)

@@ -1,2 +1,2 @@
--- an embedded module that does not parse
+-- kgen's embedded modules are not available to models
 require "ops.broken"

@@ -1,0 +1,5 @@
+-- exhaustion: a model file is read with a size cap, so /dev/zero fails fast.
+-- RUN: rm -rf %t; timeout 6 %kgen --arch gfx1100 /dev/zero -o %t > %t.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t && test $(wc -l < %t.log) -eq 1
+-- RUN: FileCheck %s < %t.log
+-- CHECK: /dev/zero: error: the model is more than 16 MiB (the most kgen reads)

@@ -113,6 +113,18 @@ void kg_table_header(const kg_graph_t *g, const kg_arch_build_t *arches, int n,
   kg_buf_printf(out, "\n#endif /* KGEN_MODEL_%s_H */\n", g->model);
 }
 
+/* An input that an op updates in place (kv_append's cache) is state the
+ * model keeps on the device across runs (KGRT_TENSOR_STATE). */
+static int is_state(const kg_graph_t *g, const kg_tensor_t *t) {
+  if (t->kind != KG_TENSOR_INPUT)
+    return 0;
+  for (int i = 0; i < g->num_tensors; i++)
+    if (g->tensors[i].alias >= 0 &&
+        &g->tensors[kg_tensor_storage(g, g->tensors[i].alias)] == t)
+      return 1;
+  return 0;
+}
+
 static void tensor_info(const kg_graph_t *g, const char *name, const kg_tensor_t *t,
                         kg_buf_t *out) {
   kg_buf_puts(out, "    {\"");
@@ -122,8 +134,7 @@ static void tensor_info(const kg_graph_t *g, const char *name, const kg_tensor_t
     kg_buf_printf(out, "%s{%lld, %d}", k ? ", " : "",
                   (long long)(t->dims[k].sym >= 0 ? 0 : t->dims[k].value),
                   t->dims[k].sym);
-  kg_buf_puts(out, "}},\n");
-  (void)g;
+  kg_buf_printf(out, "}, %s},\n", is_state(g, t) ? "KGRT_TENSOR_STATE" : "0");
 }
 
 static void io_table(const kg_graph_t *g, const char *var, const int *ids, int n,

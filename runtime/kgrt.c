@@ -23,112 +23,6 @@
 #include "kgrt_device.h"
 #include "kgrt_hash.h"
 
-/* ---- status and errors ---------------------------------------------------- */
-
-const char *kgrt_status_name(kgrt_status_t status) {
-  switch (status) {
-  case KGRT_STATUS_OK:
-    return "OK";
-  case KGRT_STATUS_INVALID_ARGUMENT:
-    return "INVALID_ARGUMENT";
-  case KGRT_STATUS_UNAVAILABLE:
-    return "UNAVAILABLE";
-  case KGRT_STATUS_NOT_FOUND:
-    return "NOT_FOUND";
-  case KGRT_STATUS_NO_MATCHING_ARCH:
-    return "NO_MATCHING_ARCH";
-  case KGRT_STATUS_INVALID_CODE_OBJECT:
-    return "INVALID_CODE_OBJECT";
-  case KGRT_STATUS_MISSING_KERNEL:
-    return "MISSING_KERNEL";
-  case KGRT_STATUS_ABI_MISMATCH:
-    return "ABI_MISMATCH";
-  case KGRT_STATUS_OUT_OF_MEMORY:
-    return "OUT_OF_MEMORY";
-  case KGRT_STATUS_OUT_OF_RANGE:
-    return "OUT_OF_RANGE";
-  case KGRT_STATUS_FAILED_PRECONDITION:
-    return "FAILED_PRECONDITION";
-  case KGRT_STATUS_DEVICE_ERROR:
-    return "DEVICE_ERROR";
-  case KGRT_STATUS_INTERNAL:
-    return "INTERNAL";
-  }
-  return "UNKNOWN";
-}
-
-void kgrt_printable(char *dst, size_t size, const char *src) {
-  static const char hex[] = "0123456789abcdef";
-  size_t n = 0;
-  if (size == 0)
-    return;
-  for (; *src != '\0'; ++src) {
-    const unsigned char c = (unsigned char)*src;
-    const int plain = c >= 0x20 && c < 0x7f;
-    if (n + (plain ? 1 : 4) >= size)
-      break;
-    if (plain) {
-      dst[n++] = (char)c;
-    } else {
-      dst[n++] = '\\';
-      dst[n++] = 'x';
-      dst[n++] = hex[c >> 4];
-      dst[n++] = hex[c & 15];
-    }
-  }
-  dst[n] = '\0';
-}
-
-/* Messages carry names from tables, code objects, device specs and drivers:
- * every byte outside printable ASCII is written as \xNN, so a message is one
- * line that is safe to print. */
-kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t status, const char *fmt,
-                             ...) {
-  if (err != NULL) {
-    char raw[KGRT_ERROR_MESSAGE_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
-    kgrt_printable(err->message, sizeof err->message, raw);
-    err->status = status;
-  }
-  return status;
-}
-
-void *kgrt_program_calloc(kgrt_device_t *device, size_t size, uint32_t count, size_t slot,
-                          void **out_slots, const char *device_kind, kgrt_error_t *err) {
-  const size_t head = (size + 15) / 16 * 16;
-  *out_slots = NULL;
-  if (count != 0 && slot > (SIZE_MAX - head) / count) {
-    kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "%s: out of host memory", device_kind);
-    return NULL;
-  }
-  unsigned char *p = kgrt_calloc(&device->alloc, 1, head + (size_t)count * slot);
-  if (p == NULL) {
-    kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "%s: out of host memory", device_kind);
-    return NULL;
-  }
-  *out_slots = p + head;
-  return p;
-}
-
-static void kgrt_error_clear(kgrt_error_t *err) {
-  if (err != NULL) {
-    err->status = KGRT_STATUS_OK;
-    err->message[0] = '\0';
-  }
-}
-
-#define KGRT_RETURN_IF_ERROR(expr)                                                       \
-  do {                                                                                   \
-    kgrt_status_t kgrt_status_ = (expr);                                                 \
-    if (kgrt_status_ != KGRT_STATUS_OK)                                                  \
-      return kgrt_status_;                                                               \
-  } while (0)
-
-/* ---- devices -------------------------------------------------------------- */
-
 /* Copies spec[0..n) into buf; -1 when it does not fit. */
 static int kgrt_spec_copy(char *buf, size_t size, const char *spec, size_t n) {
   if (n >= size)
@@ -148,21 +42,6 @@ static int kgrt_spec_is_name(const char *s) {
       return 0;
   }
   return 1;
-}
-
-/* "" -> 0; "N" -> N; -1 when not a small decimal number. */
-static int kgrt_spec_ordinal(const char *s, int has_part) {
-  if (!has_part)
-    return 0;
-  if (*s == '\0' || strlen(s) > 4)
-    return -1;
-  int n = 0;
-  for (; *s; ++s) {
-    if (*s < '0' || *s > '9')
-      return -1;
-    n = n * 10 + (*s - '0');
-  }
-  return n;
 }
 
 kgrt_status_t kgrt_device_open(const char *spec, const kgrt_allocator_t *alloc,
@@ -195,23 +74,22 @@ kgrt_status_t kgrt_device_open(const char *spec, const kgrt_allocator_t *alloc,
   }
   const char *options = *rest == ',' ? rest + 1 : NULL;
 
-  if (strcmp(kind, "sim") == 0)
-    return kgrt_device_sim_create(has_part ? part : NULL, options, alloc, out_device,
-                                  err);
-  if (strcmp(kind, "hip") == 0 || strcmp(kind, "cuda") == 0) {
-    int ordinal = kgrt_spec_ordinal(part, has_part);
-    if (ordinal < 0)
-      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                            "device spec '%s': expected %s:N with N a device number",
-                            spec, kind);
-    if (kind[0] == 'c')
-      return kgrt_device_cuda_create(ordinal, options, alloc, out_device, err);
-    return kgrt_device_hip_create(ordinal, options, alloc, out_device, err);
-  }
+  size_t count = 0;
+  const kgrt_device_kind_t *kinds = kgrt_device_kinds(&count);
+  for (size_t i = 0; i < count; ++i)
+    if (strcmp(kind, kinds[i].kind) == 0)
+      return kinds[i].create(has_part ? part : NULL, options, alloc, out_device, err);
+  char expected[256];
+  size_t len = 0;
+  expected[0] = '\0';
+  for (size_t i = 0; i < count && len < sizeof expected; ++i)
+    len += (size_t)snprintf(expected + len, sizeof expected - len, "%s%s",
+                            i == 0           ? ""
+                            : i + 1 == count ? " or "
+                                             : ", ",
+                            kinds[i].usage);
   return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                        "device spec '%s': unknown device (expected sim[:ARCH][,wave=N]"
-                        "[,workers=N], hip[:N] or cuda[:N])",
-                        spec);
+                        "device spec '%s': unknown device (expected %s)", spec, expected);
 }
 
 void kgrt_device_close(kgrt_device_t *device) {
@@ -227,28 +105,6 @@ const char *kgrt_device_name(const kgrt_device_t *device) {
 
 static const char *kgrt_table_name(const kgrt_model_table_t *table) {
   return table->name != NULL ? table->name : "?";
-}
-
-const kgrt_arch_table_t *kgrt_table_find_arch(const kgrt_model_table_t *table,
-                                              const char *arch) {
-  for (uint32_t i = 0; i < table->num_arches; ++i)
-    if (strcmp(table->arches[i]->arch, arch) == 0)
-      return table->arches[i];
-  return NULL;
-}
-
-kgrt_status_t kgrt_error_no_matching_arch(kgrt_error_t *err,
-                                          const kgrt_model_table_t *table,
-                                          const char *device_arch) {
-  char list[256];
-  size_t len = 0;
-  list[0] = '\0';
-  for (uint32_t i = 0; i < table->num_arches && len < sizeof list; ++i)
-    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
-                            table->arches[i]->arch);
-  return kgrt_error_set(err, KGRT_STATUS_NO_MATCHING_ARCH,
-                        "model %s: built for %s; device is %s", kgrt_table_name(table),
-                        list, device_arch);
 }
 
 /* Bytes per block of `dtype` and the elements one block holds (*elems: 1 for
@@ -361,6 +217,11 @@ static kgrt_status_t kgrt_check_tensors(const kgrt_model_table_t *table,
           "model %s: %s %s: a quantized dtype (%d) is for weights whose "
           "last dim is a constant multiple of %lld",
           kgrt_table_name(table), kind, t->name, (int)t->dtype, (long long)elems);
+    if ((t->flags & ~(uint32_t)KGRT_TENSOR_STATE) != 0 ||
+        ((t->flags & KGRT_TENSOR_STATE) && strcmp(kind, "input") != 0))
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s %s: bad flags 0x%x (state is for inputs)",
+                            kgrt_table_name(table), kind, t->name, (unsigned)t->flags);
     for (uint32_t d = 0; d < t->rank; ++d) {
       const kgrt_dim_t *dim = &t->dims[d];
       if (dim->sym >= 0 ? (uint32_t)dim->sym >= table->num_syms : dim->value < 0)
@@ -706,6 +567,16 @@ struct kgrt_model {
   unsigned char *kernarg;
   unsigned long long *arg_bytes;
   int has_run; /* a run succeeded since the dims last changed */
+  /* graph replay: the plan's launches captured at graph_dims */
+  int replay; /* kgrt_model_set_replay; starts as the device's */
+  kgrt_device_graph_t *graph;
+  int64_t *graph_dims; /* num_syms */
+  /* the device-resident loop (kgrt_model_run_steps) */
+  int32_t *links;      /* num_inputs: the output that feeds the input, or -1 */
+  int64_t *step_dims;  /* num_syms: added to the dim between steps */
+  int advance_pending; /* the last call was run_steps: links apply first */
+  uint64_t collect_addr;
+  size_t collect_capacity;
 };
 
 static void kgrt_buffers_free(kgrt_model_t *model, kgrt_tensor_buffer_t *b, uint32_t n) {
@@ -727,13 +598,41 @@ void kgrt_model_unload(kgrt_model_t *model) {
   kgrt_buffers_free(model, model->outputs, model->table->num_outputs);
   if (model->arena_raw != 0)
     dev->vtable->buffer_free(dev, model->arena_raw);
+  if (model->collect_addr != 0)
+    dev->vtable->buffer_free(dev, model->collect_addr);
+  if (model->graph != NULL)
+    dev->vtable->graph_destroy(dev, model->graph);
   if (model->program != NULL)
     dev->vtable->program_unload(dev, model->program);
   kgrt_free(alloc, model->arg_bytes);
   kgrt_free(alloc, model->kernarg);
   kgrt_free(alloc, model->max_dims);
   kgrt_free(alloc, model->dims);
+  kgrt_free(alloc, model->graph_dims);
+  kgrt_free(alloc, model->step_dims);
+  kgrt_free(alloc, model->links);
   kgrt_free(alloc, model);
+}
+
+static void kgrt_memory_of(const kgrt_model_table_t *table, const kgrt_arch_table_t *arch,
+                           const int64_t *max, kgrt_memory_t *out);
+
+/* A device buffer for the model; when the device is out of memory, the
+ * message says what the whole model needs beside what the device said. */
+static kgrt_status_t kgrt_model_alloc(kgrt_model_t *model, size_t bytes, uint64_t *addr,
+                                      kgrt_error_t *err) {
+  kgrt_device_t *dev = model->device;
+  kgrt_status_t st = dev->vtable->buffer_alloc(dev, bytes, addr, err);
+  if (st == KGRT_STATUS_OUT_OF_MEMORY && err != NULL) {
+    kgrt_memory_t need;
+    char why[KGRT_ERROR_MESSAGE_MAX];
+    memcpy(why, err->message, sizeof why);
+    kgrt_memory_of(model->table, model->arch, model->max_dims, &need);
+    kgrt_error_set(err, st, "model %s needs %llu bytes of device memory on %s: %s",
+                   kgrt_table_name(model->table), (unsigned long long)need.total,
+                   dev->name, why);
+  }
+  return st;
 }
 
 static kgrt_status_t kgrt_buffers_alloc(kgrt_model_t *model, const kgrt_tensor_info_t *t,
@@ -748,8 +647,42 @@ static kgrt_status_t kgrt_buffers_alloc(kgrt_model_t *model, const kgrt_tensor_i
   for (uint32_t i = 0; i < n; ++i) {
     kgrt_tensor_size(&t[i], model->max_dims, &b[i].capacity);
     size_t bytes = b[i].capacity > 0 ? b[i].capacity : 1;
-    KGRT_RETURN_IF_ERROR(dev->vtable->buffer_alloc(dev, bytes, &b[i].addr, err));
+    KGRT_RETURN_IF_ERROR(kgrt_model_alloc(model, bytes, &b[i].addr, err));
   }
+  return KGRT_STATUS_OK;
+}
+
+/* Writes zeros over `bytes` at device address `addr`, 1 MiB at a time. */
+static kgrt_status_t kgrt_model_zero(kgrt_model_t *model, uint64_t addr, uint64_t bytes,
+                                     kgrt_error_t *err) {
+  kgrt_device_t *dev = model->device;
+  if (bytes == 0)
+    return KGRT_STATUS_OK;
+  const size_t chunk = bytes < (1u << 20) ? (size_t)bytes : (size_t)1 << 20;
+  void *zeros = kgrt_calloc(&dev->alloc, chunk, 1);
+  if (zeros == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "model %s: out of host memory",
+                          kgrt_table_name(model->table));
+  kgrt_status_t st = KGRT_STATUS_OK;
+  for (uint64_t at = 0; at < bytes && st == KGRT_STATUS_OK; at += chunk) {
+    const uint64_t left = bytes - at;
+    st = dev->vtable->buffer_write(dev, model->program, addr + at, zeros,
+                                   left < chunk ? (size_t)left : chunk, err);
+  }
+  kgrt_free(&dev->alloc, zeros);
+  return st;
+}
+
+/* The state: the arena's first arena_zero_bytes (what kernels keep across
+ * runs) and every state input, whole. */
+static kgrt_status_t kgrt_model_zero_state(kgrt_model_t *model, kgrt_error_t *err) {
+  const kgrt_model_table_t *table = model->table;
+  KGRT_RETURN_IF_ERROR(
+      kgrt_model_zero(model, model->arena_addr, model->arch->arena_zero_bytes, err));
+  for (uint32_t i = 0; i < table->num_inputs; ++i)
+    if (table->inputs[i].flags & KGRT_TENSOR_STATE)
+      KGRT_RETURN_IF_ERROR(
+          kgrt_model_zero(model, model->inputs[i].addr, model->inputs[i].capacity, err));
   return KGRT_STATUS_OK;
 }
 
@@ -781,28 +714,10 @@ static kgrt_status_t kgrt_model_init(kgrt_model_t *model, kgrt_error_t *err) {
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
                             "model %s: arena of %llu bytes is too large", name,
                             (unsigned long long)arch->arena_bytes);
-    KGRT_RETURN_IF_ERROR(dev->vtable->buffer_alloc(
-        dev, (size_t)(arch->arena_bytes + align), &model->arena_raw, err));
+    KGRT_RETURN_IF_ERROR(kgrt_model_alloc(model, (size_t)(arch->arena_bytes + align),
+                                          &model->arena_raw, err));
     model->arena_addr =
         align ? (model->arena_raw + align - 1) & ~(align - 1) : model->arena_raw;
-  }
-  if (arch->arena_zero_bytes > 0) { /* the state kernels keep across runs */
-    const size_t chunk = arch->arena_zero_bytes < (1u << 20)
-                             ? (size_t)arch->arena_zero_bytes
-                             : (size_t)1 << 20;
-    void *zeros = kgrt_calloc(&dev->alloc, chunk, 1);
-    if (zeros == NULL)
-      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
-                            "model %s: out of host memory", name);
-    kgrt_status_t st = KGRT_STATUS_OK;
-    for (uint64_t at = 0; at < arch->arena_zero_bytes && st == KGRT_STATUS_OK;
-         at += chunk) {
-      const uint64_t left = arch->arena_zero_bytes - at;
-      st = dev->vtable->buffer_write(dev, model->program, model->arena_addr + at, zeros,
-                                     left < chunk ? (size_t)left : chunk, err);
-    }
-    kgrt_free(&dev->alloc, zeros);
-    KGRT_RETURN_IF_ERROR(st);
   }
   KGRT_RETURN_IF_ERROR(
       kgrt_buffers_alloc(model, table->inputs, table->num_inputs, &model->inputs, err));
@@ -810,19 +725,14 @@ static kgrt_status_t kgrt_model_init(kgrt_model_t *model, kgrt_error_t *err) {
                                           &model->weights, err));
   KGRT_RETURN_IF_ERROR(kgrt_buffers_alloc(model, table->outputs, table->num_outputs,
                                           &model->outputs, err));
-  return KGRT_STATUS_OK;
+  return kgrt_model_zero_state(model, err);
 }
 
-kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *table,
-                              kgrt_model_t **out_model, kgrt_error_t *err) {
-  kgrt_error_clear(err);
-  if (out_model == NULL)
-    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                          "kgrt_model_load: out_model is NULL");
-  *out_model = NULL;
-  if (device == NULL || table == NULL)
-    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                          "kgrt_model_load: device or table is NULL");
+/* The table's ABI and arch names, then the arch the device picks. */
+static kgrt_status_t kgrt_table_pick(kgrt_device_t *device,
+                                     const kgrt_model_table_t *table,
+                                     const kgrt_arch_table_t **out_arch,
+                                     kgrt_error_t *err) {
   /* The ABI first: with another ABI no other field can be trusted. */
   if (table->abi != KGRT_TABLE_ABI)
     return kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
@@ -837,8 +747,69 @@ kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *t
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                             "model %s: arch %u has no name", name, i);
 
+  return device->vtable->arch_select(device, table, out_arch, err);
+}
+
+/* What a model takes on the device with every dim at its max: each buffer as
+ * kgrt_model_init allocates it. Sizes were checked at the maxima. */
+static void kgrt_memory_of(const kgrt_model_table_t *table, const kgrt_arch_table_t *arch,
+                           const int64_t *max, kgrt_memory_t *out) {
+  memset(out, 0, sizeof *out);
+  if (arch->arena_bytes > 0)
+    out->arena = arch->arena_bytes + (arch->arena_align > 256 ? arch->arena_align : 0);
+  out->state = arch->arena_zero_bytes;
+  const kgrt_tensor_info_t *t[] = {table->inputs, table->weights, table->outputs};
+  const uint32_t n[] = {table->num_inputs, table->num_weights, table->num_outputs};
+  uint64_t *sum[] = {&out->inputs, &out->weights, &out->outputs};
+  for (int k = 0; k < 3; ++k)
+    for (uint32_t i = 0; i < n[k]; ++i) {
+      size_t bytes = 0;
+      kgrt_tensor_size(&t[k][i], max, &bytes);
+      *sum[k] += bytes > 0 ? bytes : 1;
+      if (t[k][i].flags & KGRT_TENSOR_STATE)
+        out->state += bytes;
+    }
+  out->total = out->arena + out->inputs + out->weights + out->outputs;
+}
+
+kgrt_status_t kgrt_model_memory(kgrt_device_t *device, const kgrt_model_table_t *table,
+                                kgrt_memory_t *out_memory, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (device == NULL || table == NULL || out_memory == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_memory: NULL argument");
+  memset(out_memory, 0, sizeof *out_memory);
   const kgrt_arch_table_t *arch = NULL;
-  KGRT_RETURN_IF_ERROR(device->vtable->arch_select(device, table, &arch, err));
+  KGRT_RETURN_IF_ERROR(kgrt_table_pick(device, table, &arch, err));
+  KGRT_RETURN_IF_ERROR(kgrt_check_syms(table, err));
+  int64_t *max = kgrt_calloc(&device->alloc, table->num_syms, sizeof *max);
+  if (max == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "model %s: out of host memory",
+                          kgrt_table_name(table));
+  for (uint32_t i = 0; i < table->num_syms; ++i)
+    max[i] = table->syms[i].max;
+  kgrt_status_t st = kgrt_check_interface(table, max, err);
+  if (st == KGRT_STATUS_OK)
+    st = kgrt_check_arch(table, arch, max, err);
+  if (st == KGRT_STATUS_OK)
+    kgrt_memory_of(table, arch, max, out_memory);
+  kgrt_free(&device->alloc, max);
+  return st;
+}
+
+kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *table,
+                              kgrt_model_t **out_model, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (out_model == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_load: out_model is NULL");
+  *out_model = NULL;
+  if (device == NULL || table == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_load: device or table is NULL");
+  const char *name = kgrt_table_name(table);
+  const kgrt_arch_table_t *arch = NULL;
+  KGRT_RETURN_IF_ERROR(kgrt_table_pick(device, table, &arch, err));
 
   kgrt_model_t *model = kgrt_calloc(&device->alloc, 1, sizeof *model);
   if (model == NULL)
@@ -849,14 +820,21 @@ kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *t
   model->arch = arch;
   model->dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof *model->dims);
   model->max_dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof *model->max_dims);
+  model->graph_dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof(int64_t));
+  model->step_dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof(int64_t));
+  model->links = kgrt_calloc(&device->alloc, table->num_inputs, sizeof(int32_t));
+  model->replay = device->replay && device->vtable->graph_begin != NULL;
   kgrt_status_t st = KGRT_STATUS_OK;
-  if (model->dims == NULL || model->max_dims == NULL)
+  if (model->dims == NULL || model->max_dims == NULL || model->graph_dims == NULL ||
+      model->step_dims == NULL || model->links == NULL)
     st = kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "model %s: out of host memory",
                         name);
   if (st == KGRT_STATUS_OK)
     st = kgrt_check_syms(table, err);
   for (uint32_t i = 0; st == KGRT_STATUS_OK && i < table->num_syms; ++i)
     model->max_dims[i] = table->syms[i].max;
+  for (uint32_t i = 0; st == KGRT_STATUS_OK && i < table->num_inputs; ++i)
+    model->links[i] = -1;
   if (st == KGRT_STATUS_OK)
     st = kgrt_check_interface(table, model->max_dims, err);
   if (st == KGRT_STATUS_OK)
@@ -906,6 +884,7 @@ kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t v
     if (model->dims[i] != value)
       model->has_run = 0;
     model->dims[i] = value;
+    model->advance_pending = 0;
     return KGRT_STATUS_OK;
   }
   return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no dim %s",
@@ -993,6 +972,7 @@ static kgrt_status_t kgrt_model_bind(kgrt_model_t *model, kgrt_tensor_kind_t kin
                           "model %s: %s %s is %zu bytes with the dims set now, got %zu",
                           kgrt_table_name(model->table), kind_name, name, want, bytes);
   b->bound = 0;
+  model->advance_pending = 0;
   if (bytes > 0)
     KGRT_RETURN_IF_ERROR(model->device->vtable->buffer_write(
         model->device, model->program, b->addr, host, bytes, err));
@@ -1030,6 +1010,8 @@ static kgrt_status_t kgrt_model_check_ready(const kgrt_model_t *model,
     uint32_t n = kind == KGRT_TENSOR_INPUT ? table->num_inputs : table->num_weights;
     for (uint32_t i = 0; i < n; ++i) {
       size_t now = 0;
+      if (t[i].flags & KGRT_TENSOR_STATE)
+        continue; /* on the device since load */
       kgrt_tensor_size(&t[i], model->dims, &now);
       if (!b[i].bound)
         return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
@@ -1110,16 +1092,258 @@ static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
   return model->device->vtable->launch(model->device, model->program, &launch, err);
 }
 
+/* Every step of the plan, launched one by one. */
+static kgrt_status_t kgrt_model_launch_all(kgrt_model_t *model, kgrt_error_t *err) {
+  for (uint32_t s = 0; s < model->arch->num_steps; ++s)
+    KGRT_RETURN_IF_ERROR(kgrt_model_run_step(model, s, err));
+  return KGRT_STATUS_OK;
+}
+
+/* The plan's launches at the dims set now: the graph captured at these dims
+ * replayed, else captured now (and replayed), or, without replay, launched. */
+static kgrt_status_t kgrt_model_launch_plan(kgrt_model_t *model, int replay,
+                                            kgrt_error_t *err) {
+  kgrt_device_t *dev = model->device;
+  const size_t dims_bytes = model->table->num_syms * sizeof *model->dims;
+  if (!replay || !model->replay)
+    return kgrt_model_launch_all(model, err);
+  if (model->graph != NULL && memcmp(model->graph_dims, model->dims, dims_bytes) == 0)
+    return dev->vtable->graph_launch(dev, model->program, model->graph, err);
+  dev->vtable->graph_destroy(dev, model->graph);
+  model->graph = NULL;
+  KGRT_RETURN_IF_ERROR(dev->vtable->graph_begin(dev, model->program, err));
+  kgrt_status_t st = kgrt_model_launch_all(model, err);
+  kgrt_device_graph_t *graph = NULL;
+  kgrt_error_t end_err;
+  /* the capture ends whatever happened inside it */
+  kgrt_status_t end = dev->vtable->graph_end(dev, model->program, &graph, &end_err);
+  if (st != KGRT_STATUS_OK) {
+    dev->vtable->graph_destroy(dev, graph);
+    return st;
+  }
+  if (end != KGRT_STATUS_OK) {
+    if (err != NULL)
+      *err = end_err;
+    return end;
+  }
+  model->graph = graph;
+  memcpy(model->graph_dims, model->dims, dims_bytes);
+  return dev->vtable->graph_launch(dev, model->program, graph, err);
+}
+
 kgrt_status_t kgrt_model_run(kgrt_model_t *model, kgrt_error_t *err) {
   kgrt_error_clear(err);
   if (model == NULL)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "kgrt_model_run: model is NULL");
   model->has_run = 0;
+  model->advance_pending = 0;
   KGRT_RETURN_IF_ERROR(kgrt_model_check_ready(model, err));
-  for (uint32_t s = 0; s < model->arch->num_steps; ++s)
-    KGRT_RETURN_IF_ERROR(kgrt_model_run_step(model, s, err));
+  KGRT_RETURN_IF_ERROR(kgrt_model_launch_plan(model, 1, err));
   model->has_run = 1;
+  return KGRT_STATUS_OK;
+}
+
+kgrt_status_t kgrt_model_set_replay(kgrt_model_t *model, int replay, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_set_replay: model is NULL");
+  kgrt_device_t *dev = model->device;
+  if (replay && (!dev->replay || dev->vtable->graph_begin == NULL))
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "%s: no graph replay (the device has no graphs, or was opened "
+                          "with graphs=0)",
+                          dev->name);
+  model->replay = replay != 0;
+  if (!model->replay) {
+    dev->vtable->graph_destroy(dev, model->graph);
+    model->graph = NULL;
+  }
+  return KGRT_STATUS_OK;
+}
+
+int kgrt_model_replay(const kgrt_model_t *model) {
+  return model != NULL && model->replay;
+}
+
+kgrt_status_t kgrt_model_reset_state(kgrt_model_t *model, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_reset_state: model is NULL");
+  return kgrt_model_zero_state(model, err);
+}
+
+/* ---- the device-resident loop -------------------------------------------- */
+
+kgrt_status_t kgrt_model_link(kgrt_model_t *model, const char *output, const char *input,
+                              kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL || output == NULL || input == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_link: model, output or input is NULL");
+  const kgrt_model_table_t *table = model->table;
+  const char *name = kgrt_table_name(table);
+  const kgrt_tensor_info_t *to, *ti;
+  kgrt_tensor_buffer_t *bo, *bi;
+  if (!kgrt_tensor_find(model, KGRT_TENSOR_OUTPUT, output, &to, &bo))
+    return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no output %s", name,
+                          output);
+  if (!kgrt_tensor_find(model, KGRT_TENSOR_INPUT, input, &ti, &bi))
+    return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no input %s", name,
+                          input);
+  if (to->dtype != ti->dtype || to->rank != ti->rank)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "model %s: output %s (dtype %d, rank %u) cannot feed input %s "
+                          "(dtype %d, rank %u)",
+                          name, output, (int)to->dtype, to->rank, input, (int)ti->dtype,
+                          ti->rank);
+  model->links[ti - table->inputs] = (int32_t)(to - table->outputs);
+  model->advance_pending = 0;
+  return KGRT_STATUS_OK;
+}
+
+kgrt_status_t kgrt_model_step_dim(kgrt_model_t *model, const char *sym, int64_t delta,
+                                  kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL || sym == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_step_dim: model or sym is NULL");
+  const kgrt_model_table_t *table = model->table;
+  for (uint32_t i = 0; i < table->num_syms; ++i) {
+    if (strcmp(table->syms[i].name, sym) != 0)
+      continue;
+    if (delta < -table->syms[i].max || delta > table->syms[i].max)
+      return kgrt_error_set(
+          err, KGRT_STATUS_OUT_OF_RANGE, "model %s: a step of %lld for dim %s (max %lld)",
+          kgrt_table_name(table), (long long)delta, sym, (long long)table->syms[i].max);
+    model->step_dims[i] = delta;
+    model->advance_pending = 0;
+    return KGRT_STATUS_OK;
+  }
+  return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no dim %s",
+                        kgrt_table_name(table), sym);
+}
+
+void kgrt_model_clear_links(kgrt_model_t *model) {
+  if (model == NULL)
+    return;
+  for (uint32_t i = 0; i < model->table->num_inputs; ++i)
+    model->links[i] = -1;
+  memset(model->step_dims, 0, model->table->num_syms * sizeof *model->step_dims);
+  model->advance_pending = 0;
+}
+
+/* Between two steps: each linked output copied into its input on the device
+ * (sizes at the dims of the step that ran), then each stepped dim moved. */
+static kgrt_status_t kgrt_model_advance(kgrt_model_t *model, kgrt_error_t *err) {
+  const kgrt_model_table_t *table = model->table;
+  kgrt_device_t *dev = model->device;
+  for (uint32_t i = 0; i < table->num_inputs; ++i) {
+    if (model->links[i] < 0)
+      continue;
+    const uint32_t o = (uint32_t)model->links[i];
+    size_t out_bytes = 0, in_bytes = 0;
+    kgrt_tensor_size(&table->outputs[o], model->dims, &out_bytes);
+    kgrt_tensor_size(&table->inputs[i], model->dims, &in_bytes);
+    if (out_bytes != in_bytes)
+      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                            "model %s: output %s is %zu bytes, input %s it feeds %zu, "
+                            "with the dims set now",
+                            kgrt_table_name(table), table->outputs[o].name, out_bytes,
+                            table->inputs[i].name, in_bytes);
+    if (out_bytes > 0)
+      KGRT_RETURN_IF_ERROR(
+          dev->vtable->buffer_copy(dev, model->program, model->inputs[i].addr,
+                                   model->outputs[o].addr, out_bytes, err));
+    model->inputs[i].bound = 1;
+    model->inputs[i].bound_bytes = in_bytes;
+  }
+  for (uint32_t i = 0; i < table->num_syms; ++i)
+    if (model->step_dims[i] != 0) {
+      model->dims[i] += model->step_dims[i]; /* checked by kgrt_model_run_steps */
+      model->has_run = 0;
+    }
+  return KGRT_STATUS_OK;
+}
+
+kgrt_status_t kgrt_model_run_steps(kgrt_model_t *model, uint32_t steps,
+                                   const char *collect, void *host, size_t bytes,
+                                   kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL || steps == 0 || (collect != NULL && host == NULL))
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_run_steps: model is NULL, steps is 0, or collect "
+                          "without host memory");
+  const kgrt_model_table_t *table = model->table;
+  const char *name = kgrt_table_name(table);
+  kgrt_device_t *dev = model->device;
+  const int pending = model->advance_pending;
+  int stepped = 0;
+  /* every dim stays in range through the last step */
+  for (uint32_t i = 0; i < table->num_syms; ++i) {
+    if (model->step_dims[i] == 0)
+      continue;
+    stepped = 1;
+    if (model->dims[i] == 0)
+      return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
+                            "model %s: dim %s is not set", name, table->syms[i].name);
+    const int64_t last =
+        model->dims[i] + model->step_dims[i] * ((int64_t)steps - 1 + pending);
+    if (last < 1 || last > table->syms[i].max)
+      return kgrt_error_set(
+          err, KGRT_STATUS_OUT_OF_RANGE,
+          "model %s: dim %s would reach %lld in %u steps (range 1..%lld)", name,
+          table->syms[i].name, (long long)last, steps, (long long)table->syms[i].max);
+  }
+  const kgrt_tensor_info_t *ct = NULL;
+  kgrt_tensor_buffer_t *cb = NULL;
+  size_t per_step = 0;
+  if (collect != NULL) {
+    if (!kgrt_tensor_find(model, KGRT_TENSOR_OUTPUT, collect, &ct, &cb))
+      return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no output %s", name,
+                            collect);
+    for (uint32_t d = 0; d < ct->rank; ++d)
+      if (ct->dims[d].sym >= 0 && model->step_dims[ct->dims[d].sym] != 0)
+        return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                              "model %s: output %s changes size between steps (dim %s); "
+                              "it cannot be collected",
+                              name, collect, table->syms[ct->dims[d].sym].name);
+    KGRT_RETURN_IF_ERROR(
+        kgrt_tensor_bytes_now(model, KGRT_TENSOR_OUTPUT, ct, &per_step, err));
+    if (per_step == 0 || bytes / per_step != steps || bytes % per_step != 0)
+      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                            "model %s: %u steps of output %s are %u x %zu bytes, got %zu",
+                            name, steps, collect, steps, per_step, bytes);
+    if (model->collect_capacity < bytes) {
+      if (model->collect_addr != 0)
+        dev->vtable->buffer_free(dev, model->collect_addr);
+      model->collect_addr = 0;
+      model->collect_capacity = 0;
+      KGRT_RETURN_IF_ERROR(
+          dev->vtable->buffer_alloc(dev, bytes, &model->collect_addr, err));
+      model->collect_capacity = bytes;
+    }
+  }
+  model->advance_pending = 0;
+  for (uint32_t s = 0; s < steps; ++s) {
+    model->has_run = 0;
+    if (s > 0 || pending)
+      KGRT_RETURN_IF_ERROR(kgrt_model_advance(model, err));
+    KGRT_RETURN_IF_ERROR(kgrt_model_check_ready(model, err));
+    /* dims that move every step would be captured anew every step */
+    KGRT_RETURN_IF_ERROR(kgrt_model_launch_plan(model, !stepped, err));
+    if (collect != NULL)
+      KGRT_RETURN_IF_ERROR(dev->vtable->buffer_copy(
+          dev, model->program, model->collect_addr + (uint64_t)s * per_step, cb->addr,
+          per_step, err));
+    model->has_run = 1;
+  }
+  model->advance_pending = 1;
+  if (collect != NULL)
+    KGRT_RETURN_IF_ERROR(dev->vtable->buffer_read(dev, model->program, host,
+                                                  model->collect_addr, bytes, err));
   return KGRT_STATUS_OK;
 }
 
@@ -1147,12 +1371,8 @@ kgrt_status_t kgrt_model_time(kgrt_model_t *model, uint32_t warmup, uint32_t rep
   kgrt_status_t st = KGRT_STATUS_OK;
   for (uint32_t r = 0; r < warmup && st == KGRT_STATUS_OK; r++)
     st = kgrt_model_run(model, err);
-  /* KGRT_TIME_FLUSH=0: no flush, each run timed from an idle device (the
-   * way before; for A/B timing) */
-  const char *flush = getenv("KGRT_TIME_FLUSH");
-  const int flushes = !(flush != NULL && strcmp(flush, "0") == 0);
   for (uint32_t r = 0; r < reps && st == KGRT_STATUS_OK; r++) {
-    if (flushes && dev->vtable->cache_flush != NULL)
+    if (dev->vtable->cache_flush != NULL)
       st = dev->vtable->cache_flush(dev, model->program, err);
     if (st == KGRT_STATUS_OK)
       st = dev->vtable->timer(dev, model->program, 0, NULL, err);
@@ -1167,6 +1387,81 @@ kgrt_status_t kgrt_model_time(kgrt_model_t *model, uint32_t warmup, uint32_t rep
   }
   kgrt_free(&dev->alloc, us);
   return st;
+}
+
+kgrt_status_t kgrt_model_profile(kgrt_model_t *model, uint32_t reps,
+                                 kgrt_step_profile_t *out, uint32_t capacity,
+                                 uint32_t *out_count, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL || out_count == NULL || reps == 0 || (capacity > 0 && out == NULL))
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_profile: model or out_count is NULL, reps is 0, or "
+                          "out is NULL");
+  const kgrt_arch_table_t *arch = model->arch;
+  kgrt_device_t *dev = model->device;
+  *out_count = arch->num_steps;
+  if (capacity < arch->num_steps)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                          "kgrt_model_profile: the plan has %u steps, room for %u",
+                          arch->num_steps, capacity);
+  if (dev->vtable->timer == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "%s: cannot time launches",
+                          dev->name);
+  model->has_run = 0;
+  model->advance_pending = 0;
+  KGRT_RETURN_IF_ERROR(kgrt_model_check_ready(model, err));
+  memset(out, 0, arch->num_steps * sizeof *out);
+  for (uint32_t s = 0; s < arch->num_steps; ++s) {
+    const kgrt_step_t *step = &arch->steps[s];
+    const kgrt_kernel_t *kern = &arch->kernels[step->kernel];
+    int64_t units = 0, v = 0;
+    out[s].step = s;
+    out[s].kernel = kern->name;
+    kgrt_expr_eval(&step->units, model->dims, &units);
+    if (units > 0 && step->select.scale != 0) {
+      kgrt_expr_eval(&step->select, model->dims, &v);
+      if (v < step->select_min || v > step->select_max)
+        units = 0;
+    }
+    if (units <= 0)
+      continue;
+    out[s].launched = 1;
+    out[s].workgroups = (uint32_t)(((uint64_t)units + step->per_block - 1) /
+                                   step->per_block * step->repeat);
+    for (uint32_t i = 0; i < kern->num_args; ++i)
+      if (kern->args[i].kind == KGRT_ARG_BUFFER) {
+        kgrt_expr_eval(&step->args[i].bytes, model->dims, &v);
+        out[s].bytes += (uint64_t)v;
+      }
+  }
+  const size_t n = (size_t)arch->num_steps * reps;
+  double *us = reps > SIZE_MAX / sizeof(double) / (arch->num_steps + 1)
+                   ? NULL
+                   : kgrt_calloc(&dev->alloc, n + 1, sizeof *us);
+  if (us == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
+                          "kgrt_model_profile: out of memory");
+  /* the whole plan reps times in order, each launch between two marks */
+  kgrt_status_t st = KGRT_STATUS_OK;
+  for (uint32_t r = 0; r < reps && st == KGRT_STATUS_OK; ++r)
+    for (uint32_t s = 0; s < arch->num_steps && st == KGRT_STATUS_OK; ++s) {
+      if (!out[s].launched)
+        continue;
+      st = dev->vtable->timer(dev, model->program, 0, NULL, err);
+      if (st == KGRT_STATUS_OK)
+        st = kgrt_model_run_step(model, s, err);
+      if (st == KGRT_STATUS_OK)
+        st = dev->vtable->timer(dev, model->program, 1, &us[(size_t)s * reps + r], err);
+    }
+  for (uint32_t s = 0; s < arch->num_steps && st == KGRT_STATUS_OK; ++s) {
+    double *v = &us[(size_t)s * reps];
+    qsort(v, reps, sizeof *v, kgrt_cmp_double);
+    out[s].us = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
+  }
+  kgrt_free(&dev->alloc, us);
+  KGRT_RETURN_IF_ERROR(st);
+  model->has_run = 1; /* the last rep ran the whole plan */
+  return KGRT_STATUS_OK;
 }
 
 kgrt_status_t kgrt_model_get_output(kgrt_model_t *model, const char *name, void *host,

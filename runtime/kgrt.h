@@ -60,11 +60,17 @@ typedef struct kgrt_model kgrt_model_t;
 /* Opens a device. spec is a kind, an optional ":" part and comma options:
  *   "sim"              emulate the first arch of the model that has a sim image
  *   "sim:gfx942"       emulate that arch
- *   "sim:gfx1100,wave=64,workers=2"
- *                      force the wave size (a power of two up to 64) and the
- *                      number of host threads (0: one per CPU)
+ *   "sim:gfx1100,wave=64,workers=2,memory=1048576"
+ *                      force the wave size (a power of two up to 64), the
+ *                      number of host threads (0: one per CPU) and a device
+ *                      memory size (bytes of buffers live at once)
  *   "hip", "hip:N"     AMD GPU N (default 0) through libamdhip64
  *   "cuda", "cuda:N"   NVIDIA GPU N (default 0) through libcuda.so.1
+ *   "cuda:0,early_launch=0,time_flush=0"
+ *                      no programmatic early launch; no L2 flush before each
+ *                      run kgrt_model_time times
+ *   any device ",graphs=0": no graph replay (see kgrt_model_set_replay)
+ * Options come from the spec alone: kgrt reads no environment variable.
  * The allocator is copied; it serves the device and every model on it. */
 kgrt_status_t kgrt_device_open(const char *spec, const kgrt_allocator_t *alloc,
                                kgrt_device_t **out_device, kgrt_error_t *err);
@@ -84,6 +90,31 @@ kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *t
 void kgrt_model_unload(kgrt_model_t *model);
 /* The arch the model runs ("gfx1100"). */
 const char *kgrt_model_arch(const kgrt_model_t *model);
+
+/* The device memory a model takes, in bytes, every dim at its max: what
+ * kgrt_model_load allocates (total = arena + inputs + weights + outputs;
+ * state, the part of those kept across runs, is counted in them too). */
+typedef struct kgrt_memory {
+  uint64_t total;
+  uint64_t arena;  /* the plan's values, with the alignment it asks for */
+  uint64_t inputs; /* including state inputs (KV caches) */
+  uint64_t weights;
+  uint64_t outputs;
+  uint64_t state; /* state inputs and the arena's state (arena_zero_bytes) */
+} kgrt_memory_t;
+
+/* Fills *out_memory for `table` on `device` (the arch it would pick) without
+ * allocating anything on the device; checks the table as load does, up to
+ * the code object. A load that finds too little device memory fails with
+ * KGRT_STATUS_OUT_OF_MEMORY and a message with this total. */
+kgrt_status_t kgrt_model_memory(kgrt_device_t *device, const kgrt_model_table_t *table,
+                                kgrt_memory_t *out_memory, kgrt_error_t *err);
+
+/* State: the inputs a table marks KGRT_TENSOR_STATE (KV caches an op updates
+ * in place) and the values kernels keep in the arena across runs. They are
+ * zeroed at load and live on the device until unload; this zeroes them again
+ * (a new sequence). */
+kgrt_status_t kgrt_model_reset_state(kgrt_model_t *model, kgrt_error_t *err);
 
 /* Sets a run-time dim: 1 <= value <= the dim's max. */
 kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t value,
@@ -108,14 +139,72 @@ kgrt_status_t kgrt_model_set_input(kgrt_model_t *model, const char *name,
  * reported by the next kgrt_model_get_output. */
 kgrt_status_t kgrt_model_run(kgrt_model_t *model, kgrt_error_t *err);
 
+/* Graph replay (cuda and hip graphs; the sim records and replays its
+ * launches): kgrt_model_run captures the plan's launches at the dims set now
+ * once, then replays them while the dims stay the same, and captures anew
+ * when they change. On by default where the device has graphs and was not
+ * opened with graphs=0; `replay` 0 turns it off for this model (launches go
+ * one by one), 1 on again (UNAVAILABLE where the device has none). */
+kgrt_status_t kgrt_model_set_replay(kgrt_model_t *model, int replay, kgrt_error_t *err);
+/* 1 when kgrt_model_run replays graphs, else 0. */
+int kgrt_model_replay(const kgrt_model_t *model);
+
+/* A device-resident loop. kgrt_model_link: between two steps of
+ * kgrt_model_run_steps, output `output` is copied into input `input` on the
+ * device (same dtype and rank; equal bytes at the dims of the step that ran):
+ * the sampled token, the next position. kgrt_model_step_dim: between two
+ * steps, `delta` is added to dim `sym` (the context length, +1 per token).
+ * Linking an input again replaces its link; kgrt_model_clear_links drops
+ * every link and dim step. */
+kgrt_status_t kgrt_model_link(kgrt_model_t *model, const char *output, const char *input,
+                              kgrt_error_t *err);
+kgrt_status_t kgrt_model_step_dim(kgrt_model_t *model, const char *sym, int64_t delta,
+                                  kgrt_error_t *err);
+void kgrt_model_clear_links(kgrt_model_t *model);
+
+/* Runs `steps` steps of the plan with the links and dim steps applied
+ * between them on the device, reading nothing back but, when `collect` names
+ * an output, that output of every step, into `host` (steps x its bytes, which
+ * `bytes` must equal) with one copy at the end. Every dim must stay in range
+ * through the last step (checked first: OUT_OF_RANGE). The outputs are then
+ * those of the last step, the dims its dims. A following call goes on where
+ * this one stopped (the links and steps apply before its first step), unless
+ * kgrt_model_run, _set_dim, _set_input, _link, _step_dim or _clear_links
+ * came in between. Where dims step, runs launch one by one (a graph would be
+ * captured anew each step); else they replay as kgrt_model_run does. */
+kgrt_status_t kgrt_model_run_steps(kgrt_model_t *model, uint32_t steps,
+                                   const char *collect, void *host, size_t bytes,
+                                   kgrt_error_t *err);
+
+/* One plan step, profiled. */
+typedef struct kgrt_step_profile {
+  uint32_t step;
+  const char *kernel; /* the kernel's name (the table's string) */
+  int launched;       /* 0: skipped at these dims (no units, or not selected) */
+  uint32_t workgroups;
+  double us;      /* device time of the launch, median over the reps */
+  uint64_t bytes; /* the bytes its buffer arguments span at these dims */
+} kgrt_step_profile_t;
+
+/* Runs the whole plan `reps` times, launch by launch, each launch between
+ * two marks on the device's clock (cuda: events; sim: the host clock), and
+ * fills out[0 .. num_steps) in plan order; *out_count = the plan's steps
+ * (OUT_OF_RANGE when `capacity` is smaller). `bytes` over `us` is a step's
+ * bandwidth: a product divides by the device's to place it on a roofline.
+ * Needs what kgrt_model_run needs; the outputs are those of the last run.
+ * UNAVAILABLE on a device that cannot time (hip for now). */
+kgrt_status_t kgrt_model_profile(kgrt_model_t *model, uint32_t reps,
+                                 kgrt_step_profile_t *out, uint32_t capacity,
+                                 uint32_t *out_count, kgrt_error_t *err);
+
 /* Runs the plan `warmup` times, then `reps` times each between two marks on
  * the device's own clock (cuda: events on the model's stream; sim: the host
  * clock), and gives the median time of one run in microseconds. On cuda each
  * timed run is queued behind a 256 MiB write that evicts the L2, as
  * triton.testing.do_bench times its calls: the run starts cold and its
  * launches are queued before the device reaches them, so the time is the
- * device's, without the host's launch latency (KGRT_TIME_FLUSH=0 in the
- * environment leaves the flush out). Needs what kgrt_model_run needs; the
+ * device's, without the host's launch latency (the device option
+ * time_flush=0 leaves the flush out). Needs what kgrt_model_run needs; the
  * outputs are those of the last run. UNAVAILABLE on a device that cannot time
  * (hip for now). */
 kgrt_status_t kgrt_model_time(kgrt_model_t *model, uint32_t warmup, uint32_t reps,

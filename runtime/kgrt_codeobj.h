@@ -79,7 +79,8 @@ const kgrt_codeobj_kernel_t *kgrt_codeobj_find(const kgrt_codeobj_t *co,
 
 /* Writes the whole metadata note as YAML-like text ("amdhsa.kernels:" ... with
  * ".wavefront_size: 32" lines, as llvm-readelf --notes prints it) through
- * `write`. Returns 0, or -1 with err filled. */
+ * `write`. Returns 0, or -1 with err filled. kgen's (--emit=meta): defined in
+ * gen/codeobj_dump.c, not in the kgrt library. */
 typedef void (*kgrt_codeobj_write_fn)(void *user, const char *text, size_t len);
 int kgrt_codeobj_dump_metadata(const void *image, size_t size,
                                kgrt_codeobj_write_fn write, void *user, char *err,

@@ -7,8 +7,12 @@
  * one create function and a static vtable; its device struct starts with
  * kgrt_device_t.
  *
- * Needs kgrt.h. Gives the vtable, the common device header and the error and
- * arch-matching helpers the device files share with kgrt.c. */
+ * Devices are named in one table (kgrt_devices.c), the only file that refers
+ * to a device file; kgrt.c reaches a device through that table and its
+ * vtable alone. The helpers devices share with kgrt.c are in kgrt_base.h.
+ *
+ * Needs kgrt.h and kgrt_base.h. Gives the vtable, the common device header
+ * and the device table. */
 #ifndef KGRT_DEVICE_H
 #define KGRT_DEVICE_H
 
@@ -16,14 +20,7 @@
 #include <stdint.h>
 
 #include "kgrt.h"
-
-#if defined(__GNUC__)
-#define KGRT_INTERNAL __attribute__((visibility("hidden")))
-#define KGRT_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define KGRT_INTERNAL
-#define KGRT_PRINTF(f, a)
-#endif
+#include "kgrt_base.h"
 
 typedef struct kgrt_device_vtable kgrt_device_vtable_t;
 
@@ -35,7 +32,11 @@ struct kgrt_device {
   const kgrt_device_vtable_t *vtable;
   kgrt_allocator_t alloc; /* the caller's, copied; all zero means malloc */
   char name[96];
+  int replay; /* graph replay where the device has graphs (option graphs=0: off) */
 };
+
+/* A captured run (cuda and hip graphs; the sim's recorded launches). */
+typedef struct kgrt_device_graph kgrt_device_graph_t;
 
 /* One launch, with everything already evaluated by the plan. */
 typedef struct kgrt_device_launch {
@@ -88,49 +89,52 @@ struct kgrt_device_vtable {
    * device. NULL where there is nothing to evict (sim) or no timer. */
   kgrt_status_t (*cache_flush)(kgrt_device_t *device, kgrt_device_program_t *program,
                                kgrt_error_t *err);
+  /* Device -> device, queued in the program's queue after the work before it
+   * (sim: done when it returns). */
+  kgrt_status_t (*buffer_copy)(kgrt_device_t *device, kgrt_device_program_t *program,
+                               uint64_t dst, uint64_t src, size_t bytes,
+                               kgrt_error_t *err);
+  /* Graphs, NULL where the device has none. graph_begin starts capturing the
+   * program's queue: the launches that follow are recorded, not run, until
+   * graph_end gives them as one graph (or fails, and the capture is over).
+   * graph_launch queues a graph's launches, as captured, in the program's
+   * queue; graph_destroy frees one (NULL is ignored). */
+  kgrt_status_t (*graph_begin)(kgrt_device_t *device, kgrt_device_program_t *program,
+                               kgrt_error_t *err);
+  kgrt_status_t (*graph_end)(kgrt_device_t *device, kgrt_device_program_t *program,
+                             kgrt_device_graph_t **out_graph, kgrt_error_t *err);
+  kgrt_status_t (*graph_launch)(kgrt_device_t *device, kgrt_device_program_t *program,
+                                kgrt_device_graph_t *graph, kgrt_error_t *err);
+  void (*graph_destroy)(kgrt_device_t *device, kgrt_device_graph_t *graph);
 };
 
-/* Device constructors. `arch` is the part after "sim:" (NULL when absent),
- * `options` what follows the first comma (NULL when absent). */
-KGRT_INTERNAL kgrt_status_t kgrt_device_sim_create(const char *arch, const char *options,
+/* One kind of device: what a spec's kind names, how the part after ':' and
+ * the options after the first ',' open it (`part` NULL when absent), and the
+ * spec's form for messages. */
+typedef struct kgrt_device_kind {
+  const char *kind;
+  const char *usage;
+  kgrt_status_t (*create)(const char *part, const char *options,
+                          const kgrt_allocator_t *alloc, kgrt_device_t **out_device,
+                          kgrt_error_t *err);
+} kgrt_device_kind_t;
+
+/* The device table (kgrt_devices.c): sim, hip, cuda; *out_count entries. */
+KGRT_INTERNAL const kgrt_device_kind_t *kgrt_device_kinds(size_t *out_count);
+
+/* The devices' constructors, for the device table alone. */
+KGRT_INTERNAL kgrt_status_t kgrt_device_sim_create(const char *part, const char *options,
                                                    const kgrt_allocator_t *alloc,
                                                    kgrt_device_t **out_device,
                                                    kgrt_error_t *err);
-KGRT_INTERNAL kgrt_status_t kgrt_device_hip_create(int ordinal, const char *options,
+KGRT_INTERNAL kgrt_status_t kgrt_device_hip_create(const char *part, const char *options,
                                                    const kgrt_allocator_t *alloc,
                                                    kgrt_device_t **out_device,
                                                    kgrt_error_t *err);
-KGRT_INTERNAL kgrt_status_t kgrt_device_cuda_create(int ordinal, const char *options,
+KGRT_INTERNAL kgrt_status_t kgrt_device_cuda_create(const char *part, const char *options,
                                                     const kgrt_allocator_t *alloc,
                                                     kgrt_device_t **out_device,
                                                     kgrt_error_t *err);
-
-/* Copies the string src into dst (size bytes, always terminated, truncated
- * where it does not fit) with every byte outside printable ASCII (0x20 ..
- * 0x7e) written as \xNN. */
-KGRT_INTERNAL void kgrt_printable(char *dst, size_t size, const char *src);
-
-/* Fills *err (when not NULL) with the message in printable ASCII (see
- * kgrt_printable) and returns `status`. */
-KGRT_INTERNAL kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t status,
-                                           const char *fmt, ...) KGRT_PRINTF(3, 4);
-
-/* One zeroed allocation from the device's allocator holding a program struct
- * of `size` bytes and, after it, `count` per-kernel slots of `slot` bytes
- * (*out_slots points at them). NULL with OUT_OF_MEMORY in *err (the message
- * names `device_kind`) when it cannot be had. Freed with one kgrt_free. */
-KGRT_INTERNAL void *kgrt_program_calloc(kgrt_device_t *device, size_t size,
-                                        uint32_t count, size_t slot, void **out_slots,
-                                        const char *device_kind, kgrt_error_t *err);
-
-/* The arch table called `arch` ("gfx1100"), or NULL. */
-KGRT_INTERNAL const kgrt_arch_table_t *
-kgrt_table_find_arch(const kgrt_model_table_t *table, const char *arch);
-
-/* KGRT_STATUS_NO_MATCHING_ARCH with "model NAME: built for A, B; device is ARCH". */
-KGRT_INTERNAL kgrt_status_t kgrt_error_no_matching_arch(kgrt_error_t *err,
-                                                        const kgrt_model_table_t *table,
-                                                        const char *device_arch);
 
 /* What kgrt_model_bind_weights (kgrt_weights_bind.c) reads of a model: its
  * table, and dim `sym`'s current value (0: not set). */

@@ -28,10 +28,16 @@
  * so the GPU may start it while the kernel before it drains, on compute
  * capability 9.0 and later; cuLaunchKernelEx takes kernel parameters "in the
  * same ways" as cuLaunchKernel (cuda.h), so the same `extra`. Without
- * cuLaunchKernelEx (drivers before CUDA 11.8), on older GPUs, or with
- * KGRT_EARLY_LAUNCH=0 in the environment when the device is opened, every
- * kernel goes through cuLaunchKernel: always correct, kg_dep_wait() then
- * returns at once. */
+ * cuLaunchKernelEx (drivers before CUDA 11.8), on older GPUs, or with the
+ * option early_launch=0 ("cuda:0,early_launch=0"), every kernel goes through
+ * cuLaunchKernel: always correct, kg_dep_wait() then returns at once.
+ *
+ * Graphs: a run is captured from the model's stream (cuStreamBeginCapture,
+ * thread-local mode; cuStreamEndCapture; cuGraphInstantiateWithFlags) and
+ * replayed with cuGraphLaunch; early launches keep their programmatic edges
+ * in the graph. Option graphs=0, or a driver without these entry points,
+ * turns replay off. Option time_flush=0 leaves out the L2 flush before each
+ * timed run (kgrt_model_time). */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -48,6 +54,8 @@ typedef void *kgrt_cu_module_t;
 typedef void *kgrt_cu_function_t;
 typedef void *kgrt_cu_stream_t;
 typedef void *kgrt_cu_event_t;
+typedef void *kgrt_cu_graph_t;
+typedef void *kgrt_cu_graph_exec_t;
 
 #define KGRT_CU_LAUNCH_PARAM_END ((void *)0x00)
 #define KGRT_CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
@@ -57,6 +65,7 @@ typedef void *kgrt_cu_event_t;
 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 #define KGRT_CU_FUNC_MAX_DYNAMIC_SHARED 8
 #define KGRT_CU_LIBRARY "libcuda.so.1"
+#define KGRT_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL 1
 
 /* cuLaunchKernelEx's configuration, as cuda.h (CUDA 12 and 13) lays it out on
  * a 64-bit host: CUlaunchAttributeValue is a union padded to 64 bytes that
@@ -139,20 +148,29 @@ typedef struct kgrt_cu_api {
   kgrt_cu_result_t (*cuEventDestroy_v2)(kgrt_cu_event_t event);
   kgrt_cu_result_t (*cuGetErrorName)(kgrt_cu_result_t error, const char **name);
   kgrt_cu_result_t (*cuGetErrorString)(kgrt_cu_result_t error, const char **text);
+  kgrt_cu_result_t (*cuMemcpyDtoDAsync_v2)(kgrt_cu_deviceptr_t dst,
+                                           kgrt_cu_deviceptr_t src, size_t bytes,
+                                           kgrt_cu_stream_t stream);
   /* optional (CUDA 11.8 and later; NULL when the driver lacks it) */
   kgrt_cu_result_t (*cuLaunchKernelEx)(const kgrt_cu_launch_config_t *config,
                                        kgrt_cu_function_t f, void **params, void **extra);
+  /* optional: graphs (CUDA 11.4 and later) */
+  kgrt_cu_result_t (*cuStreamBeginCapture_v2)(kgrt_cu_stream_t stream, int mode);
+  kgrt_cu_result_t (*cuStreamEndCapture)(kgrt_cu_stream_t stream, kgrt_cu_graph_t *graph);
+  kgrt_cu_result_t (*cuGraphInstantiateWithFlags)(kgrt_cu_graph_exec_t *exec,
+                                                  kgrt_cu_graph_t graph,
+                                                  unsigned long long flags);
+  kgrt_cu_result_t (*cuGraphLaunch)(kgrt_cu_graph_exec_t exec, kgrt_cu_stream_t stream);
+  kgrt_cu_result_t (*cuGraphExecDestroy)(kgrt_cu_graph_exec_t exec);
+  kgrt_cu_result_t (*cuGraphDestroy)(kgrt_cu_graph_t graph);
 } kgrt_cu_api_t;
 
-typedef struct kgrt_cu_symbol {
-  const char *name;
-  size_t offset; /* of the pointer in kgrt_cu_api_t */
-} kgrt_cu_symbol_t;
-
 #define KGRT_CU_SYMBOL(name)                                                             \
-  { #name, offsetof(kgrt_cu_api_t, name) }
+  { #name, offsetof(kgrt_cu_api_t, name), 0 }
+#define KGRT_CU_OPTIONAL(name)                                                           \
+  { #name, offsetof(kgrt_cu_api_t, name), 1 }
 
-static const kgrt_cu_symbol_t kgrt_cu_symbols[] = {
+static const kgrt_dl_symbol_t kgrt_cu_symbols[] = {
     KGRT_CU_SYMBOL(cuInit),
     KGRT_CU_SYMBOL(cuDeviceGetCount),
     KGRT_CU_SYMBOL(cuDeviceGet),
@@ -182,6 +200,14 @@ static const kgrt_cu_symbol_t kgrt_cu_symbols[] = {
     KGRT_CU_SYMBOL(cuEventDestroy_v2),
     KGRT_CU_SYMBOL(cuGetErrorName),
     KGRT_CU_SYMBOL(cuGetErrorString),
+    KGRT_CU_SYMBOL(cuMemcpyDtoDAsync_v2),
+    KGRT_CU_OPTIONAL(cuLaunchKernelEx),
+    KGRT_CU_OPTIONAL(cuStreamBeginCapture_v2),
+    KGRT_CU_OPTIONAL(cuStreamEndCapture),
+    KGRT_CU_OPTIONAL(cuGraphInstantiateWithFlags),
+    KGRT_CU_OPTIONAL(cuGraphLaunch),
+    KGRT_CU_OPTIONAL(cuGraphExecDestroy),
+    KGRT_CU_OPTIONAL(cuGraphDestroy),
 };
 
 typedef struct kgrt_cuda_device {
@@ -194,9 +220,15 @@ typedef struct kgrt_cuda_device {
   char arch[16];             /* "sm_90" */
   /* kernels marked KGRT_KERNEL_EARLY_LAUNCH go through cuLaunchKernelEx with
    * programmatic stream serialization: compute capability 9.0 or later, the
-   * driver has cuLaunchKernelEx, and KGRT_EARLY_LAUNCH is not "0" */
+   * driver has cuLaunchKernelEx, and no early_launch=0 option */
   int early_launch;
+  int time_flush; /* kgrt_cuda_cache_flush writes; option time_flush=0: it does not */
 } kgrt_cuda_device_t;
+
+struct kgrt_device_graph {
+  kgrt_cu_graph_t graph;
+  kgrt_cu_graph_exec_t exec;
+};
 
 struct kgrt_device_program {
   kgrt_cu_module_t module;
@@ -306,8 +338,9 @@ static kgrt_status_t kgrt_cuda_program_load(kgrt_device_t *device,
   const char *name = table->name != NULL ? table->name : "?";
   *out_program = NULL;
   void *slots;
-  kgrt_device_program_t *p = kgrt_program_calloc(
-      device, sizeof *p, arch->num_kernels, sizeof *p->functions, &slots, "cuda", err);
+  kgrt_device_program_t *p =
+      kgrt_program_calloc(&device->alloc, sizeof *p, arch->num_kernels,
+                          sizeof *p->functions, &slots, "cuda", err);
   if (p == NULL)
     return KGRT_STATUS_OUT_OF_MEMORY;
   p->functions = slots;
@@ -518,6 +551,8 @@ static kgrt_status_t kgrt_cuda_cache_flush(kgrt_device_t *device,
                                            kgrt_device_program_t *program,
                                            kgrt_error_t *err) {
   kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  if (!cuda->time_flush)
+    return KGRT_STATUS_OK;
   KGRT_CUDA_TRY(kgrt_cuda_bind(cuda, err));
   kgrt_cu_result_t e;
   if (program->flush == 0 &&
@@ -533,6 +568,85 @@ static kgrt_status_t kgrt_cuda_cache_flush(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
+static kgrt_status_t kgrt_cuda_buffer_copy(kgrt_device_t *device,
+                                           kgrt_device_program_t *program, uint64_t dst,
+                                           uint64_t src, size_t bytes,
+                                           kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  KGRT_CUDA_TRY(kgrt_cuda_bind(cuda, err));
+  kgrt_cu_result_t e = cuda->api.cuMemcpyDtoDAsync_v2(
+      (kgrt_cu_deviceptr_t)dst, (kgrt_cu_deviceptr_t)src, bytes, program->stream);
+  if (e != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuMemcpyDtoDAsync");
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_cuda_graph_begin(kgrt_device_t *device,
+                                           kgrt_device_program_t *program,
+                                           kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  KGRT_CUDA_TRY(kgrt_cuda_bind(cuda, err));
+  kgrt_cu_result_t e = cuda->api.cuStreamBeginCapture_v2(
+      program->stream, KGRT_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  if (e != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuStreamBeginCapture");
+  return KGRT_STATUS_OK;
+}
+
+static void kgrt_cuda_graph_destroy(kgrt_device_t *device, kgrt_device_graph_t *graph) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  if (graph == NULL)
+    return;
+  if (cuda->api.cuCtxSetCurrent(cuda->context) == 0) {
+    if (graph->exec != NULL)
+      cuda->api.cuGraphExecDestroy(graph->exec);
+    if (graph->graph != NULL)
+      cuda->api.cuGraphDestroy(graph->graph);
+  }
+  kgrt_free(&device->alloc, graph);
+}
+
+static kgrt_status_t kgrt_cuda_graph_end(kgrt_device_t *device,
+                                         kgrt_device_program_t *program,
+                                         kgrt_device_graph_t **out_graph,
+                                         kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  *out_graph = NULL;
+  KGRT_CUDA_TRY(kgrt_cuda_bind(cuda, err));
+  kgrt_cu_graph_t captured = NULL;
+  kgrt_cu_result_t e = cuda->api.cuStreamEndCapture(program->stream, &captured);
+  if (e != 0) {
+    if (captured != NULL)
+      cuda->api.cuGraphDestroy(captured);
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuStreamEndCapture");
+  }
+  kgrt_device_graph_t *g = kgrt_calloc(&device->alloc, 1, sizeof *g);
+  if (g == NULL) {
+    cuda->api.cuGraphDestroy(captured);
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "cuda: out of host memory");
+  }
+  g->graph = captured;
+  if ((e = cuda->api.cuGraphInstantiateWithFlags(&g->exec, captured, 0)) != 0) {
+    g->exec = NULL;
+    kgrt_cuda_graph_destroy(device, g);
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuGraphInstantiate");
+  }
+  *out_graph = g;
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_cuda_graph_launch(kgrt_device_t *device,
+                                            kgrt_device_program_t *program,
+                                            kgrt_device_graph_t *graph,
+                                            kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  KGRT_CUDA_TRY(kgrt_cuda_bind(cuda, err));
+  kgrt_cu_result_t e = cuda->api.cuGraphLaunch(graph->exec, program->stream);
+  if (e != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuGraphLaunch");
+  return KGRT_STATUS_OK;
+}
+
 static const kgrt_device_vtable_t kgrt_cuda_vtable = {
     .destroy = kgrt_cuda_destroy,
     .arch_select = kgrt_cuda_arch_select,
@@ -545,6 +659,27 @@ static const kgrt_device_vtable_t kgrt_cuda_vtable = {
     .launch = kgrt_cuda_launch,
     .timer = kgrt_cuda_timer,
     .cache_flush = kgrt_cuda_cache_flush,
+    .buffer_copy = kgrt_cuda_buffer_copy,
+    .graph_begin = kgrt_cuda_graph_begin,
+    .graph_end = kgrt_cuda_graph_end,
+    .graph_launch = kgrt_cuda_graph_launch,
+    .graph_destroy = kgrt_cuda_graph_destroy,
+};
+
+/* The same device without graphs (option graphs=0, or a driver without them). */
+static const kgrt_device_vtable_t kgrt_cuda_vtable_no_graphs = {
+    .destroy = kgrt_cuda_destroy,
+    .arch_select = kgrt_cuda_arch_select,
+    .program_load = kgrt_cuda_program_load,
+    .program_unload = kgrt_cuda_program_unload,
+    .buffer_alloc = kgrt_cuda_buffer_alloc,
+    .buffer_free = kgrt_cuda_buffer_free,
+    .buffer_write = kgrt_cuda_buffer_write,
+    .buffer_read = kgrt_cuda_buffer_read,
+    .launch = kgrt_cuda_launch,
+    .timer = kgrt_cuda_timer,
+    .cache_flush = kgrt_cuda_cache_flush,
+    .buffer_copy = kgrt_cuda_buffer_copy,
 };
 
 /* dlopen and dlsym: the driver library and every entry point. */
@@ -559,18 +694,13 @@ static kgrt_status_t kgrt_cuda_library_open(kgrt_cuda_device_t *cuda, kgrt_error
                           "installed?",
                           KGRT_CU_LIBRARY, why != NULL ? why : "unknown reason");
   }
-  for (size_t i = 0; i < sizeof kgrt_cu_symbols / sizeof kgrt_cu_symbols[0]; ++i) {
-    const kgrt_cu_symbol_t *s = &kgrt_cu_symbols[i];
-    void *sym = dlsym(cuda->library, s->name);
-    if (sym == NULL)
-      return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
-                            "cuda: %s lacks %s (driver older than CUDA 11?)",
-                            KGRT_CU_LIBRARY, s->name);
-    /* POSIX: a function's address round-trips through void *. */
-    memcpy((char *)&cuda->api + s->offset, &sym, sizeof sym);
-  }
-  void *ex = dlsym(cuda->library, "cuLaunchKernelEx"); /* optional */
-  memcpy(&cuda->api.cuLaunchKernelEx, &ex, sizeof ex);
+  const char *missing = NULL;
+  if (kgrt_dl_resolve(cuda->library, kgrt_cu_symbols,
+                      sizeof kgrt_cu_symbols / sizeof kgrt_cu_symbols[0], &cuda->api,
+                      &missing) != 0)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "cuda: %s lacks %s (driver older than CUDA 11?)",
+                          KGRT_CU_LIBRARY, missing);
   return KGRT_STATUS_OK;
 }
 
@@ -607,9 +737,7 @@ static kgrt_status_t kgrt_cuda_device_init(kgrt_cuda_device_t *cuda, kgrt_error_
                           "cuda:%d: compute capability %d.%d is not one kgrt can name",
                           cuda->ordinal, major, minor);
   snprintf(cuda->arch, sizeof cuda->arch, "sm_%d%d", major, minor);
-  const char *early = getenv("KGRT_EARLY_LAUNCH");
-  cuda->early_launch = major >= 9 && api->cuLaunchKernelEx != NULL &&
-                       !(early != NULL && strcmp(early, "0") == 0);
+  cuda->early_launch = cuda->early_launch && major >= 9 && api->cuLaunchKernelEx != NULL;
   char gpu[64];
   if (api->cuDeviceGetName(gpu, (int)sizeof gpu, cuda->device) != 0)
     gpu[0] = '\0';
@@ -628,26 +756,57 @@ static kgrt_status_t kgrt_cuda_device_init(kgrt_cuda_device_t *cuda, kgrt_error_
   return KGRT_STATUS_OK;
 }
 
-kgrt_status_t kgrt_device_cuda_create(int ordinal, const char *options,
+kgrt_status_t kgrt_device_cuda_create(const char *part, const char *options,
                                       const kgrt_allocator_t *alloc,
                                       kgrt_device_t **out_device, kgrt_error_t *err) {
   *out_device = NULL;
-  if (options != NULL)
+  const int ordinal = kgrt_spec_ordinal(part != NULL ? part : "", part != NULL);
+  if (ordinal < 0)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                          "cuda: unknown option '%s' (cuda takes none)", options);
+                          "cuda: expected cuda:N with N a device number, got cuda:%s",
+                          part);
+  uint64_t early_launch = 1, time_flush = 1, graphs = 1;
+  if (options != NULL && *options == '\0')
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "cuda: empty option list");
+  for (const char *s = options; s != NULL && *s != '\0';) {
+    const char *at = s;
+    char key[16];
+    uint64_t v = 2;
+    int ok = kgrt_options_next(&s, key, sizeof key, &v) == 0 && v <= 1;
+    if (ok && strcmp(key, "early_launch") == 0)
+      early_launch = v;
+    else if (ok && strcmp(key, "time_flush") == 0)
+      time_flush = v;
+    else if (ok && strcmp(key, "graphs") == 0)
+      graphs = v;
+    else
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "cuda: bad option '%s' (expected early_launch=0|1, "
+                            "time_flush=0|1 or graphs=0|1)",
+                            at);
+  }
   kgrt_cuda_device_t *cuda = kgrt_calloc(alloc, 1, sizeof *cuda);
   if (cuda == NULL)
     return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "cuda: out of host memory");
-  cuda->base.vtable = &kgrt_cuda_vtable;
+  cuda->base.vtable = &kgrt_cuda_vtable_no_graphs;
   if (alloc != NULL)
     cuda->base.alloc = *alloc;
   cuda->ordinal = ordinal;
+  cuda->early_launch = (int)early_launch;
+  cuda->time_flush = (int)time_flush;
   kgrt_status_t st = kgrt_cuda_library_open(cuda, err);
   if (st == KGRT_STATUS_OK)
     st = kgrt_cuda_device_init(cuda, err);
   if (st != KGRT_STATUS_OK) {
     kgrt_cuda_destroy(&cuda->base);
     return st;
+  }
+  const kgrt_cu_api_t *api = &cuda->api;
+  if (graphs && api->cuStreamBeginCapture_v2 != NULL && api->cuStreamEndCapture != NULL &&
+      api->cuGraphInstantiateWithFlags != NULL && api->cuGraphLaunch != NULL &&
+      api->cuGraphExecDestroy != NULL && api->cuGraphDestroy != NULL) {
+    cuda->base.vtable = &kgrt_cuda_vtable;
+    cuda->base.replay = 1;
   }
   *out_device = &cuda->base;
   return KGRT_STATUS_OK;

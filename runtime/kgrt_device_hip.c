@@ -22,7 +22,12 @@
  *     name[256] and the fields up to `int gcnArch`; checked against ROCm 5.2's
  *     hip_runtime_api.h with offsetof).
  * R0600 is used whenever the library exports it. The name read must start
- * with "gfx" and end inside its 256 bytes, else the device is UNAVAILABLE. */
+ * with "gfx" and end inside its 256 bytes, else the device is UNAVAILABLE.
+ *
+ * Graphs: as on cuda, a run is captured from the model's stream
+ * (hipStreamBeginCapture, thread-local mode; hipStreamEndCapture;
+ * hipGraphInstantiate) and replayed with hipGraphLaunch; option graphs=0, or
+ * a library without these entry points, turns replay off. */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -34,6 +39,8 @@ typedef int kgrt_hip_error_t; /* hipError_t: an int-sized enum, 0 = hipSuccess *
 typedef void *kgrt_hip_module_t;
 typedef void *kgrt_hip_function_t;
 typedef void *kgrt_hip_stream_t;
+typedef void *kgrt_hip_graph_t;
+typedef void *kgrt_hip_graph_exec_t;
 
 #define KGRT_HIP_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
 #define KGRT_HIP_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
@@ -42,6 +49,7 @@ typedef void *kgrt_hip_stream_t;
 #define KGRT_HIP_ARCH_OFFSET_R0600 1160
 #define KGRT_HIP_ARCH_OFFSET_R0000 396
 #define KGRT_HIP_ARCH_NAME_BYTES 256
+#define KGRT_HIP_STREAM_CAPTURE_MODE_THREAD_LOCAL 1
 
 /* Every libamdhip64 entry point kgrt uses. */
 typedef struct kgrt_hip_api {
@@ -71,18 +79,25 @@ typedef struct kgrt_hip_api {
   kgrt_hip_error_t (*hipStreamDestroy)(kgrt_hip_stream_t stream);
   const char *(*hipGetErrorString)(kgrt_hip_error_t error);
   const char *(*hipGetErrorName)(kgrt_hip_error_t error); /* optional */
+  kgrt_hip_error_t (*hipMemcpyDtoDAsync)(void *dst, void *src, size_t bytes,
+                                         kgrt_hip_stream_t stream);
+  /* optional: graphs */
+  kgrt_hip_error_t (*hipStreamBeginCapture)(kgrt_hip_stream_t stream, int mode);
+  kgrt_hip_error_t (*hipStreamEndCapture)(kgrt_hip_stream_t stream,
+                                          kgrt_hip_graph_t *graph);
+  kgrt_hip_error_t (*hipGraphInstantiate)(kgrt_hip_graph_exec_t *exec,
+                                          kgrt_hip_graph_t graph, void *error_node,
+                                          char *log, size_t log_size);
+  kgrt_hip_error_t (*hipGraphLaunch)(kgrt_hip_graph_exec_t exec,
+                                     kgrt_hip_stream_t stream);
+  kgrt_hip_error_t (*hipGraphExecDestroy)(kgrt_hip_graph_exec_t exec);
+  kgrt_hip_error_t (*hipGraphDestroy)(kgrt_hip_graph_t graph);
 } kgrt_hip_api_t;
-
-typedef struct kgrt_hip_symbol {
-  const char *name;
-  size_t offset; /* of the pointer in kgrt_hip_api_t */
-  int optional;
-} kgrt_hip_symbol_t;
 
 #define KGRT_HIP_SYMBOL(name, optional)                                                  \
   { #name, offsetof(kgrt_hip_api_t, name), optional }
 
-static const kgrt_hip_symbol_t kgrt_hip_symbols[] = {
+static const kgrt_dl_symbol_t kgrt_hip_symbols[] = {
     KGRT_HIP_SYMBOL(hipInit, 0),
     KGRT_HIP_SYMBOL(hipGetDeviceCount, 0),
     KGRT_HIP_SYMBOL(hipGetDeviceProperties, 1),
@@ -101,6 +116,13 @@ static const kgrt_hip_symbol_t kgrt_hip_symbols[] = {
     KGRT_HIP_SYMBOL(hipStreamDestroy, 0),
     KGRT_HIP_SYMBOL(hipGetErrorString, 0),
     KGRT_HIP_SYMBOL(hipGetErrorName, 1),
+    KGRT_HIP_SYMBOL(hipMemcpyDtoDAsync, 0),
+    KGRT_HIP_SYMBOL(hipStreamBeginCapture, 1),
+    KGRT_HIP_SYMBOL(hipStreamEndCapture, 1),
+    KGRT_HIP_SYMBOL(hipGraphInstantiate, 1),
+    KGRT_HIP_SYMBOL(hipGraphLaunch, 1),
+    KGRT_HIP_SYMBOL(hipGraphExecDestroy, 1),
+    KGRT_HIP_SYMBOL(hipGraphDestroy, 1),
 };
 
 static const char *const kgrt_hip_libraries[] = {
@@ -118,6 +140,11 @@ typedef struct kgrt_hip_device {
   int ordinal;
   char arch[64]; /* gcnArchName up to the first ':' */
 } kgrt_hip_device_t;
+
+struct kgrt_device_graph {
+  kgrt_hip_graph_t graph;
+  kgrt_hip_graph_exec_t exec;
+};
 
 struct kgrt_device_program {
   kgrt_hip_module_t module;
@@ -194,8 +221,9 @@ static kgrt_status_t kgrt_hip_program_load(kgrt_device_t *device,
   const char *name = table->name != NULL ? table->name : "?";
   *out_program = NULL;
   void *slots;
-  kgrt_device_program_t *p = kgrt_program_calloc(
-      device, sizeof *p, arch->num_kernels, sizeof *p->functions, &slots, "hip", err);
+  kgrt_device_program_t *p =
+      kgrt_program_calloc(&device->alloc, sizeof *p, arch->num_kernels,
+                          sizeof *p->functions, &slots, "hip", err);
   if (p == NULL)
     return KGRT_STATUS_OUT_OF_MEMORY;
   p->functions = slots;
@@ -311,6 +339,78 @@ static kgrt_status_t kgrt_hip_launch(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
+static kgrt_status_t kgrt_hip_buffer_copy(kgrt_device_t *device,
+                                          kgrt_device_program_t *program, uint64_t dst,
+                                          uint64_t src, size_t bytes, kgrt_error_t *err) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  kgrt_hip_error_t e = hip->api.hipMemcpyDtoDAsync(
+      (void *)(uintptr_t)dst, (void *)(uintptr_t)src, bytes, program->stream);
+  if (e != 0)
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipMemcpyDtoDAsync");
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_hip_graph_begin(kgrt_device_t *device,
+                                          kgrt_device_program_t *program,
+                                          kgrt_error_t *err) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  kgrt_hip_error_t e = hip->api.hipStreamBeginCapture(
+      program->stream, KGRT_HIP_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  if (e != 0)
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipStreamBeginCapture");
+  return KGRT_STATUS_OK;
+}
+
+static void kgrt_hip_graph_destroy(kgrt_device_t *device, kgrt_device_graph_t *graph) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  if (graph == NULL)
+    return;
+  if (graph->exec != NULL)
+    hip->api.hipGraphExecDestroy(graph->exec);
+  if (graph->graph != NULL)
+    hip->api.hipGraphDestroy(graph->graph);
+  kgrt_free(&device->alloc, graph);
+}
+
+static kgrt_status_t kgrt_hip_graph_end(kgrt_device_t *device,
+                                        kgrt_device_program_t *program,
+                                        kgrt_device_graph_t **out_graph,
+                                        kgrt_error_t *err) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  *out_graph = NULL;
+  kgrt_hip_graph_t captured = NULL;
+  kgrt_hip_error_t e = hip->api.hipStreamEndCapture(program->stream, &captured);
+  if (e != 0) {
+    if (captured != NULL)
+      hip->api.hipGraphDestroy(captured);
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipStreamEndCapture");
+  }
+  kgrt_device_graph_t *g = kgrt_calloc(&device->alloc, 1, sizeof *g);
+  if (g == NULL) {
+    hip->api.hipGraphDestroy(captured);
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "hip: out of host memory");
+  }
+  g->graph = captured;
+  if ((e = hip->api.hipGraphInstantiate(&g->exec, captured, NULL, NULL, 0)) != 0) {
+    g->exec = NULL;
+    kgrt_hip_graph_destroy(device, g);
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipGraphInstantiate");
+  }
+  *out_graph = g;
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_hip_graph_launch(kgrt_device_t *device,
+                                           kgrt_device_program_t *program,
+                                           kgrt_device_graph_t *graph,
+                                           kgrt_error_t *err) {
+  kgrt_hip_device_t *hip = kgrt_hip_cast(device);
+  kgrt_hip_error_t e = hip->api.hipGraphLaunch(graph->exec, program->stream);
+  if (e != 0)
+    return kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipGraphLaunch");
+  return KGRT_STATUS_OK;
+}
+
 static const kgrt_device_vtable_t kgrt_hip_vtable = {
     .destroy = kgrt_hip_destroy,
     .arch_select = kgrt_hip_arch_select,
@@ -321,6 +421,25 @@ static const kgrt_device_vtable_t kgrt_hip_vtable = {
     .buffer_write = kgrt_hip_buffer_write,
     .buffer_read = kgrt_hip_buffer_read,
     .launch = kgrt_hip_launch,
+    .buffer_copy = kgrt_hip_buffer_copy,
+    .graph_begin = kgrt_hip_graph_begin,
+    .graph_end = kgrt_hip_graph_end,
+    .graph_launch = kgrt_hip_graph_launch,
+    .graph_destroy = kgrt_hip_graph_destroy,
+};
+
+/* The same device without graphs (option graphs=0, or a library without them). */
+static const kgrt_device_vtable_t kgrt_hip_vtable_no_graphs = {
+    .destroy = kgrt_hip_destroy,
+    .arch_select = kgrt_hip_arch_select,
+    .program_load = kgrt_hip_program_load,
+    .program_unload = kgrt_hip_program_unload,
+    .buffer_alloc = kgrt_hip_buffer_alloc,
+    .buffer_free = kgrt_hip_buffer_free,
+    .buffer_write = kgrt_hip_buffer_write,
+    .buffer_read = kgrt_hip_buffer_read,
+    .launch = kgrt_hip_launch,
+    .buffer_copy = kgrt_hip_buffer_copy,
 };
 
 /* dlopen and dlsym: the library and every required entry point. */
@@ -338,15 +457,12 @@ static kgrt_status_t kgrt_hip_library_open(kgrt_hip_device_t *hip, kgrt_error_t 
         err, KGRT_STATUS_UNAVAILABLE,
         "hip: libamdhip64 not found (tried libamdhip64.so.7, .so.6, .so.5, "
         ".so); is ROCm installed?");
-  for (size_t i = 0; i < sizeof kgrt_hip_symbols / sizeof kgrt_hip_symbols[0]; ++i) {
-    const kgrt_hip_symbol_t *s = &kgrt_hip_symbols[i];
-    void *sym = dlsym(hip->library, s->name);
-    if (sym == NULL && !s->optional)
-      return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "hip: %s lacks %s",
-                            hip->library_name, s->name);
-    /* POSIX: a function's address round-trips through void *. */
-    memcpy((char *)&hip->api + s->offset, &sym, sizeof sym);
-  }
+  const char *missing = NULL;
+  if (kgrt_dl_resolve(hip->library, kgrt_hip_symbols,
+                      sizeof kgrt_hip_symbols / sizeof kgrt_hip_symbols[0], &hip->api,
+                      &missing) != 0)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "hip: %s lacks %s",
+                          hip->library_name, missing);
   if (hip->api.hipGetDevicePropertiesR0600 == NULL &&
       hip->api.hipGetDeviceProperties == NULL)
     return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
@@ -405,17 +521,31 @@ static kgrt_status_t kgrt_hip_device_init(kgrt_hip_device_t *hip, kgrt_error_t *
   return KGRT_STATUS_OK;
 }
 
-kgrt_status_t kgrt_device_hip_create(int ordinal, const char *options,
+kgrt_status_t kgrt_device_hip_create(const char *part, const char *options,
                                      const kgrt_allocator_t *alloc,
                                      kgrt_device_t **out_device, kgrt_error_t *err) {
   *out_device = NULL;
-  if (options != NULL)
+  const int ordinal = kgrt_spec_ordinal(part != NULL ? part : "", part != NULL);
+  if (ordinal < 0)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                          "hip: unknown option '%s' (hip takes none)", options);
+                          "hip: expected hip:N with N a device number, got hip:%s", part);
+  uint64_t graphs = 1;
+  if (options != NULL && *options == '\0')
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "hip: empty option list");
+  for (const char *s = options; s != NULL && *s != '\0';) {
+    const char *at = s;
+    char key[16];
+    uint64_t v = 2;
+    if (kgrt_options_next(&s, key, sizeof key, &v) != 0 || v > 1 ||
+        strcmp(key, "graphs") != 0)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "hip: bad option '%s' (expected graphs=0|1)", at);
+    graphs = v;
+  }
   kgrt_hip_device_t *hip = kgrt_calloc(alloc, 1, sizeof *hip);
   if (hip == NULL)
     return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "hip: out of host memory");
-  hip->base.vtable = &kgrt_hip_vtable;
+  hip->base.vtable = &kgrt_hip_vtable_no_graphs;
   if (alloc != NULL)
     hip->base.alloc = *alloc;
   hip->ordinal = ordinal;
@@ -425,6 +555,13 @@ kgrt_status_t kgrt_device_hip_create(int ordinal, const char *options,
   if (st != KGRT_STATUS_OK) {
     kgrt_hip_destroy(&hip->base);
     return st;
+  }
+  const kgrt_hip_api_t *api = &hip->api;
+  if (graphs && api->hipStreamBeginCapture != NULL && api->hipStreamEndCapture != NULL &&
+      api->hipGraphInstantiate != NULL && api->hipGraphLaunch != NULL &&
+      api->hipGraphExecDestroy != NULL && api->hipGraphDestroy != NULL) {
+    hip->base.vtable = &kgrt_hip_vtable;
+    hip->base.replay = 1;
   }
   *out_device = &hip->base;
   return KGRT_STATUS_OK;

@@ -6,7 +6,10 @@
  * allocator, aligned to 256 bytes and zeroed; a device address is the host
  * address. Every call completes before it returns. Options: wave=N forces the
  * wave size (default: the arch's), workers=N the number of host threads
- * (default 0: one per CPU). */
+ * (default 0: one per CPU), memory=BYTES caps the bytes of the buffers live
+ * at once (a device of that size: past it, OUT_OF_MEMORY), graphs=0 turns
+ * graph replay off. A graph is the launches and copies recorded while
+ * capturing, run again in order by graph_launch (replay = run). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +26,29 @@ typedef struct kgrt_sim_device {
   char arch[32];    /* "": the model's first arch with a sim image */
   unsigned wave;    /* 0: the arch's wave size */
   unsigned workers; /* 0: one per CPU */
+  uint64_t memory;  /* the cap on live buffer bytes; 0: none */
+  uint64_t used;    /* live buffer bytes */
 } kgrt_sim_device_t;
+
+/* One recorded launch (kernarg != NULL) or device copy. */
+typedef struct kgrt_sim_record {
+  kgrt_device_launch_t launch; /* its kernarg and arg_bytes are the record's own */
+  uint64_t copy_dst, copy_src;
+  size_t copy_bytes;
+} kgrt_sim_record_t;
+
+struct kgrt_device_graph {
+  kgrt_sim_record_t *records;
+  size_t count, capacity;
+  int failed; /* a record could not be kept: graph_end fails */
+};
 
 struct kgrt_device_program {
   kgrt_sim_image_t *image;
   kgrt_sim_entry_t *entries; /* per kernel of the arch table */
   unsigned wave_size;
-  double timer_start_us; /* kgrt_sim_timer */
+  double timer_start_us;          /* kgrt_sim_timer */
+  kgrt_device_graph_t *capturing; /* NULL: launches run */
 };
 
 static kgrt_sim_device_t *kgrt_sim_cast(kgrt_device_t *device) {
@@ -67,10 +86,20 @@ static kgrt_status_t kgrt_sim_arch_select(kgrt_device_t *device,
   return kgrt_error_no_matching_arch(err, table, "sim (no arch has a sim image)");
 }
 
+static void kgrt_sim_graph_destroy(kgrt_device_t *device, kgrt_device_graph_t *graph) {
+  if (graph == NULL)
+    return;
+  for (size_t i = 0; i < graph->count; ++i)
+    kgrt_free(&device->alloc, (void *)graph->records[i].launch.kernarg);
+  kgrt_free(&device->alloc, graph->records);
+  kgrt_free(&device->alloc, graph);
+}
+
 static void kgrt_sim_program_unload(kgrt_device_t *device,
                                     kgrt_device_program_t *program) {
   if (program == NULL)
     return;
+  kgrt_sim_graph_destroy(device, program->capturing);
   if (program->image != NULL)
     kgrt_sim_image_unload(program->image);
   kgrt_free(&device->alloc, program);
@@ -85,8 +114,9 @@ static kgrt_status_t kgrt_sim_program_load(kgrt_device_t *device,
   const char *name = table->name != NULL ? table->name : "?";
   *out_program = NULL;
   void *slots;
-  kgrt_device_program_t *p = kgrt_program_calloc(device, sizeof *p, arch->num_kernels,
-                                                 sizeof *p->entries, &slots, "sim", err);
+  kgrt_device_program_t *p =
+      kgrt_program_calloc(&device->alloc, sizeof *p, arch->num_kernels,
+                          sizeof *p->entries, &slots, "sim", err);
   if (p == NULL)
     return KGRT_STATUS_OUT_OF_MEMORY;
   p->entries = slots;
@@ -126,23 +156,34 @@ static kgrt_status_t kgrt_sim_program_load(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
-/* The allocation's start is kept in the 8 bytes before the aligned block. */
+/* The allocation's start and the buffer's size are kept in the 16 bytes
+ * before the aligned block. */
+#define KGRT_SIM_HEAD (sizeof(void *) + sizeof(size_t))
+
 static kgrt_status_t kgrt_sim_buffer_alloc(kgrt_device_t *device, size_t bytes,
                                            uint64_t *out_addr, kgrt_error_t *err) {
+  kgrt_sim_device_t *sim = kgrt_sim_cast(device);
   *out_addr = 0;
-  if (bytes > SIZE_MAX - KGRT_SIM_ALIGN - sizeof(void *))
+  if (sim->memory != 0 && bytes > sim->memory - sim->used)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
+                          "sim: out of device memory: %zu bytes asked, %llu of %llu in "
+                          "use",
+                          bytes, (unsigned long long)sim->used,
+                          (unsigned long long)sim->memory);
+  if (bytes > SIZE_MAX - KGRT_SIM_ALIGN - KGRT_SIM_HEAD)
     return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "sim: %zu bytes is too large",
                           bytes);
-  unsigned char *raw =
-      kgrt_alloc(&device->alloc, bytes + KGRT_SIM_ALIGN + sizeof(void *));
+  unsigned char *raw = kgrt_alloc(&device->alloc, bytes + KGRT_SIM_ALIGN + KGRT_SIM_HEAD);
   if (raw == NULL)
     return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
                           "sim: out of host memory for a %zu-byte buffer", bytes);
-  uintptr_t start = (uintptr_t)(raw + sizeof(void *));
+  uintptr_t start = (uintptr_t)(raw + KGRT_SIM_HEAD);
   unsigned char *p =
       (unsigned char *)((start + KGRT_SIM_ALIGN - 1) & ~(uintptr_t)(KGRT_SIM_ALIGN - 1));
-  memcpy(p - sizeof(void *), &raw, sizeof raw);
+  memcpy(p - KGRT_SIM_HEAD, &raw, sizeof raw);
+  memcpy(p - sizeof(size_t), &bytes, sizeof bytes);
   memset(p, 0xff, bytes); /* poison: NaN in every float dtype, -1 in i32 */
+  sim->used += bytes;
   *out_addr = (uint64_t)(uintptr_t)p;
   return KGRT_STATUS_OK;
 }
@@ -152,7 +193,10 @@ static void kgrt_sim_buffer_free(kgrt_device_t *device, uint64_t addr) {
     return;
   unsigned char *p = (unsigned char *)(uintptr_t)addr;
   void *raw;
-  memcpy(&raw, p - sizeof(void *), sizeof raw);
+  size_t bytes;
+  memcpy(&raw, p - KGRT_SIM_HEAD, sizeof raw);
+  memcpy(&bytes, p - sizeof(size_t), sizeof bytes);
+  kgrt_sim_cast(device)->used -= bytes;
   kgrt_free(&device->alloc, raw);
 }
 
@@ -173,11 +217,55 @@ static kgrt_status_t kgrt_sim_buffer_read(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
+/* Appends a record to the graph being captured: a launch (its kernarg and
+ * arg_bytes copied into one allocation) or a copy. */
+static kgrt_status_t kgrt_sim_record(kgrt_device_t *device, kgrt_device_graph_t *g,
+                                     const kgrt_device_launch_t *launch, uint64_t dst,
+                                     uint64_t src, size_t bytes, kgrt_error_t *err) {
+  if (g->count == g->capacity) {
+    size_t cap = g->capacity ? 2 * g->capacity : 16;
+    kgrt_sim_record_t *r = kgrt_calloc(&device->alloc, cap, sizeof *r);
+    if (r == NULL) {
+      g->failed = 1;
+      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "sim: out of host memory");
+    }
+    if (g->count > 0)
+      memcpy(r, g->records, g->count * sizeof *r);
+    kgrt_free(&device->alloc, g->records);
+    g->records = r;
+    g->capacity = cap;
+  }
+  kgrt_sim_record_t *r = &g->records[g->count];
+  memset(r, 0, sizeof *r);
+  if (launch != NULL) {
+    const size_t head = (launch->kernarg_size + 7) / 8 * 8;
+    unsigned char *copy =
+        kgrt_alloc(&device->alloc, head + launch->num_args * sizeof(unsigned long long));
+    if (copy == NULL) {
+      g->failed = 1;
+      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "sim: out of host memory");
+    }
+    memcpy(copy, launch->kernarg, launch->kernarg_size);
+    memcpy(copy + head, launch->arg_bytes, launch->num_args * sizeof(unsigned long long));
+    r->launch = *launch;
+    r->launch.kernarg = copy;
+    r->launch.arg_bytes = (const unsigned long long *)(void *)(copy + head);
+  } else {
+    r->copy_dst = dst;
+    r->copy_src = src;
+    r->copy_bytes = bytes;
+  }
+  g->count++;
+  return KGRT_STATUS_OK;
+}
+
 static kgrt_status_t kgrt_sim_launch(kgrt_device_t *device,
                                      kgrt_device_program_t *program,
                                      const kgrt_device_launch_t *launch,
                                      kgrt_error_t *err) {
   kgrt_sim_device_t *sim = kgrt_sim_cast(device);
+  if (program->capturing != NULL)
+    return kgrt_sim_record(device, program->capturing, launch, 0, 0, 0, err);
   kgrt_sim_launch_t l = {
       .kernel = launch->kernel_name,
       .entry = program->entries[launch->kernel],
@@ -213,6 +301,59 @@ static kgrt_status_t kgrt_sim_timer(kgrt_device_t *device, kgrt_device_program_t
   return KGRT_STATUS_OK;
 }
 
+static kgrt_status_t kgrt_sim_buffer_copy(kgrt_device_t *device,
+                                          kgrt_device_program_t *program, uint64_t dst,
+                                          uint64_t src, size_t bytes, kgrt_error_t *err) {
+  if (program->capturing != NULL)
+    return kgrt_sim_record(device, program->capturing, NULL, dst, src, bytes, err);
+  memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_sim_graph_begin(kgrt_device_t *device,
+                                          kgrt_device_program_t *program,
+                                          kgrt_error_t *err) {
+  kgrt_sim_graph_destroy(device, program->capturing);
+  program->capturing = kgrt_calloc(&device->alloc, 1, sizeof *program->capturing);
+  if (program->capturing == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "sim: out of host memory");
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_sim_graph_end(kgrt_device_t *device,
+                                        kgrt_device_program_t *program,
+                                        kgrt_device_graph_t **out_graph,
+                                        kgrt_error_t *err) {
+  kgrt_device_graph_t *g = program->capturing;
+  program->capturing = NULL;
+  *out_graph = NULL;
+  if (g == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INTERNAL, "sim: graph_end without a capture");
+  if (g->failed) {
+    kgrt_sim_graph_destroy(device, g);
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
+                          "sim: out of host memory while capturing");
+  }
+  *out_graph = g;
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_sim_graph_launch(kgrt_device_t *device,
+                                           kgrt_device_program_t *program,
+                                           kgrt_device_graph_t *graph,
+                                           kgrt_error_t *err) {
+  for (size_t i = 0; i < graph->count; ++i) {
+    const kgrt_sim_record_t *r = &graph->records[i];
+    kgrt_status_t st = r->launch.kernarg != NULL
+                           ? kgrt_sim_launch(device, program, &r->launch, err)
+                           : kgrt_sim_buffer_copy(device, program, r->copy_dst,
+                                                  r->copy_src, r->copy_bytes, err);
+    if (st != KGRT_STATUS_OK)
+      return st;
+  }
+  return KGRT_STATUS_OK;
+}
+
 static const kgrt_device_vtable_t kgrt_sim_vtable = {
     .destroy = kgrt_sim_destroy,
     .arch_select = kgrt_sim_arch_select,
@@ -224,47 +365,37 @@ static const kgrt_device_vtable_t kgrt_sim_vtable = {
     .buffer_read = kgrt_sim_buffer_read,
     .launch = kgrt_sim_launch,
     .timer = kgrt_sim_timer,
+    .buffer_copy = kgrt_sim_buffer_copy,
+    .graph_begin = kgrt_sim_graph_begin,
+    .graph_end = kgrt_sim_graph_end,
+    .graph_launch = kgrt_sim_graph_launch,
+    .graph_destroy = kgrt_sim_graph_destroy,
 };
-
-/* "key=N" at *s (up to ',' or the end) -> value; advances *s; -1 on error. */
-static int kgrt_sim_option(const char **s, const char *key, unsigned max, unsigned *out) {
-  size_t n = strlen(key);
-  if (strncmp(*s, key, n) != 0 || (*s)[n] != '=')
-    return 0;
-  const char *p = *s + n + 1;
-  unsigned long v = 0;
-  if (*p < '0' || *p > '9')
-    return -1;
-  for (; *p >= '0' && *p <= '9'; ++p) {
-    v = v * 10 + (unsigned long)(*p - '0');
-    if (v > max)
-      return -1;
-  }
-  if (*p != ',' && *p != '\0')
-    return -1;
-  *out = (unsigned)v;
-  *s = *p == ',' ? p + 1 : p;
-  return 1;
-}
 
 kgrt_status_t kgrt_device_sim_create(const char *arch, const char *options,
                                      const kgrt_allocator_t *alloc,
                                      kgrt_device_t **out_device, kgrt_error_t *err) {
   *out_device = NULL;
-  unsigned wave = 0, workers = 0;
+  uint64_t wave = 0, workers = 0, memory = 0, graphs = 1;
   if (options != NULL && *options == '\0')
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "sim: empty option list");
   for (const char *s = options; s != NULL && *s != '\0';) {
     const char *at = s;
-    int r = kgrt_sim_option(&s, "wave", 64, &wave);
-    if (r == 1 && (wave == 0 || (wave & (wave - 1)) != 0))
-      r = -1;
-    if (r == 0)
-      r = kgrt_sim_option(&s, "workers", 4096, &workers);
-    if (r <= 0)
+    char key[16];
+    uint64_t v = 0;
+    int ok = kgrt_options_next(&s, key, sizeof key, &v) == 0;
+    if (ok && strcmp(key, "wave") == 0 && v >= 1 && v <= 64 && (v & (v - 1)) == 0)
+      wave = v;
+    else if (ok && strcmp(key, "workers") == 0 && v <= 4096)
+      workers = v;
+    else if (ok && strcmp(key, "memory") == 0 && v >= 1)
+      memory = v;
+    else if (ok && strcmp(key, "graphs") == 0 && v <= 1)
+      graphs = v;
+    else
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                             "sim: bad option '%s' (expected wave=N, N a power of two up "
-                            "to 64, or workers=N)",
+                            "to 64, workers=N, memory=BYTES or graphs=0|1)",
                             at);
   }
   if (arch != NULL && strlen(arch) >= sizeof(((kgrt_sim_device_t *)0)->arch))
@@ -278,17 +409,24 @@ kgrt_status_t kgrt_device_sim_create(const char *arch, const char *options,
     sim->base.alloc = *alloc;
   if (arch != NULL)
     strcpy(sim->arch, arch);
-  sim->wave = wave;
-  sim->workers = workers;
+  sim->wave = (unsigned)wave;
+  sim->workers = (unsigned)workers;
+  sim->memory = memory;
+  sim->base.replay = (int)graphs;
   /* The canonical spec: "sim[:ARCH][,wave=N][,workers=N]". */
   int n = snprintf(sim->base.name, sizeof sim->base.name, "sim%s%s", arch ? ":" : "",
                    arch ? arch : "");
   if (wave != 0)
-    n +=
-        snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",wave=%u", wave);
+    n += snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",wave=%u",
+                  (unsigned)wave);
   if (workers != 0)
-    snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",workers=%u",
-             workers);
+    n += snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",workers=%u",
+                  (unsigned)workers);
+  if (memory != 0)
+    n += snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",memory=%llu",
+                  (unsigned long long)memory);
+  if (!graphs)
+    snprintf(sim->base.name + n, sizeof sim->base.name - (size_t)n, ",graphs=0");
   *out_device = &sim->base;
   return KGRT_STATUS_OK;
 }

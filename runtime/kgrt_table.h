@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 6
+#define KGRT_TABLE_ABI 7
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
@@ -57,12 +57,20 @@ typedef struct kgrt_dim {
   int32_t sym;
 } kgrt_dim_t;
 
+/* kgrt_tensor_info_t.flags. STATE (inputs only): the model keeps this input
+ * on the device across runs (a KV cache that an op updates in place): the
+ * runtime allocates it at the dims' maxima, zeroes it at load and on
+ * kgrt_model_reset_state, and needs no binding for it (one may still copy
+ * bytes in with kgrt_model_set_input). */
+#define KGRT_TENSOR_STATE 0x1u
+
 /* An input, weight or output of the model. */
 typedef struct kgrt_tensor_info {
   const char *name;
   kgrt_dtype_t dtype;
   uint32_t rank;
   kgrt_dim_t dims[KGRT_MAX_DIMS];
+  uint32_t flags; /* KGRT_TENSOR_* */
 } kgrt_tensor_info_t;
 
 typedef enum kgrt_space {

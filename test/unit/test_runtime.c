@@ -59,9 +59,9 @@ enum { COLS = 32, T_MAX = 8 };
 
 static const kgrt_sym_t syms[] = {{"T", T_MAX}};
 static const kgrt_tensor_info_t inputs[] = {
-    {"x", KGRT_DTYPE_F32, 2, {{0, 0}, {COLS, -1}}}};
-static const kgrt_tensor_info_t weights[] = {{"w", KGRT_DTYPE_F32, 1, {{COLS, -1}}}};
-static const kgrt_tensor_info_t outputs[] = {{"out", KGRT_DTYPE_F32, 1, {{0, 0}}}};
+    {"x", KGRT_DTYPE_F32, 2, {{0, 0}, {COLS, -1}}, 0}};
+static const kgrt_tensor_info_t weights[] = {{"w", KGRT_DTYPE_F32, 1, {{COLS, -1}}, 0}};
+static const kgrt_tensor_info_t outputs[] = {{"out", KGRT_DTYPE_F32, 1, {{0, 0}}, 0}};
 
 /* scale * dim `sym`, and a constant. */
 static kgrt_expr_t expr(int64_t scale, int sym) {
@@ -308,11 +308,32 @@ static void test_hip_unavailable(void) {
 }
 
 static void test_bad_specs(void) {
-  const char *bad[] = {"",         "gpu",           "sim:",         "sim,",
-                       "sim,wave", "sim,wave=",     "sim,wave=48",  "sim,wave=128",
-                       "sim,x=1",  "sim,wave=32,,", "sim:gfx 1100", "hip:x",
-                       "hip:-1",   "hip,wave=32",   "cuda:zero",    "simulator",
-                       "sim:a:b"};
+  const char *bad[] = {"",
+                       "gpu",
+                       "sim:",
+                       "sim,",
+                       "sim,wave",
+                       "sim,wave=",
+                       "sim,wave=48",
+                       "sim,wave=128",
+                       "sim,x=1",
+                       "sim,wave=32,,",
+                       "sim:gfx 1100",
+                       "hip:x",
+                       "hip:-1",
+                       "hip,wave=32",
+                       "cuda:zero",
+                       "simulator",
+                       "sim:a:b",
+                       "sim,memory=0",
+                       "sim,graphs=2",
+                       "sim,memory=",
+                       "hip,graphs=2",
+                       "cuda,early_launch=2",
+                       "cuda,time_flush=x",
+                       "cuda,graphs=1,",
+                       "cuda,=1",
+                       "sim,wave=32,workers"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     kgrt_error_t err;
     kgrt_device_t *dev = (kgrt_device_t *)&err;
@@ -944,6 +965,320 @@ static void test_allocation_failures(void) {
   }
 }
 
+/* ---- memory, state, replay, loops, profiles -------------------------------- */
+
+/* The bytes load allocates, told before loading; a device with less memory
+ * refuses the load with OUT_OF_MEMORY, a message with that total, and no
+ * leak; with exactly that much it loads. */
+static void test_memory(void) {
+  test_model_t m;
+  test_model_init(&m);
+  kgrt_error_t err;
+  kgrt_device_t *dev = NULL;
+  kgrt_memory_t mem;
+  CHECK_EQ(kgrt_device_open("sim", NULL, &dev, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_memory(dev, &m.table, &mem, &err), KGRT_STATUS_OK);
+  const uint64_t io = 4 * COLS * T_MAX + 4 * COLS + 4 * T_MAX;
+  CHECK_EQ(mem.arena, 4 * COLS * T_MAX);
+  CHECK_EQ(mem.inputs + mem.weights + mem.outputs, io);
+  CHECK_EQ(mem.total, 4 * COLS * T_MAX + io);
+  CHECK_EQ(mem.state, 0);
+  m.gfx1100.arena_zero_bytes = 256;
+  m.gfx1100.arena_align = 1024; /* the arena is allocated with room to align */
+  CHECK_EQ(kgrt_model_memory(dev, &m.table, &mem, &err), KGRT_STATUS_OK);
+  CHECK_EQ(mem.state, 256);
+  CHECK_EQ(mem.arena, 4 * COLS * T_MAX + 1024);
+  m.gfx1100.arena_zero_bytes = 0;
+  m.gfx1100.arena_align = 256;
+  m.table.abi = 6;
+  CHECK_EQ(kgrt_model_memory(dev, &m.table, &mem, &err), KGRT_STATUS_ABI_MISMATCH);
+  m.table.abi = KGRT_TABLE_ABI;
+  kgrt_device_close(dev);
+
+  char spec[64];
+  for (int more = 0; more < 2; ++more) {
+    counting_t c;
+    kgrt_allocator_t a = counting_allocator(&c);
+    snprintf(spec, sizeof spec, "sim,memory=%llu",
+             (unsigned long long)(4 * COLS * T_MAX + io - 1 + more));
+    kgrt_model_t *model = NULL;
+    CHECK_EQ(kgrt_device_open(spec, &a, &dev, &err), KGRT_STATUS_OK);
+    kgrt_status_t st = kgrt_model_load(dev, &m.table, &model, &err);
+    CHECK_EQ(st, more ? KGRT_STATUS_OK : KGRT_STATUS_OUT_OF_MEMORY);
+    if (!more) {
+      char need[64];
+      snprintf(need, sizeof need, "needs %llu bytes of device memory",
+               (unsigned long long)(4 * COLS * T_MAX + io));
+      CHECK(contains(err.message, need));
+      CHECK(contains(err.message, "out of device memory"));
+      fprintf(stderr, "memory: %s\n", err.message);
+    }
+    kgrt_model_unload(model);
+    kgrt_device_close(dev);
+    CHECK_EQ(c.live, 0);
+  }
+}
+
+/* x marked as state: zeros from load, no binding needed, kept across runs,
+ * zeros again after kgrt_model_reset_state. */
+static void test_state(void) {
+  test_model_t m;
+  test_model_init(&m);
+  kgrt_tensor_info_t in = m.table.inputs[0];
+  in.flags = KGRT_TENSOR_STATE;
+  m.table.inputs = &in;
+  float x[T_MAX * COLS], w[COLS], out[T_MAX];
+  fill_data(x, w, T_MAX);
+  counting_t c;
+  kgrt_allocator_t a = counting_allocator(&c);
+  kgrt_error_t err;
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *model = NULL;
+  CHECK_EQ(kgrt_device_open("sim", &a, &dev, &err), KGRT_STATUS_OK);
+  kgrt_memory_t mem;
+  CHECK_EQ(kgrt_model_memory(dev, &m.table, &mem, &err), KGRT_STATUS_OK);
+  CHECK_EQ(mem.state, 4 * COLS * T_MAX);
+  CHECK_EQ(kgrt_model_load(dev, &m.table, &model, &err), KGRT_STATUS_OK);
+  if (model == NULL) {
+    kgrt_device_close(dev);
+    return;
+  }
+  CHECK_EQ(kgrt_model_set_dim(model, "T", 4, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_set_weight(model, "w", w, sizeof w, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_run(model, &err), KGRT_STATUS_OK); /* x needs no binding */
+  CHECK_EQ(kgrt_model_get_output(model, "out", out, 4 * sizeof *out, &err),
+           KGRT_STATUS_OK);
+  for (int r = 0; r < 4; ++r)
+    CHECK_EQ(out[r], 0.0f);
+  CHECK_EQ(kgrt_model_set_input(model, "x", x, 4 * COLS * sizeof *x, &err),
+           KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_set_dim(model, "T", 2, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_run(model, &err), KGRT_STATUS_OK); /* a state has any size */
+  CHECK_EQ(kgrt_model_set_dim(model, "T", 4, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_run(model, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_get_output(model, "out", out, 4 * sizeof *out, &err),
+           KGRT_STATUS_OK);
+  for (int r = 0; r < 4; ++r)
+    CHECK(close_enough(out[r], row_ref(x, w, r)));
+  CHECK_EQ(kgrt_model_reset_state(model, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_run(model, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_get_output(model, "out", out, 4 * sizeof *out, &err),
+           KGRT_STATUS_OK);
+  for (int r = 0; r < 4; ++r)
+    CHECK_EQ(out[r], 0.0f);
+  CHECK_EQ(kgrt_model_reset_state(NULL, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  kgrt_model_unload(model);
+  kgrt_device_close(dev);
+  CHECK_EQ(c.live, 0);
+
+  /* state is for inputs; unknown flags are refused */
+  kgrt_tensor_info_t wt = m.table.weights[0];
+  wt.flags = KGRT_TENSOR_STATE;
+  m.table.weights = &wt;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "state is for inputs"));
+  wt.flags = 0;
+  in.flags = 0x2;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+}
+
+/* Runs at T = rows and checks every row; returns the number of bad rows. */
+static int run_and_check(kgrt_model_t *model, const float *x, const float *w, int rows) {
+  kgrt_error_t err;
+  float out[T_MAX];
+  int bad = 0;
+  if (kgrt_model_set_dim(model, "T", rows, &err) != KGRT_STATUS_OK ||
+      kgrt_model_set_input(model, "x", x, sizeof(float) * COLS * (size_t)rows, &err) !=
+          KGRT_STATUS_OK ||
+      kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
+      kgrt_model_get_output(model, "out", out, sizeof(float) * (size_t)rows, &err) !=
+          KGRT_STATUS_OK) {
+    fprintf(stderr, "run_and_check: %s\n", err.message);
+    return rows + 1;
+  }
+  for (int r = 0; r < rows; ++r)
+    bad += !close_enough(out[r], row_ref(x, w, r));
+  return bad;
+}
+
+/* Replay: the graph captured at T = 3 is not the one T = 5 needs; new
+ * input bytes at the same dims are read by the replayed graph. */
+static void test_replay(void) {
+  test_model_t m;
+  test_model_init(&m);
+  float x[T_MAX * COLS], x2[T_MAX * COLS], w[COLS];
+  fill_data(x, w, T_MAX);
+  for (int i = 0; i < T_MAX * COLS; ++i)
+    x2[i] = -2.0f * x[i] + 1.0f;
+  const char *specs[] = {"sim", "sim,graphs=0"};
+  for (int s = 0; s < 2; ++s) {
+    counting_t c;
+    kgrt_allocator_t a = counting_allocator(&c);
+    kgrt_error_t err;
+    kgrt_device_t *dev = NULL;
+    kgrt_model_t *model = NULL;
+    CHECK_EQ(kgrt_device_open(specs[s], &a, &dev, &err), KGRT_STATUS_OK);
+    CHECK_EQ(kgrt_model_load(dev, &m.table, &model, &err), KGRT_STATUS_OK);
+    if (model == NULL) {
+      kgrt_device_close(dev);
+      continue;
+    }
+    CHECK_EQ(kgrt_model_replay(model), s == 0);
+    CHECK_EQ(kgrt_model_set_weight(model, "w", w, sizeof w, &err), KGRT_STATUS_OK);
+    const int rows[] = {3, 3, 5, 3, 5, 5, 8};
+    for (int i = 0; i < 7; ++i)
+      CHECK_EQ(run_and_check(model, i % 2 ? x2 : x, w, rows[i]), 0);
+    if (s == 0) {
+      CHECK_EQ(kgrt_model_set_replay(model, 0, &err), KGRT_STATUS_OK);
+      CHECK_EQ(kgrt_model_replay(model), 0);
+      CHECK_EQ(run_and_check(model, x, w, 4), 0);
+      CHECK_EQ(kgrt_model_set_replay(model, 1, &err), KGRT_STATUS_OK);
+      CHECK_EQ(run_and_check(model, x2, w, 4), 0);
+    } else {
+      CHECK_EQ(kgrt_model_set_replay(model, 1, &err), KGRT_STATUS_UNAVAILABLE);
+      CHECK(contains(err.message, "graphs=0"));
+    }
+    kgrt_model_unload(model);
+    kgrt_device_close(dev);
+    CHECK_EQ(c.live, 0);
+  }
+}
+
+/* A one-step plan y = x * w (y an output of x's shape): linked back into x,
+ * n steps give x * w^n; each step's y collected, read back at the end. */
+static void test_loop(void) {
+  test_model_t m;
+  test_model_init(&m);
+  static const kgrt_tensor_info_t y_out[] = {
+      {"y", KGRT_DTYPE_F32, 2, {{0, 0}, {COLS, -1}}, 0},
+      {"out", KGRT_DTYPE_F32, 1, {{0, 0}}, 0}};
+  m.table.outputs = y_out;
+  m.table.num_outputs = 2;
+  m.step0_args[2] = buffer_arg(KGRT_SPACE_OUTPUT, expr(4 * COLS, 0));
+  m.gfx1100.num_steps = 1;
+  rehash(&m.gfx1100);
+  enum { N = 5, R = 3 };
+  float x[T_MAX * COLS], w[COLS], ys[N][R * COLS];
+  fill_data(x, w, R);
+  const char *specs[] = {"sim", "sim,graphs=0"};
+  for (int s = 0; s < 2; ++s) {
+    counting_t c;
+    kgrt_allocator_t a = counting_allocator(&c);
+    kgrt_error_t err;
+    kgrt_device_t *dev = NULL;
+    kgrt_model_t *model = NULL;
+    CHECK_EQ(kgrt_device_open(specs[s], &a, &dev, &err), KGRT_STATUS_OK);
+    CHECK_EQ(kgrt_model_load(dev, &m.table, &model, &err), KGRT_STATUS_OK);
+    if (model == NULL) {
+      kgrt_device_close(dev);
+      continue;
+    }
+    CHECK_EQ(kgrt_model_set_dim(model, "T", R, &err), KGRT_STATUS_OK);
+    CHECK_EQ(kgrt_model_set_weight(model, "w", w, sizeof w, &err), KGRT_STATUS_OK);
+    CHECK_EQ(kgrt_model_set_input(model, "x", x, sizeof(float) * R * COLS, &err),
+             KGRT_STATUS_OK);
+    /* links and steps are checked */
+    CHECK_EQ(kgrt_model_link(model, "out", "x", &err), KGRT_STATUS_INVALID_ARGUMENT);
+    CHECK_EQ(kgrt_model_link(model, "z", "x", &err), KGRT_STATUS_NOT_FOUND);
+    CHECK_EQ(kgrt_model_link(model, "y", "w", &err), KGRT_STATUS_NOT_FOUND);
+    CHECK_EQ(kgrt_model_step_dim(model, "U", 1, &err), KGRT_STATUS_NOT_FOUND);
+    CHECK_EQ(kgrt_model_step_dim(model, "T", 9, &err), KGRT_STATUS_OUT_OF_RANGE);
+    CHECK_EQ(kgrt_model_run_steps(model, 0, NULL, NULL, 0, &err),
+             KGRT_STATUS_INVALID_ARGUMENT);
+    CHECK_EQ(kgrt_model_link(model, "y", "x", &err), KGRT_STATUS_OK);
+    CHECK_EQ(kgrt_model_run_steps(model, N, "y", ys, sizeof ys - 4, &err),
+             KGRT_STATUS_OUT_OF_RANGE);
+    CHECK_EQ(kgrt_model_run_steps(model, N, "nope", ys, sizeof ys, &err),
+             KGRT_STATUS_NOT_FOUND);
+    /* T would pass its max of 8 */
+    CHECK_EQ(kgrt_model_step_dim(model, "T", 2, &err), KGRT_STATUS_OK);
+    CHECK_EQ(kgrt_model_run_steps(model, 4, NULL, NULL, 0, &err),
+             KGRT_STATUS_OUT_OF_RANGE);
+    CHECK(contains(err.message, "would reach 9"));
+    /* a collected output must keep its size */
+    CHECK_EQ(kgrt_model_run_steps(model, 2, "y", ys, 2 * sizeof ys[0], &err),
+             KGRT_STATUS_INVALID_ARGUMENT);
+    CHECK_EQ(kgrt_model_step_dim(model, "T", 0, &err), KGRT_STATUS_OK);
+
+    memset(ys, 0, sizeof ys);
+    CHECK_EQ(kgrt_model_run_steps(model, 2, "y", ys, 2 * sizeof ys[0], &err),
+             KGRT_STATUS_OK);
+    /* goes on where it stopped: steps 3 .. 5 */
+    CHECK_EQ(kgrt_model_run_steps(model, N - 2, "y", ys[2], (N - 2) * sizeof ys[0], &err),
+             KGRT_STATUS_OK);
+    int bad = 0;
+    for (int n = 0; n < N; ++n)
+      for (int i = 0; i < R * COLS; ++i) {
+        double want = x[i];
+        for (int k = 0; k <= n; ++k)
+          want *= w[i % COLS];
+        bad += !close_enough(ys[n][i], want);
+      }
+    CHECK_EQ(bad, 0);
+    /* the last step's outputs stay readable */
+    float last[R * COLS];
+    CHECK_EQ(kgrt_model_get_output(model, "y", last, sizeof last, &err), KGRT_STATUS_OK);
+    CHECK(memcmp(last, ys[N - 1], sizeof last) == 0);
+    /* binding an input stops the continuation: the next call starts from it */
+    CHECK_EQ(kgrt_model_set_input(model, "x", x, sizeof(float) * R * COLS, &err),
+             KGRT_STATUS_OK);
+    CHECK_EQ(kgrt_model_run_steps(model, 1, "y", ys, sizeof ys[0], &err), KGRT_STATUS_OK);
+    CHECK(close_enough(ys[0][1], (double)x[1] * w[1]));
+    kgrt_model_clear_links(model);
+    CHECK_EQ(kgrt_model_run_steps(model, 2, "y", ys, 2 * sizeof ys[0], &err),
+             KGRT_STATUS_OK);
+    CHECK(close_enough(ys[1][1], (double)x[1] * w[1])); /* no link: x stays */
+    kgrt_model_unload(model);
+    kgrt_device_close(dev);
+    CHECK_EQ(c.live, 0);
+  }
+}
+
+/* Per step: launched, workgroups, device time, bytes of its buffers. */
+static void test_profile(void) {
+  test_model_t m;
+  test_model_init(&m);
+  float x[T_MAX * COLS], w[COLS];
+  fill_data(x, w, 4);
+  kgrt_error_t err;
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *model = NULL;
+  CHECK_EQ(kgrt_device_open("sim", NULL, &dev, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_load(dev, &m.table, &model, &err), KGRT_STATUS_OK);
+  if (model == NULL) {
+    kgrt_device_close(dev);
+    return;
+  }
+  kgrt_step_profile_t p[3];
+  uint32_t n = 0;
+  CHECK_EQ(kgrt_model_set_dim(model, "T", 4, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_set_weight(model, "w", w, sizeof w, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_profile(model, 3, p, 3, &n, &err), KGRT_STATUS_FAILED_PRECONDITION);
+  CHECK_EQ(kgrt_model_set_input(model, "x", x, sizeof(float) * 4 * COLS, &err),
+           KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_profile(model, 3, p, 1, &n, &err), KGRT_STATUS_OUT_OF_RANGE);
+  CHECK_EQ(n, 2);
+  CHECK_EQ(kgrt_model_profile(model, 3, p, 3, &n, &err), KGRT_STATUS_OK);
+  CHECK_EQ(n, 2);
+  CHECK_STR(p[0].kernel, "k_scale");
+  CHECK_STR(p[1].kernel, "k_rowsum");
+  CHECK(p[0].launched && p[1].launched);
+  CHECK_EQ(p[0].workgroups, 2); /* 128 elements, 64 per workgroup */
+  CHECK_EQ(p[1].workgroups, 2); /* 4 rows, 2 per workgroup */
+  CHECK_EQ(p[0].bytes, 4 * COLS * 4 + 4 * COLS + 4 * COLS * 4);
+  CHECK_EQ(p[1].bytes, 4 * COLS * 4 + 4 * 4);
+  CHECK(p[0].us > 0 && p[1].us > 0);
+  float out[4];
+  CHECK_EQ(kgrt_model_get_output(model, "out", out, sizeof out, &err), KGRT_STATUS_OK);
+  for (int r = 0; r < 4; ++r)
+    CHECK(close_enough(out[r], row_ref(x, w, r)));
+  m.steps[0].units = expr(0, 0); /* skipped: not launched, no time, no bytes */
+  CHECK_EQ(kgrt_model_profile(model, 1, p, 3, &n, &err), KGRT_STATUS_OK);
+  CHECK(!p[0].launched && p[0].us == 0 && p[0].bytes == 0);
+  kgrt_model_unload(model);
+  kgrt_device_close(dev);
+}
+
 /* ---- main ----------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
@@ -974,6 +1309,11 @@ int main(int argc, char **argv) {
       test_wrong_wave_size();
       test_out_of_bounds();
       test_allocation_failures();
+      test_memory();
+      test_state();
+      test_replay();
+      test_loop();
+      test_profile();
     }
     free(hsaco);
     free(sim);

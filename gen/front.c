@@ -26,10 +26,12 @@
 #define KG_FRONT_MAX_TENSORS 65536
 #define KG_FRONT_MAX_NODES 16384
 #define KG_FRONT_MAX_IO 4096
-#define KG_FRONT_MAX_NAME 128         /* bytes of a tensor, sym or op name */
-#define KG_FRONT_MAX_MODEL_NAME 64    /* bytes of the model's name (files, symbols) */
-#define KG_FRONT_MAX_CODE (64 * 1024) /* bytes of an expression or hole value */
-#define KG_FRONT_MAX_HOLES 64         /* holes of one variant */
+#define KG_FRONT_MAX_NAME 128      /* bytes of a tensor, sym or op name */
+#define KG_FRONT_MAX_MODEL_NAME 64 /* bytes of the model's name (files, symbols) */
+#define KG_FRONT_MAX_CODE                                                                \
+  (4 * 1024 * 1024)           /* bytes of an expression or hole value (a                 \
+                               rope table at D 4098 takes 92 KiB) */
+#define KG_FRONT_MAX_HOLES 64 /* holes of one variant */
 
 char *kg_front_model_name(const char *path) {
   const char *base = strrchr(path, '/');

@@ -65,7 +65,7 @@ typedef struct options {
 
 /* The most distinct kernels one target compiles: a real model repeats a few
  * dozen (its layers share their code); each costs compile time. */
-#define KG_MAX_DISTINCT_KERNELS 256
+#define KG_MAX_DISTINCT_KERNELS 1024
 
 static void usage(FILE *f) {
   fputs(

@@ -107,34 +107,6 @@ static const char *kgrt_table_name(const kgrt_model_table_t *table) {
   return table->name != NULL ? table->name : "?";
 }
 
-/* Bytes per block of `dtype` and the elements one block holds (*elems: 1 for
- * the plain dtypes, 32 or 256 weights for the GGUF block formats); 0 for a
- * dtype this runtime does not know. */
-static size_t kgrt_dtype_block(kgrt_dtype_t dtype, int64_t *elems) {
-  *elems = 1;
-  switch (dtype) {
-  case KGRT_DTYPE_F32:
-  case KGRT_DTYPE_I32:
-    return 4;
-  case KGRT_DTYPE_F16:
-  case KGRT_DTYPE_BF16:
-    return 2;
-  case KGRT_DTYPE_Q8_0:
-    *elems = 32;
-    return 34;
-  case KGRT_DTYPE_Q4_0:
-    *elems = 32;
-    return 18;
-  case KGRT_DTYPE_Q4_K:
-    *elems = 256;
-    return 144;
-  case KGRT_DTYPE_Q6_K:
-    *elems = 256;
-    return 210;
-  }
-  return 0;
-}
-
 static size_t kgrt_dtype_size(kgrt_dtype_t dtype) {
   int64_t elems;
   return kgrt_dtype_block(dtype, &elems);

@@ -179,3 +179,31 @@ int kgrt_dl_resolve(void *library, const kgrt_dl_symbol_t *syms, size_t n, void 
   }
   return 0;
 }
+
+/* Bytes per block of `dtype` and the elements one block holds (*elems: 1 for
+ * the plain dtypes, 32 or 256 weights for the GGUF block formats); 0 for a
+ * dtype this runtime does not know. */
+size_t kgrt_dtype_block(kgrt_dtype_t dtype, int64_t *elems) {
+  *elems = 1;
+  switch (dtype) {
+  case KGRT_DTYPE_F32:
+  case KGRT_DTYPE_I32:
+    return 4;
+  case KGRT_DTYPE_F16:
+  case KGRT_DTYPE_BF16:
+    return 2;
+  case KGRT_DTYPE_Q8_0:
+    *elems = 32;
+    return 34;
+  case KGRT_DTYPE_Q4_0:
+    *elems = 32;
+    return 18;
+  case KGRT_DTYPE_Q4_K:
+    *elems = 256;
+    return 144;
+  case KGRT_DTYPE_Q6_K:
+    *elems = 256;
+    return 210;
+  }
+  return 0;
+}

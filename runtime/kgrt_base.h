@@ -39,6 +39,11 @@ KGRT_INTERNAL kgrt_status_t kgrt_error_set(kgrt_error_t *err, kgrt_status_t stat
 /* *err = OK with an empty message (err may be NULL). */
 KGRT_INTERNAL void kgrt_error_clear(kgrt_error_t *err);
 
+/* Bytes per block of `dtype` and the elements one block holds (*elems: 1 for
+ * the plain dtypes, 32 or 256 weights for the GGUF block formats); 0 for a
+ * dtype this runtime does not know. */
+KGRT_INTERNAL size_t kgrt_dtype_block(kgrt_dtype_t dtype, int64_t *elems);
+
 /* One zeroed allocation from `alloc` holding a device's program struct of
  * `size` bytes and, after it, `count` per-kernel slots of `slot` bytes
  * (*out_slots points at them). NULL with OUT_OF_MEMORY in *err (the message

@@ -6,6 +6,8 @@
  * allocator. Gives kgrt_weights.h except kgrt_model_bind_weights. */
 #include "kgrt_weights_internal.h"
 
+#include "kgrt_base.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -131,31 +133,6 @@ char *kgrt_weights_strdup(kgrt_weights_t *w, const void *s, size_t n) {
 
 /* ---- dtypes and sizes ----------------------------------------------------- */
 
-size_t kgrt_weights_dtype_block(kgrt_dtype_t dtype, int64_t *out_elems) {
-  *out_elems = 1;
-  switch (dtype) {
-  case KGRT_DTYPE_F32:
-  case KGRT_DTYPE_I32:
-    return 4;
-  case KGRT_DTYPE_F16:
-  case KGRT_DTYPE_BF16:
-    return 2;
-  case KGRT_DTYPE_Q8_0:
-    *out_elems = 32;
-    return 34;
-  case KGRT_DTYPE_Q4_0:
-    *out_elems = 32;
-    return 18;
-  case KGRT_DTYPE_Q4_K:
-    *out_elems = 256;
-    return 144;
-  case KGRT_DTYPE_Q6_K:
-    *out_elems = 256;
-    return 210;
-  }
-  return 0;
-}
-
 const char *kgrt_weights_dtype_name(kgrt_dtype_t dtype) {
   static const char *const names[] = {"f32",  "f16",  "bf16", "i32",
                                       "q8_0", "q4_0", "q4_k", "q6_k"};
@@ -165,7 +142,7 @@ const char *kgrt_weights_dtype_name(kgrt_dtype_t dtype) {
 kgrt_status_t kgrt_weights_size(const kgrt_weights_t *w, kgrt_weight_info_t *info,
                                 kgrt_error_t *err) {
   int64_t elems;
-  const uint64_t block = kgrt_weights_dtype_block(info->dtype, &elems);
+  const uint64_t block = kgrt_dtype_block(info->dtype, &elems);
   uint64_t numel = 1;
   for (uint32_t d = 0; d < info->ndim; ++d)
     if (__builtin_mul_overflow(numel, (uint64_t)info->shape[d], &numel) ||

@@ -125,9 +125,6 @@ KGRT_WEIGHTS_INTERNAL kgrt_status_t kgrt_weights_size(const kgrt_weights_t *w,
                                                       kgrt_weight_info_t *info,
                                                       kgrt_error_t *err);
 
-/* Block weights and bytes of a dtype; 0 for one the files cannot hold. */
-KGRT_WEIGHTS_INTERNAL size_t kgrt_weights_dtype_block(kgrt_dtype_t dtype,
-                                                      int64_t *out_elems);
 KGRT_WEIGHTS_INTERNAL const char *kgrt_weights_dtype_name(kgrt_dtype_t dtype);
 
 /* The format parsers: the header of file `file` (w->files[file]). */

@@ -1,5 +1,5 @@
 /* attention: flash attention of one KV head's keys for a tile of query rows
- * (lua/ops/attention.lua). q [tq, H, D]; key j of KV head h is k[KOFF + h KVS
+ * (lua/ops/attention.lua). q [tq, H, D]; key j of KV head h is k[layer LSTRIDE + h KVS
  * + j KJS .. + D] (a tensor [S, KVH, D] or a layer of a cache [L, KVH,
  * S_max, D]), v likewise; sk keys in all. The G = H / KVH query heads of a
  * KV head are packed as rows rho = t G + g; row rho sits at position
@@ -39,7 +39,7 @@
  * A row that sees no key gives 0. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{Q_T}}) q, KG_GLOBAL(const {{Q_T}}) k, KG_GLOBAL(const {{Q_T}}) v,
-    KG_GLOBAL({{Q_T}}) out,{{#if SCRATCH}} KG_GLOBAL(float) part, KG_GLOBAL(int) cnt,{{/if}} long tq, long sk) {
+    KG_GLOBAL({{Q_T}}) out,{{#if SCRATCH}} KG_GLOBAL(float) part, KG_GLOBAL(int) cnt,{{/if}} long tq, long sk, long layer) {
   typedef {{Q_T}} T;
   typedef {{FRAG}}<T, {{LDQ}}> F;  /* Q and K tiles (and V, [BN][LDQ]) */
   typedef {{FRAG}}<T, {{LDP}}> FP; /* a wave's P tile */
@@ -115,7 +115,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     for (int u = tid; u < BN * CPR; u += {{BLOCK}}) {
       const int r = u / CPR, c = u % CPR * {{VEC}};
       const bool ok = j0 + r < ke && c < D;
-      const long src = {{KOFF}}L + kvh * {{KVS}}L + (long)(j0 + r) * {{KJS}}L + c;
+      const long src = layer * {{LSTRIDE}}L + kvh * {{KVS}}L + (long)(j0 + r) * {{KJS}}L + c;
       kg_tile_copy<{{VEC}}>(&Ks[(s * BN + r) * LDQ + c], k, ok ? src : 0, ok);
       if constexpr (TR) {
         kg_vec<T, {{VEC}}> x = {};

@@ -1,9 +1,9 @@
-/* kv_append: cache[LAYER, h, pos[t], :] = new[t, h, :], in place, for a cache
+/* kv_append: cache[layer, h, pos[t], :] = new[t, h, :], in place, for a cache
  * [L, KVH, SLOTS, D]. One workgroup per (t, h) row of new. A position outside
  * [0, SLOTS) is skipped; when a later token has the same position, this one
  * is skipped too (the last token wins, whatever the workgroup order). */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL({{C_T}}) cache, KG_GLOBAL(const {{N_T}}) nw, KG_GLOBAL(const int) positions, long tokens) {
+{{KERNEL}}(KG_GLOBAL({{C_T}}) cache, KG_GLOBAL(const {{N_T}}) nw, KG_GLOBAL(const int) positions, long tokens, long layer) {
   const long row = blockIdx.x;
   const long t = row / {{KVH}};
   const long h = row - t * {{KVH}};
@@ -16,7 +16,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   if (kg_block_max<{{WAVE}}, {{BLOCK}}>(later) > 0.0f)
     return;
   const long src = row * {{D}};
-  const long dst = (({{LAYER}}L * {{KVH}} + h) * {{SLOTS}} + pos) * {{D}};
+  const long dst = ((layer * {{KVH}} + h) * {{SLOTS}} + pos) * {{D}};
   for (long c = (long)threadIdx.x * {{VEC}}; c < {{D}}; c += {{BLOCK}} * {{VEC}}) {
     const kg_vec<{{N_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>(nw, src + c);
     kg_vec<{{C_T}}, {{VEC}}> r;

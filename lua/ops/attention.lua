@@ -200,7 +200,7 @@ end
 kg.template {
   name = "attention",
   holes = { "BM", "BN", "BNW", "CAP_IN", "CAP_OUT", "CAUSAL", "D", "DIRECT", "DP", "FINAL",
-    "FM", "FRAG", "G", "GATHER", "H", "KJS", "KOFF", "KVS", "LDP", "LDQ", "LDR", "LDV",
+    "FM", "FRAG", "G", "GATHER", "H", "KJS", "KVS", "LSTRIDE", "LDP", "LDQ", "LDR", "LDV",
     "PARTIAL", "PLAIN", "Q_T", "REPEAT", "RTMAX", "SCALE2", "SCRATCH", "SHARED_BYTES",
     "SOFTCAP", "SPLITS", "STAGES", "TD", "WINDOW", "WK", "WM" },
   libs = { "mma" },
@@ -227,7 +227,8 @@ local function positive(v)
 end
 
 --- The facts both nodes build on, after every check: dims, strides of k and v
---- (key j of KV head h at koff + h kvs + j kjs), the holes and params info.
+--- (key j of KV head h at layer lstride + h kvs + j kjs; the layer is a
+--- kernel argument, so every layer runs the same kernel), the holes and params info.
 local function describe(q, k, v, a, where)
   kg.check_float("attention", q, "q")
   kg.check_float("attention", k, "k")
@@ -258,7 +259,7 @@ local function describe(q, k, v, a, where)
     end
     s_size = k.shape[1]
     info.s_max = kg.is_sym(s_size) and s_size.max or s_size
-    info.koff, info.kvs, info.kjs = 0, d, kvh * d
+    info.layer, info.lstride, info.kvs, info.kjs = 0, 0, d, kvh * d
   elseif #k.shape == 4 then
     for i = 1, 4 do
       if math.type(k.shape[i]) ~= "integer" then
@@ -280,7 +281,7 @@ local function describe(q, k, v, a, where)
     if info.s_max > slots then
       fail("attention: attribute context can reach %d, past the cache's %d slots", info.s_max, slots)
     end
-    info.koff, info.kvs, info.kjs = layer * kvh * slots * d, slots * d, d
+    info.layer, info.lstride, info.kvs, info.kjs = layer, kvh * slots * d, slots * d, d
   else
     fail("attention: k must be [S, KVH, D] or a KV cache [L, KVH, S, D], got %s",
       kg.shape_str(k.shape))
@@ -317,7 +318,7 @@ local function describe(q, k, v, a, where)
     Q_T = q.dtype.ctype, D = tostring(d), H = tostring(h),
     G = tostring(info.g), TD = tostring(info.td), RTMAX = tostring(info.rtmax),
     LDR = tostring(d + 4),
-    KOFF = tostring(info.koff), KVS = tostring(info.kvs), KJS = tostring(info.kjs),
+    LSTRIDE = tostring(info.lstride), KVS = tostring(info.kvs), KJS = tostring(info.kjs),
     CAUSAL = a.causal and "1" or "", WINDOW = a.window and tostring(a.window) or "",
   }
   return info, holes, tq, s_size
@@ -362,7 +363,7 @@ kg.op {
       hl.PARTIAL = mode == "decode" and "1" or ""
       node.variants[#node.variants + 1] = {
         template = "attention", label = mode, grid = "tiles", tile_units = { tq, info.g },
-        dim_args = { tq, s_size }, holes = hl, params_info = pi, select = select,
+        dim_args = { tq, s_size, info.layer }, holes = hl, params_info = pi, select = select,
       }
     end
     if has_prefill then

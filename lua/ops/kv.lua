@@ -21,7 +21,7 @@ local fail = kg.fail
 
 kg.template {
   name = "kv_append",
-  holes = { "C_T", "D", "KVH", "LAYER", "N_T", "SLOTS" },
+  holes = { "C_T", "D", "KVH", "N_T", "SLOTS" },
   params = function(target, info)
     local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
     if info.new_dtype ~= info.dtype then vec = math.min(vec, kg.vector_width(kg.dtypes[info.new_dtype], { info.cols })) end
@@ -69,10 +69,11 @@ kg.op {
     node.grid = "rows"
     node.grid_of = new -- one workgroup per (token, head)
     node.cols = d
-    node.dim_args = { pos } -- tokens
+    node.dim_args = { pos, a.layer } -- tokens, and the layer (an argument, so every
+    -- layer's kv_append is the same kernel)
     node.holes = {
       C_T = cache.dtype.ctype, N_T = new.dtype.ctype, KVH = tostring(kvh),
-      SLOTS = tostring(slots), D = tostring(d), LAYER = tostring(a.layer),
+      SLOTS = tostring(slots), D = tostring(d),
     }
     node.params_info = { dtype = cache.dtype.name, new_dtype = new.dtype.name, cols = d }
     node.out_dtype, node.out_shape = cache.dtype, cache.shape

@@ -17,10 +17,10 @@
 -- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefix=HIP
 -- HIP-LABEL: attention_attention_prefill_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) q, KG_GLOBAL(const kg_bf16) k, KG_GLOBAL(const kg_bf16) v,
--- HIP-NEXT: KG_GLOBAL(kg_bf16) out, KG_GLOBAL(float) part, KG_GLOBAL(int) cnt, long tq, long sk)
+-- HIP-NEXT: KG_GLOBAL(kg_bf16) out, KG_GLOBAL(float) part, KG_GLOBAL(int) cnt, long tq, long sk, long layer)
 -- HIP: typedef kg_mma_wmma_16x16x16<T, 136> F;
 -- HIP-LABEL: attention_attention_decode_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) q, KG_GLOBAL(const kg_bf16) k, KG_GLOBAL(const kg_bf16) v,
--- HIP-NEXT: KG_GLOBAL(kg_bf16) out, KG_GLOBAL(float) part, KG_GLOBAL(int) cnt, long tq, long sk)
+-- HIP-NEXT: KG_GLOBAL(kg_bf16) out, KG_GLOBAL(float) part, KG_GLOBAL(int) cnt, long tq, long sk, long layer)
 -- HIP: last = kg_atomic_add(cnt, at, 1) == 24 - 1;
 -- the prefill loop: K and V rows with 128-bit loads (V stored transposed),
 -- then every product of both matmuls on WMMA

@@ -7,12 +7,12 @@
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM64
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: kv_append_kv_append_{{[0-9a-f]+}}(KG_GLOBAL(kg_f16) cache, KG_GLOBAL(const kg_f16) nw, KG_GLOBAL(const int) positions, long tokens)
+-- CHECK-LABEL: kv_append_kv_append_{{[0-9a-f]+}}(KG_GLOBAL(kg_f16) cache, KG_GLOBAL(const kg_f16) nw, KG_GLOBAL(const int) positions, long tokens, long layer)
 -- CHECK: const long t = row / 8;
 -- CHECK: if (pos < 0 || pos >= 1024)
 -- W32: kg_block_max<32, 32>(later)
 -- W64: kg_block_max<64, 64>(later)
--- CHECK: const long dst = ((3L * 8 + h) * 1024 + pos) * 128;
+-- CHECK: const long dst = ((layer * 8 + h) * 1024 + pos) * 128;
 -- CHECK: kg_stv<8>(cache, dst + c, r);
 -- CHECK-LABEL: kv_append_kv_append_{{[0-9a-f]+}}(KG_GLOBAL(kg_f16) cache, KG_GLOBAL(const float) nw
 -- CHECK: kg_ldv<4>(nw, src + c);

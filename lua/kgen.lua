@@ -366,7 +366,11 @@ local function check_attr(opname, key, spec, v)
   end
   if spec.check then
     local ok, why = spec.check(v)
-    if not ok then fail("%s: attribute %s %s, got %s", opname, key, why, tostring(v)) end
+    if not ok then
+      -- a table's tostring is its address: not in an error, which must not vary
+      local shown = type(v) == "table" and "a table" or tostring(v)
+      fail("%s: attribute %s %s, got %s", opname, key, why, shown)
+    end
   end
   return v
 end

@@ -5,7 +5,11 @@
 --   layout "interleaved" pairs (2i, 2i + 1)    (GPT-J)
 -- Dims past rotary_dim pass through unchanged. H is free (a constant or a
 -- sym), so q and k of grouped-query attention are two calls with their own
--- head counts.
+-- head counts. `scaling` rescales the frequencies as Llama 3.1 does
+-- ({ factor, low_freq_factor, high_freq_factor, original_context }: a
+-- wavelength past original_context / low_freq_factor is divided by factor,
+-- one below original_context / high_freq_factor kept, and the band between
+-- blended linearly in original_context / wavelength).
 --
 -- One workgroup per token: it computes the cos/sin of its rot/2 angles once
 -- into LDS and applies them to all H heads.
@@ -59,9 +63,48 @@ kg.template {
 
 local layouts = { half = true, interleaved = true }
 
+local function positive(v) return type(v) == "number" and v == v and v > 0 and v ~= math.huge end
+
+local scaling_keys = { "factor", "low_freq_factor", "high_freq_factor", "original_context" }
+
+-- The Llama 3.1 `scaling` attribute: a table of four positive numbers (read
+-- raw, so a model's metatable cannot answer differently on a second read).
+local function check_scaling(v)
+  if type(v) ~= "table" then return false, "must be a table" end
+  for _, key in ipairs(scaling_keys) do
+    if not positive(rawget(v, key)) then return false, "needs " .. key .. " (a finite number > 0)" end
+  end
+  if rawget(v, "high_freq_factor") <= rawget(v, "low_freq_factor") then
+    return false, "needs high_freq_factor > low_freq_factor"
+  end
+  return true
+end
+
+-- A checked scaling table copied into one of the library's own.
+local function copy_scaling(v)
+  if v == nil then return nil end
+  local c = {}
+  for _, key in ipairs(scaling_keys) do c[key] = rawget(v, key) end
+  return c
+end
+
+-- inv_freq of pair i of rot / 2 at base theta, with Llama 3.1's scaling.
+local function inv_freq(theta, i, rot, sc)
+  local f = theta ^ (-2.0 * i / rot)
+  if not sc then return f end
+  local wavelen = 2.0 * math.pi / f
+  local low = sc.original_context / sc.low_freq_factor
+  local high = sc.original_context / sc.high_freq_factor
+  if wavelen < high then return f end
+  if wavelen > low then return f / sc.factor end
+  local smooth = (sc.original_context / wavelen - sc.low_freq_factor) /
+    (sc.high_freq_factor - sc.low_freq_factor)
+  return (1 - smooth) * f / sc.factor + smooth * f
+end
+
 kg.op {
   name = "rope",
-  doc = "rotary position embedding of x [T, H, D] at i32 positions [T] (theta, rotary_dim, layout half|interleaved)",
+  doc = "rotary position embedding of x [T, H, D] at i32 positions [T] (theta, rotary_dim, layout half|interleaved, Llama 3.1 scaling)",
   inputs = { "x", "positions" },
   attrs = {
     theta = { type = "number", default = 10000.0,
@@ -71,6 +114,7 @@ kg.op {
         "must be an even integer >= 2" end },
     layout = { default = "half",
       check = function(v) return layouts[v] ~= nil, "must be \"half\" or \"interleaved\"" end },
+    scaling = { check = check_scaling },
   },
   build = function(node, ins, a)
     local x, pos = ins[1], ins[2]
@@ -95,9 +139,9 @@ kg.op {
     -- half: VEC pairs (i..i+VEC) with their partners at +rot/2; interleaved:
     -- VEC/2 whole pairs (rot and D even, so VEC >= 2 there).
     local vec = kg.vector_width(x.dtype, interleaved and { rot, d } or { half, d })
-    local rev = {}
+    local rev, scaling = {}, copy_scaling(a.scaling)
     for i = 0, half - 1 do
-      local f = a.theta ^ (-2.0 * i / rot) / (2.0 * math.pi)
+      local f = inv_freq(a.theta, i, rot, scaling) / (2.0 * math.pi)
       local p = split12(f)
       rev[#rev + 1] = table.concat(p, ", ")
     end

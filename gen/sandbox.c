@@ -854,14 +854,32 @@ static int sb_require_lib(lua_State *L) {
   return run_module(L, KG_SB_LOADED, 3);
 }
 
-/* require(name) as a model sees it: <folder of the model>/a/b.lua, run once.
- * kgen's own modules are not available: a model reaches the DSL through its
- * globals only. User chunks are named "@path". */
+/* The model library (lua/models/): Lua written against the DSL's public
+ * names only, so a model may load it; it runs as the model's own code (the
+ * model's globals, the model's caps), never with the library's _ENV.
+ * Chunks are named "=kgen:lua/models/...", so errors point at the model's
+ * line that called in. */
+static int require_model_library(lua_State *L, const kg_res_t *r, const char *res_path) {
+  if (cached_module(L, KG_SB_USERLOADED))
+    return 1;
+  const char *chunk = lua_pushfstring(L, "=kgen:%s", res_path); /* 4 */
+  if (luaL_loadbufferx(L, r->data, r->size, chunk, "t") != LUA_OK)
+    return luaL_error(L, "kgen's %s does not load: %s", res_path, lua_tostring(L, -1));
+  return run_module(L, KG_SB_USERLOADED, 3);
+}
+
+/* require(name) as a model sees it: the model library (models.*), or
+ * <folder of the model>/a/b.lua, run once. kgen's other modules are not
+ * available: a model reaches the DSL through its globals only. User chunks
+ * are named "@path". */
 static int sb_require(lua_State *L) {
   kg_sandbox_t *sb = sandbox_of(L);
   const char *rel;
   const char *res_path = module_paths(L, &rel); /* 2 rel, 3 res path */
-  if (kg_res_find(res_path))
+  const kg_res_t *res = kg_res_find(res_path);
+  if (res && strncmp(res_path, "lua/models/", 11) == 0)
+    return require_model_library(L, res, res_path);
+  if (res)
     return luaL_error(L,
                       "require: '%s' is one of kgen's own modules; a model uses the "
                       "DSL through its globals (input, weight, output, sym and the ops "

@@ -1,0 +1,216 @@
+-- models/llama.lua - a decoder-only transformer of the Llama family from a
+-- config table: Llama 2, 3, 3.1 and 3.2, Mistral, Qwen2/2.5, TinyLlama,
+-- SmolLM. A model file is a few lines:
+--
+--   local llama = require "models.llama"
+--   llama { hidden = 4096, layers = 32, heads = 32, kv_heads = 8, ffn = 14336,
+--           vocab = 128256, rope_theta = 500000, weights = q4_0 }
+--
+-- This module runs as model code, with the model's own globals (the DSL's
+-- public names): it has no access to kgen's internals.
+--
+-- One table serves prefill and decode: T (the tokens of this run, a sym) and
+-- S (the context after it, a sym) are set at run time.
+--   inputs   tokens [T] i32, pos [T] i32 (S - T .. S - 1), last [1] i32 (the
+--            row whose logits are wanted: T - 1), seed [1] i32 (sampling)
+--   state    k_cache, v_cache [layers, kv_heads, context, head_dim]: the KV
+--            cache, kept on the device across runs (kv_append updates it)
+--   outputs  logits [1, vocab] f32 (the last row's), next_token [1] i32
+--            (sampled on the GPU), next_pos [1] i32 (pos[T - 1] + 1): a decode
+--            loop links next_token -> tokens and next_pos -> pos.
+-- Weights are named as a GGUF file names them, with `.` read as `_`
+-- (blk_0_attn_q_weight); kgrt binds them from GGUF or Hugging Face names.
+--
+-- Config keys (defaults in brackets):
+--   hidden, layers, heads, vocab, ffn     sizes (required)
+--   kv_heads [heads], head_dim [hidden / heads]
+--   rope_theta [10000], rope_scaling (Llama 3.1: factor, low_freq_factor,
+--     high_freq_factor, original_context), rope_layout ["interleaved": the
+--     layout of Q/K weights as llama.cpp's converter permutes them; "half" for
+--     Hugging Face files and for GGUF files of Qwen2]
+--   norm_eps [1e-5], tied_embeddings [false], qkv_bias [false] (Qwen2),
+--   sliding_window [none] (Mistral)
+--   dtype [bf16]: activations and the KV cache (f16 or bf16; f32 for tests)
+--   weights [dtype]: the projections' format (f32, f16, bf16, q8_0, q4_0,
+--     q4_k, q6_k), or a table { default = ..., token_embd = ..., output = ...,
+--     attn_q = ..., ffn_down = ..., ... } by GGUF tensor kind; norms and biases
+--     are f32 as in GGUF files; token_embd takes a float format
+--   max_tokens [512]: T's maximum; context [2048]: the KV cache's slots
+--   sampling [greedy]: { temperature, top_k, top_p, min_p } for `sample`
+local M = {}
+
+local function fail(fmt, ...)
+  error(string.format("llama: " .. fmt, ...), 0)
+end
+
+local function int_key(cfg, key, default, min)
+  local v = rawget(cfg, key)
+  if v == nil then v = default end
+  if math.type(v) ~= "integer" or v < (min or 1) then
+    fail("config %s must be an integer >= %d, got %s", key, min or 1, tostring(v))
+  end
+  return v
+end
+
+local function num_key(cfg, key, default)
+  local v = rawget(cfg, key)
+  if v == nil then v = default end
+  if type(v) ~= "number" or v ~= v or v <= 0 or v == math.huge then
+    fail("config %s must be a finite number > 0, got %s", key, tostring(v))
+  end
+  return v
+end
+
+local function bool_key(cfg, key)
+  local v = rawget(cfg, key)
+  if v == nil then return false end
+  if type(v) ~= "boolean" then fail("config %s must be true or false, got %s", key, tostring(v)) end
+  return v
+end
+
+local float_dtypes = { [f32] = true, [f16] = true, [bf16] = true }
+local weight_dtypes = { [f32] = true, [f16] = true, [bf16] = true,
+  [q8_0] = true, [q4_0] = true, [q4_k] = true, [q6_k] = true }
+local weight_kinds = { "token_embd", "output", "attn_q", "attn_k", "attn_v", "attn_output",
+  "ffn_gate", "ffn_up", "ffn_down" }
+
+-- The format of each weight kind from cfg.weights (a dtype or a table).
+local function weight_formats(cfg, dtype)
+  local w = rawget(cfg, "weights")
+  local formats = {}
+  local default = dtype
+  if type(w) == "table" then
+    for key in pairs(w) do
+      local known = key == "default"
+      for _, kind in ipairs(weight_kinds) do known = known or key == kind end
+      if not known then fail("config weights.%s is not a weight kind", tostring(key)) end
+    end
+    default = rawget(w, "default") or dtype
+  elseif w ~= nil then
+    default = w
+  end
+  for _, kind in ipairs(weight_kinds) do
+    local f = default
+    if type(w) == "table" and rawget(w, kind) ~= nil then f = rawget(w, kind) end
+    if not weight_dtypes[f] then fail("config weights: %s takes a dtype (f32, f16, bf16, q8_0, q4_0, q4_k, q6_k)", kind) end
+    formats[kind] = f
+  end
+  if not float_dtypes[formats.token_embd] then
+    fail("config weights.token_embd must be f32, f16 or bf16 (a quantized embedding table is not supported yet)")
+  end
+  return formats
+end
+
+local function sampling_attrs(cfg)
+  local s = rawget(cfg, "sampling")
+  if s == nil then return { temperature = 0 } end
+  if type(s) ~= "table" then fail("config sampling must be a table") end
+  local a = {}
+  for _, key in ipairs { "temperature", "top_k", "top_p", "min_p" } do a[key] = rawget(s, key) end
+  return a
+end
+
+--- The config, checked and completed.
+function M.config(cfg)
+  if type(cfg) ~= "table" then fail("the config must be a table") end
+  local c = {}
+  c.hidden = int_key(cfg, "hidden")
+  c.layers = int_key(cfg, "layers")
+  c.heads = int_key(cfg, "heads")
+  c.kv_heads = int_key(cfg, "kv_heads", c.heads)
+  c.vocab = int_key(cfg, "vocab")
+  c.ffn = int_key(cfg, "ffn")
+  if c.hidden % c.heads ~= 0 and rawget(cfg, "head_dim") == nil then
+    fail("config hidden %d is not a multiple of heads %d: give head_dim", c.hidden, c.heads)
+  end
+  c.head_dim = int_key(cfg, "head_dim", c.hidden // c.heads)
+  if c.heads % c.kv_heads ~= 0 then
+    fail("config heads %d must be a multiple of kv_heads %d", c.heads, c.kv_heads)
+  end
+  c.rope_theta = num_key(cfg, "rope_theta", 10000.0)
+  c.rope_scaling = rawget(cfg, "rope_scaling")
+  c.rope_layout = rawget(cfg, "rope_layout") or "interleaved"
+  c.norm_eps = num_key(cfg, "norm_eps", 1e-5)
+  c.tied_embeddings = bool_key(cfg, "tied_embeddings")
+  c.qkv_bias = bool_key(cfg, "qkv_bias")
+  local win = rawget(cfg, "sliding_window")
+  if win ~= nil then c.sliding_window = int_key(cfg, "sliding_window") end
+  c.dtype = rawget(cfg, "dtype") or bf16
+  if not float_dtypes[c.dtype] then fail("config dtype must be f32, f16 or bf16") end
+  c.formats = weight_formats(cfg, c.dtype)
+  c.max_tokens = int_key(cfg, "max_tokens", 512)
+  c.context = int_key(cfg, "context", 2048)
+  if c.max_tokens > c.context then
+    fail("config max_tokens %d is more than the context %d", c.max_tokens, c.context)
+  end
+  c.sampling = sampling_attrs(cfg)
+  return c
+end
+
+local function layer_weight(l, kind, dt, shape)
+  return weight(string.format("blk_%d_%s_weight", l, kind), dt, shape)
+end
+
+-- One decoder layer: x [T, E] -> x [T, E]; returns the updated caches too.
+local function layer(c, l, x, pos, S, kc, vc)
+  local T = x.shape[1]
+  local E, H, KVH, D = c.hidden, c.heads, c.kv_heads, c.head_dim
+  local f = c.formats
+  local h = rmsnorm(x, layer_weight(l, "attn_norm", f32, { E }), { eps = c.norm_eps })
+  local function proj(kind, n)
+    local y = matmul(h, layer_weight(l, kind, f[kind], { n, E }))
+    if c.qkv_bias then
+      local b = weight(string.format("blk_%d_%s_bias", l, kind), f32, { n })
+      y = y + (c.dtype == f32 and b or cast(b, c.dtype))
+    end
+    return y
+  end
+  local rope_attrs = { theta = c.rope_theta, layout = c.rope_layout, scaling = c.rope_scaling }
+  local q = rope(reshape(proj("attn_q", H * D), { T, H, D }), pos, rope_attrs)
+  local k = rope(reshape(proj("attn_k", KVH * D), { T, KVH, D }), pos, rope_attrs)
+  local v = reshape(proj("attn_v", KVH * D), { T, KVH, D })
+  kc = kv_append(kc, k, pos, { layer = l })
+  vc = kv_append(vc, v, pos, { layer = l })
+  local a = attention(q, kc, vc, { layer = l, context = S, causal = true, window = c.sliding_window })
+  x = x + matmul(reshape(a, { T, H * D }), layer_weight(l, "attn_output", f.attn_output, { E, H * D }))
+  local h2 = rmsnorm(x, layer_weight(l, "ffn_norm", f32, { E }), { eps = c.norm_eps })
+  local g = matmul(h2, layer_weight(l, "ffn_gate", f.ffn_gate, { c.ffn, E }))
+  local u = matmul(h2, layer_weight(l, "ffn_up", f.ffn_up, { c.ffn, E }))
+  x = x + matmul(silu(g) * u, layer_weight(l, "ffn_down", f.ffn_down, { E, c.ffn }))
+  return x, kc, vc
+end
+
+--- Declares the whole model (inputs, state, weights, outputs) from a config.
+function M.build(cfg)
+  local c = M.config(cfg)
+  local T = sym("T", c.max_tokens)
+  local S = sym("S", c.context)
+  local tokens = input("tokens", i32, { T })
+  local pos = input("pos", i32, { T })
+  local last = input("last", i32, { 1 })
+  local seed = input("seed", i32, { 1 })
+  local cache = { c.layers, c.kv_heads, c.context, c.head_dim }
+  local kc = input("k_cache", c.dtype, cache)
+  local vc = input("v_cache", c.dtype, cache)
+  local embd = weight("token_embd_weight", c.formats.token_embd, { c.vocab, c.hidden })
+  local x = embedding(embd, tokens)
+  if c.formats.token_embd ~= c.dtype then x = cast(x, c.dtype) end
+  for l = 0, c.layers - 1 do
+    x, kc, vc = layer(c, l, x, pos, S, kc, vc)
+  end
+  x = embedding(x, last) -- [1, E]: the row whose next token is wanted
+  x = rmsnorm(x, weight("output_norm_weight", f32, { c.hidden }), { eps = c.norm_eps })
+  local head = embd
+  if not c.tied_embeddings then
+    head = weight("output_weight", c.formats.output, { c.vocab, c.hidden })
+  end
+  local logits = cast(matmul(x, head), f32)
+  output("logits", logits)
+  output("next_token", sample(logits, seed, c.sampling))
+  -- i32 has no arithmetic of its own: pos + 1 through f32 (exact below 2^24)
+  local p = reshape(embedding(reshape(cast(pos, f32), { T, 1 }), last), { 1 })
+  output("next_pos", cast(affine(p, { mul = 1, add = 1 }), i32))
+  return c
+end
+
+return setmetatable(M, { __call = function(_, cfg) return M.build(cfg) end })

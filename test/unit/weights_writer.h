@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WW_MAX_TENSORS 64
+#define WW_MAX_TENSORS 1024
 #define WW_MAX_KVS 64
 
 typedef struct ww_buf {

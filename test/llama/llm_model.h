@@ -1,0 +1,87 @@
+/* llm_model.h - random-init Llama-family models for the tests and tools: a
+ * config (the same keys as lua/models/llama.lua), weights drawn from a seed,
+ * each stored in its GGUF format and kept dequantized in double, written as
+ * a GGUF file (names and metadata as llama.cpp writes them) or as a
+ * safetensors file (Hugging Face names; float formats only), and a float64
+ * reference forward pass with its own KV cache.
+ *
+ * No weights can be downloaded here, so every model the tests run is made
+ * by this file. Test code: plain over fast. Needs weights_writer.h. */
+#ifndef KG_LLM_MODEL_H
+#define KG_LLM_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Weight kinds with a format of their own (lua/models/llama.lua's). */
+enum {
+  LLM_TOKEN_EMBD,
+  LLM_OUTPUT,
+  LLM_ATTN_Q,
+  LLM_ATTN_K,
+  LLM_ATTN_V,
+  LLM_ATTN_OUTPUT,
+  LLM_FFN_GATE,
+  LLM_FFN_UP,
+  LLM_FFN_DOWN,
+  LLM_KINDS
+};
+
+typedef struct llm_config {
+  int hidden, layers, heads, kv_heads, head_dim, ffn, vocab;
+  int context;           /* KV cache slots */
+  double rope_theta;     /* 0: 10000 */
+  int rope_half;         /* 1: pairs (i, i + D/2); 0: interleaved (2i, 2i + 1) */
+  double rope_factor;    /* Llama 3.1 scaling when > 0 */
+  double rope_low, rope_high, rope_original;
+  double norm_eps;       /* 0: 1e-5 */
+  int tied_embeddings;   /* the LM head is token_embd */
+  int qkv_bias;          /* f32 biases on q, k, v (Qwen2) */
+  int sliding_window;    /* 0: none (Mistral: keys within the last W positions) */
+  uint32_t fmt[LLM_KINDS]; /* WW_GGML_* of each kind */
+} llm_config_t;
+
+typedef struct llm_tensor {
+  char gguf[64], hf[96]; /* blk.0.attn_q.weight / model.layers.0.self_attn.q_proj.weight */
+  uint32_t type;         /* WW_GGML_* */
+  int64_t rows, cols;    /* rows 1 for a vector */
+  void *bytes;           /* as stored */
+  size_t nbytes;
+  double *value;         /* the stored values, decoded */
+} llm_tensor_t;
+
+typedef struct llm_model {
+  llm_config_t c;
+  int n;
+  llm_tensor_t *t;
+  /* indices into t: per layer, then the globals */
+  int *attn_norm, *q, *k, *v, *qb, *kb, *vb, *o, *ffn_norm, *gate, *up, *down;
+  int embd, out_norm, out;
+} llm_model_t;
+
+/* Draws the weights from seed: embeddings and norms near their usual
+ * scales, projections with std about 1 / sqrt(K). 0 on success. */
+int llm_model_init(llm_model_t *m, const llm_config_t *c, uint32_t seed);
+void llm_model_free(llm_model_t *m);
+/* 0 on success. */
+int llm_model_write_gguf(const llm_model_t *m, const char *path);
+/* Hugging Face names; -1 when a weight is quantized. */
+int llm_model_write_safetensors(const llm_model_t *m, const char *path);
+
+/* The float64 forward pass over its own KV cache. */
+typedef struct llm_ref {
+  const llm_model_t *m;
+  double *kc, *vc; /* [layers][kv_heads][context][head_dim] */
+} llm_ref_t;
+
+int llm_ref_init(llm_ref_t *r, const llm_model_t *m);
+void llm_ref_free(llm_ref_t *r);
+/* Runs tokens[0 .. T) at positions pos0 .. pos0 + T - 1 (the cache holds
+ * the positions before), writing the last token's logits[vocab]. 0 on
+ * success, -1 past the context. */
+int llm_ref_forward(llm_ref_t *r, const int32_t *tokens, int T, int pos0, double *logits);
+
+/* sum (a - ref)^2 / sum ref^2; NaN when a holds a NaN. */
+double llm_nmse(const float *a, const double *ref, int n);
+
+#endif /* KG_LLM_MODEL_H */

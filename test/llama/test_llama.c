@@ -1,0 +1,239 @@
+/* test_llama.c - a whole Llama-family model (lua/models/llama.lua) end to end
+ * on a device: random weights written as a GGUF file by llm_model.c, bound by
+ * name with kgrt_model_bind_weights, a 37-token prefill and then 16 decode
+ * steps, each step's logits against the float64 reference (llm_ref_forward)
+ * within an NMSE bound, the greedy token identical wherever the reference's
+ * best two logits are far enough apart to call, and next_pos right; then the
+ * same decode as a device-resident loop (kgrt_model_run_steps), whose tokens
+ * must be exactly the host-driven loop's.
+ *
+ * Built once per test model (LLAMA_VARIANT picks the table and the config
+ * below, which repeat that model's .lua file; binding fails if a size or a
+ * format differs).
+ *
+ * Usage: test_llama [--safetensors] [DEVICE_SPEC...] (default sim:gfx1100
+ * and sim:gfx942); --safetensors binds the same weights from a safetensors
+ * file with Hugging Face names instead. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kgrt.h"
+#include "kgrt_weights.h"
+#include "llm_model.h"
+#include "test.h"
+#include "weights_writer.h"
+
+#define LLM_SIZES                                                                        \
+  .hidden = 256, .layers = 2, .heads = 8, .kv_heads = 2, .head_dim = 64, .ffn = 768,      \
+  .vocab = 1000, .context = 64
+
+#if LLAMA_VARIANT == 1
+#include "llama_bf16.h"
+#define TABLE kgen_llama_bf16
+static const llm_config_t config = {
+    LLM_SIZES, .rope_theta = 500000, .rope_factor = 8, .rope_low = 1, .rope_high = 4,
+    .rope_original = 64,
+    .fmt = {WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,
+            WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16}};
+static const double nmse_bound = 1e-4;
+#elif LLAMA_VARIANT == 2
+#include "llama_f16.h"
+#define TABLE kgen_llama_f16
+static const llm_config_t config = {
+    LLM_SIZES, .rope_theta = 1000000, .rope_half = 1, .qkv_bias = 1, .tied_embeddings = 1,
+    .norm_eps = 1e-6,
+    .fmt = {WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16,
+            WW_GGML_F16, WW_GGML_F16, WW_GGML_F16}};
+static const double nmse_bound = 1e-6;
+#elif LLAMA_VARIANT == 3
+#include "llama_q8_0.h"
+#define TABLE kgen_llama_q8_0
+static const llm_config_t config = {
+    LLM_SIZES, .sliding_window = 16,
+    .fmt = {WW_GGML_F16, WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0,
+            WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0}};
+static const double nmse_bound = 1e-6;
+#elif LLAMA_VARIANT == 4
+#include "llama_q4_k.h"
+#define TABLE kgen_llama_q4_k
+static const llm_config_t config = {
+    LLM_SIZES,
+    .fmt = {WW_GGML_F16, WW_GGML_Q6_K, WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K,
+            WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K}};
+static const double nmse_bound = 1e-6;
+#else
+#error "LLAMA_VARIANT must be 1 (bf16), 2 (f16), 3 (q8_0) or 4 (q4_k)"
+#endif
+
+enum { PROMPT = 37, STEPS = 16 };
+
+#define OK(call)                                                                         \
+  do {                                                                                   \
+    if ((call) != KGRT_STATUS_OK) {                                                      \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, err.message);         \
+      test_failures++;                                                                   \
+      goto done;                                                                         \
+    }                                                                                    \
+  } while (0)
+
+/* Sets dims T, S and the inputs of one run of tokens at pos0 ..; runs it. */
+static kgrt_status_t run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0,
+                         kgrt_error_t *err) {
+  int32_t pos[PROMPT], last = T - 1, seed = 0;
+  for (int t = 0; t < T; ++t)
+    pos[t] = pos0 + t;
+  kgrt_status_t st;
+  if ((st = kgrt_model_set_dim(m, "T", T, err)) || (st = kgrt_model_set_dim(m, "S", pos0 + T, err)) ||
+      (st = kgrt_model_set_input(m, "tokens", tokens, sizeof(int32_t) * (size_t)T, err)) ||
+      (st = kgrt_model_set_input(m, "pos", pos, sizeof(int32_t) * (size_t)T, err)) ||
+      (st = kgrt_model_set_input(m, "last", &last, sizeof last, err)) ||
+      (st = kgrt_model_set_input(m, "seed", &seed, sizeof seed, err)))
+    return st;
+  return kgrt_model_run(m, err);
+}
+
+/* Checks one step: logits against ref, the token where the reference is
+ * sure, next_pos. Counts the steps whose token could be called. */
+static void check_step(const char *spec, int step, const float *logits, const double *ref,
+                       int32_t token, int32_t next_pos, int want_pos, int *called) {
+  const int V = config.vocab;
+  double nmse = llm_nmse(logits, ref, V);
+  int best = 0, second = -1;
+  double rms = 0;
+  for (int v = 0; v < V; ++v) {
+    rms += ref[v] * ref[v];
+    if (ref[v] > ref[best]) {
+      second = best;
+      best = v;
+    } else if (v != best && (second < 0 || ref[v] > ref[second])) {
+      second = v;
+    }
+  }
+  rms = sqrt(rms / V);
+  /* logits off by sqrt(nmse_bound) x rms cannot swap two that far apart */
+  int sure = ref[best] - ref[second] > 4 * sqrt(nmse_bound) * rms;
+  *called += sure;
+  test_checks++;
+  if (!(nmse <= nmse_bound))
+    TEST_FAIL_("%s step %d: logits NMSE %.3g over %.0e", spec, step, nmse, nmse_bound);
+  test_checks++;
+  if (sure && token != best)
+    TEST_FAIL_("%s step %d: token %d, the reference's %d (margin %.3g)", spec, step, token,
+               best, ref[best] - ref[second]);
+  CHECK_EQ(next_pos, want_pos);
+  printf("%s step %2d: NMSE %.3g token %d%s\n", spec, step, nmse, token,
+         sure ? "" : " (too close to call)");
+}
+
+static void run_device(const char *spec, const char *path, const llm_model_t *lm) {
+  kgrt_error_t err = {0};
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *m = NULL;
+  kgrt_weights_t *w = NULL;
+  llm_ref_t ref = {0};
+  const int V = config.vocab;
+  float *logits = malloc(sizeof(float) * (size_t)V);
+  double *want = malloc(sizeof(double) * (size_t)V);
+  int32_t prompt[PROMPT], token = -1, next_pos = -1, host_tokens[STEPS + 1];
+  int called = 0;
+  if (logits == NULL || want == NULL || llm_ref_init(&ref, lm) != 0) {
+    TEST_FAIL_("out of memory");
+    goto done;
+  }
+  OK(kgrt_device_open(spec, NULL, &dev, &err));
+  OK(kgrt_model_load(dev, &TABLE, &m, &err));
+  OK(kgrt_weights_open(path, NULL, &w, &err));
+  OK(kgrt_model_bind_weights(m, w, KGRT_BIND_REFUSE_UNUSED, &err));
+  kgrt_weights_close(w);
+  w = NULL;
+  uint32_t s = 12345;
+  for (int t = 0; t < PROMPT; ++t) {
+    s = s * 1664525u + 1013904223u;
+    prompt[t] = (int32_t)((s >> 8) % (uint32_t)V);
+  }
+  for (int step = 0; step <= STEPS; ++step) {
+    const int T = step == 0 ? PROMPT : 1, pos0 = step == 0 ? 0 : PROMPT + step - 1;
+    const int32_t *tokens = step == 0 ? prompt : &token;
+    for (int v = 0; v < V; ++v)
+      logits[v] = NAN;
+    if (llm_ref_forward(&ref, tokens, T, pos0, want) != 0) {
+      TEST_FAIL_("the reference failed at step %d", step);
+      goto done;
+    }
+    OK(run(m, tokens, T, pos0, &err));
+    OK(kgrt_model_get_output(m, "logits", logits, sizeof(float) * (size_t)V, &err));
+    OK(kgrt_model_get_output(m, "next_token", &token, sizeof token, &err));
+    OK(kgrt_model_get_output(m, "next_pos", &next_pos, sizeof next_pos, &err));
+    check_step(spec, step, logits, want, token, next_pos, pos0 + T, &called);
+    host_tokens[step] = token;
+    if (token < 0 || token >= V) {
+      TEST_FAIL_("%s step %d: token %d outside the vocabulary", spec, step, token);
+      goto done;
+    }
+  }
+  /* the same decode on the device: state reset, the same prefill, then the
+   * 16 steps with next_token and next_pos fed back by kgrt_model_run_steps,
+   * the tokens read back once: exactly the host-driven loop's */
+  OK(kgrt_model_reset_state(m, &err));
+  OK(run(m, prompt, PROMPT, 0, &err));
+  int32_t first = -1, zero = 0, pos = PROMPT;
+  OK(kgrt_model_get_output(m, "next_token", &first, sizeof first, &err));
+  CHECK_EQ(first, host_tokens[0]);
+  OK(kgrt_model_set_dim(m, "T", 1, &err));
+  OK(kgrt_model_set_dim(m, "S", PROMPT + 1, &err));
+  OK(kgrt_model_set_input(m, "tokens", &first, sizeof first, &err));
+  OK(kgrt_model_set_input(m, "pos", &pos, sizeof pos, &err));
+  OK(kgrt_model_set_input(m, "last", &zero, sizeof zero, &err));
+  OK(kgrt_model_link(m, "next_token", "tokens", &err));
+  OK(kgrt_model_link(m, "next_pos", "pos", &err));
+  OK(kgrt_model_step_dim(m, "S", 1, &err));
+  int32_t device_tokens[STEPS];
+  OK(kgrt_model_run_steps(m, STEPS, "next_token", device_tokens, sizeof device_tokens, &err));
+  for (int i = 0; i < STEPS; ++i)
+    CHECK_EQ(device_tokens[i], host_tokens[i + 1]);
+  /* a test whose tokens were all too close to call would prove nothing */
+  test_checks++;
+  if (called < (STEPS + 1) / 2)
+    TEST_FAIL_("%s: only %d of %d steps had a token clear enough to check", spec, called,
+               STEPS + 1);
+done:
+  kgrt_weights_close(w);
+  kgrt_model_unload(m);
+  kgrt_device_close(dev);
+  llm_ref_free(&ref);
+  free(logits);
+  free(want);
+}
+
+int main(int argc, char **argv) {
+  int safetensors = argc > 1 && strcmp(argv[1], "--safetensors") == 0;
+  char path[] = "/tmp/kgen_test_llama_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    perror("mkstemp");
+    return 1;
+  }
+  close(fd);
+  llm_model_t lm;
+  if (llm_model_init(&lm, &config, 1) != 0 ||
+      (safetensors ? llm_model_write_safetensors(&lm, path) : llm_model_write_gguf(&lm, path)) != 0) {
+    fprintf(stderr, "test_llama: cannot write the model to %s\n", path);
+    unlink(path);
+    return 1;
+  }
+  const char *defaults[] = {"sim:gfx1100", "sim:gfx942"};
+  int first = 1 + safetensors;
+  if (argc > first)
+    for (int i = first; i < argc; ++i)
+      run_device(argv[i], path, &lm);
+  else
+    for (int i = 0; i < 2; ++i)
+      run_device(defaults[i], path, &lm);
+  unlink(path);
+  llm_model_free(&lm);
+  return TEST_DONE();
+}

@@ -64,7 +64,9 @@ static int add(llm_model_t *m, const char *gguf, const char *hf, uint32_t type,
 }
 
 /* ww_fill draws from [-2, 2): std 2 / sqrt(3). */
-static double std_scale(double std) { return std * sqrt(3.0) / 2.0; }
+static double std_scale(double std) {
+  return std * sqrt(3.0) / 2.0;
+}
 
 int llm_model_init(llm_model_t *m, const llm_config_t *c, uint32_t seed) {
   memset(m, 0, sizeof *m);
@@ -77,15 +79,14 @@ int llm_model_init(llm_model_t *m, const llm_config_t *c, uint32_t seed) {
     free(idx);
     return -1;
   }
-  int **lists[12] = {&m->attn_norm, &m->q, &m->k, &m->v, &m->qb, &m->kb,
-                     &m->vb, &m->o, &m->ffn_norm, &m->gate, &m->up,
-                     &m->down};
+  int **lists[12] = {&m->attn_norm, &m->q, &m->k,        &m->v,    &m->qb, &m->kb,
+                     &m->vb,        &m->o, &m->ffn_norm, &m->gate, &m->up, &m->down};
   for (int i = 0; i < 12; ++i)
     *lists[i] = idx + i * L;
   uint32_t s = seed * 7919u;
   char g[64], h[96];
-  m->embd = add(m, "token_embd.weight", "model.embed_tokens.weight", c->fmt[LLM_TOKEN_EMBD],
-                c->vocab, E, ++s, std_scale(1.0), 0);
+  m->embd = add(m, "token_embd.weight", "model.embed_tokens.weight",
+                c->fmt[LLM_TOKEN_EMBD], c->vocab, E, ++s, std_scale(1.0), 0);
   if (m->embd < 0)
     return -1;
   struct {
@@ -131,8 +132,8 @@ int llm_model_init(llm_model_t *m, const llm_config_t *c, uint32_t seed) {
                     std_scale(0.1), 1.0);
   m->out = m->embd;
   if (!c->tied_embeddings)
-    m->out = add(m, "output.weight", "lm_head.weight", c->fmt[LLM_OUTPUT], c->vocab, E, ++s,
-                 std_scale(1.0 / sqrt((double)E)), 0);
+    m->out = add(m, "output.weight", "lm_head.weight", c->fmt[LLM_OUTPUT], c->vocab, E,
+                 ++s, std_scale(1.0 / sqrt((double)E)), 0);
   return m->out_norm < 0 || m->out < 0 ? -1 : 0;
 }
 
@@ -159,7 +160,8 @@ int llm_model_write_gguf(const llm_model_t *m, const char *path) {
   ww_gguf_kv_u32(&g, "llama.attention.head_count", (uint32_t)c->heads);
   ww_gguf_kv_u32(&g, "llama.attention.head_count_kv", (uint32_t)c->kv_heads);
   ww_gguf_kv_u32(&g, "llama.rope.dimension_count", (uint32_t)c->head_dim);
-  ww_gguf_kv_f32(&g, "llama.rope.freq_base", (float)(c->rope_theta > 0 ? c->rope_theta : 1e4));
+  ww_gguf_kv_f32(&g, "llama.rope.freq_base",
+                 (float)(c->rope_theta > 0 ? c->rope_theta : 1e4));
   ww_gguf_kv_f32(&g, "llama.attention.layer_norm_rms_epsilon",
                  (float)(c->norm_eps > 0 ? c->norm_eps : 1e-5));
   ww_gguf_kv_u32(&g, "llama.vocab_size", (uint32_t)c->vocab);
@@ -211,7 +213,8 @@ int llm_model_write_safetensors(const llm_model_t *m, const char *path) {
 
 int llm_ref_init(llm_ref_t *r, const llm_model_t *m) {
   const llm_config_t *c = &m->c;
-  size_t n = (size_t)c->layers * (size_t)c->kv_heads * (size_t)c->context * (size_t)c->head_dim;
+  size_t n =
+      (size_t)c->layers * (size_t)c->kv_heads * (size_t)c->context * (size_t)c->head_dim;
   r->m = m;
   r->kc = calloc(n, sizeof *r->kc);
   r->vc = calloc(n, sizeof *r->vc);
@@ -233,7 +236,8 @@ static void rmsnorm(const double *x, const double *w, int n, double eps, double 
 }
 
 /* y[rows] = W x (+ bias) for t's rows x cols. */
-static void matvec(const llm_tensor_t *t, const double *x, const llm_tensor_t *bias, double *y) {
+static void matvec(const llm_tensor_t *t, const double *x, const llm_tensor_t *bias,
+                   double *y) {
   for (int64_t n = 0; n < t->rows; ++n) {
     double s = 0;
     const double *w = t->value + n * t->cols;
@@ -254,7 +258,8 @@ static double inv_freq(const llm_config_t *c, int i) {
     return f;
   if (wavelen > low)
     return f / c->rope_factor;
-  double smooth = (c->rope_original / wavelen - c->rope_low) / (c->rope_high - c->rope_low);
+  double smooth =
+      (c->rope_original / wavelen - c->rope_low) / (c->rope_high - c->rope_low);
   return (1 - smooth) * f / c->rope_factor + smooth * f;
 }
 
@@ -272,9 +277,12 @@ static void rope(const llm_config_t *c, double *x, int heads, int pos) {
   }
 }
 
-static const llm_tensor_t *opt(const llm_model_t *m, int i) { return i < 0 ? NULL : &m->t[i]; }
+static const llm_tensor_t *opt(const llm_model_t *m, int i) {
+  return i < 0 ? NULL : &m->t[i];
+}
 
-int llm_ref_forward(llm_ref_t *r, const int32_t *tokens, int T, int pos0, double *logits) {
+int llm_ref_forward(llm_ref_t *r, const int32_t *tokens, int T, int pos0,
+                    double *logits) {
   const llm_model_t *m = r->m;
   const llm_config_t *c = &m->c;
   const int E = c->hidden, H = c->heads, KVH = c->kv_heads, D = c->head_dim, F = c->ffn;
@@ -285,7 +293,8 @@ int llm_ref_forward(llm_ref_t *r, const int32_t *tokens, int T, int pos0, double
   double *x = calloc((size_t)T * E, sizeof *x), *q = calloc((size_t)T * H * D, sizeof *q);
   double *h = malloc(sizeof(double) * (size_t)(E > F ? E : F) * 4);
   double *kv = malloc(sizeof(double) * (size_t)KVH * D * 2);
-  double *sc = malloc(sizeof(double) * (size_t)S), *a = malloc(sizeof(double) * (size_t)H * D);
+  double *sc = malloc(sizeof(double) * (size_t)S),
+         *a = malloc(sizeof(double) * (size_t)H * D);
   if (!x || !q || !h || !kv || !sc || !a) {
     free(x), free(q), free(h), free(kv), free(sc), free(a);
     return -1;

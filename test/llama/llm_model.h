@@ -29,25 +29,26 @@ enum {
 
 typedef struct llm_config {
   int hidden, layers, heads, kv_heads, head_dim, ffn, vocab;
-  int context;           /* KV cache slots */
-  double rope_theta;     /* 0: 10000 */
-  int rope_half;         /* 1: pairs (i, i + D/2); 0: interleaved (2i, 2i + 1) */
-  double rope_factor;    /* Llama 3.1 scaling when > 0 */
+  int context;        /* KV cache slots */
+  double rope_theta;  /* 0: 10000 */
+  int rope_half;      /* 1: pairs (i, i + D/2); 0: interleaved (2i, 2i + 1) */
+  double rope_factor; /* Llama 3.1 scaling when > 0 */
   double rope_low, rope_high, rope_original;
-  double norm_eps;       /* 0: 1e-5 */
-  int tied_embeddings;   /* the LM head is token_embd */
-  int qkv_bias;          /* f32 biases on q, k, v (Qwen2) */
-  int sliding_window;    /* 0: none (Mistral: keys within the last W positions) */
+  double norm_eps;         /* 0: 1e-5 */
+  int tied_embeddings;     /* the LM head is token_embd */
+  int qkv_bias;            /* f32 biases on q, k, v (Qwen2) */
+  int sliding_window;      /* 0: none (Mistral: keys within the last W positions) */
   uint32_t fmt[LLM_KINDS]; /* WW_GGML_* of each kind */
 } llm_config_t;
 
 typedef struct llm_tensor {
-  char gguf[64], hf[96]; /* blk.0.attn_q.weight / model.layers.0.self_attn.q_proj.weight */
-  uint32_t type;         /* WW_GGML_* */
-  int64_t rows, cols;    /* rows 1 for a vector */
-  void *bytes;           /* as stored */
+  char gguf[64],
+      hf[96];         /* blk.0.attn_q.weight / model.layers.0.self_attn.q_proj.weight */
+  uint32_t type;      /* WW_GGML_* */
+  int64_t rows, cols; /* rows 1 for a vector */
+  void *bytes;        /* as stored */
   size_t nbytes;
-  double *value;         /* the stored values, decoded */
+  double *value; /* the stored values, decoded */
 } llm_tensor_t;
 
 typedef struct llm_model {

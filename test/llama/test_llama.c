@@ -28,42 +28,50 @@
 #include "weights_writer.h"
 
 #define LLM_SIZES                                                                        \
-  .hidden = 256, .layers = 2, .heads = 8, .kv_heads = 2, .head_dim = 64, .ffn = 768,      \
+  .hidden = 256, .layers = 2, .heads = 8, .kv_heads = 2, .head_dim = 64, .ffn = 768,     \
   .vocab = 1000, .context = 64
 
 #if LLAMA_VARIANT == 1
 #include "llama_bf16.h"
 #define TABLE kgen_llama_bf16
-static const llm_config_t config = {
-    LLM_SIZES, .rope_theta = 500000, .rope_factor = 8, .rope_low = 1, .rope_high = 4,
-    .rope_original = 64,
-    .fmt = {WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,
-            WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16}};
+static const llm_config_t config = {LLM_SIZES,
+                                    .rope_theta = 500000,
+                                    .rope_factor = 8,
+                                    .rope_low = 1,
+                                    .rope_high = 4,
+                                    .rope_original = 64,
+                                    .fmt = {WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,
+                                            WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,
+                                            WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16}};
 static const double nmse_bound = 1e-4;
 #elif LLAMA_VARIANT == 2
 #include "llama_f16.h"
 #define TABLE kgen_llama_f16
-static const llm_config_t config = {
-    LLM_SIZES, .rope_theta = 1000000, .rope_half = 1, .qkv_bias = 1, .tied_embeddings = 1,
-    .norm_eps = 1e-6,
-    .fmt = {WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16,
-            WW_GGML_F16, WW_GGML_F16, WW_GGML_F16}};
+static const llm_config_t config = {LLM_SIZES,
+                                    .rope_theta = 1000000,
+                                    .rope_half = 1,
+                                    .qkv_bias = 1,
+                                    .tied_embeddings = 1,
+                                    .norm_eps = 1e-6,
+                                    .fmt = {WW_GGML_F16, WW_GGML_F16, WW_GGML_F16,
+                                            WW_GGML_F16, WW_GGML_F16, WW_GGML_F16,
+                                            WW_GGML_F16, WW_GGML_F16, WW_GGML_F16}};
 static const double nmse_bound = 1e-6;
 #elif LLAMA_VARIANT == 3
 #include "llama_q8_0.h"
 #define TABLE kgen_llama_q8_0
-static const llm_config_t config = {
-    LLM_SIZES, .sliding_window = 16,
-    .fmt = {WW_GGML_F16, WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0,
-            WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0}};
+static const llm_config_t config = {LLM_SIZES, .sliding_window = 16,
+                                    .fmt = {WW_GGML_F16, WW_GGML_Q8_0, WW_GGML_Q8_0,
+                                            WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0,
+                                            WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0}};
 static const double nmse_bound = 1e-6;
 #elif LLAMA_VARIANT == 4
 #include "llama_q4_k.h"
 #define TABLE kgen_llama_q4_k
-static const llm_config_t config = {
-    LLM_SIZES,
-    .fmt = {WW_GGML_F16, WW_GGML_Q6_K, WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K,
-            WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K}};
+static const llm_config_t config = {LLM_SIZES,
+                                    .fmt = {WW_GGML_F16, WW_GGML_Q6_K, WW_GGML_Q4_K,
+                                            WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K,
+                                            WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K}};
 static const double nmse_bound = 1e-6;
 #else
 #error "LLAMA_VARIANT must be 1 (bf16), 2 (f16), 3 (q8_0) or 4 (q4_k)"
@@ -74,7 +82,7 @@ enum { PROMPT = 37, STEPS = 16 };
 #define OK(call)                                                                         \
   do {                                                                                   \
     if ((call) != KGRT_STATUS_OK) {                                                      \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, err.message);         \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, err.message);        \
       test_failures++;                                                                   \
       goto done;                                                                         \
     }                                                                                    \
@@ -87,8 +95,10 @@ static kgrt_status_t run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0
   for (int t = 0; t < T; ++t)
     pos[t] = pos0 + t;
   kgrt_status_t st;
-  if ((st = kgrt_model_set_dim(m, "T", T, err)) || (st = kgrt_model_set_dim(m, "S", pos0 + T, err)) ||
-      (st = kgrt_model_set_input(m, "tokens", tokens, sizeof(int32_t) * (size_t)T, err)) ||
+  if ((st = kgrt_model_set_dim(m, "T", T, err)) ||
+      (st = kgrt_model_set_dim(m, "S", pos0 + T, err)) ||
+      (st =
+           kgrt_model_set_input(m, "tokens", tokens, sizeof(int32_t) * (size_t)T, err)) ||
       (st = kgrt_model_set_input(m, "pos", pos, sizeof(int32_t) * (size_t)T, err)) ||
       (st = kgrt_model_set_input(m, "last", &last, sizeof last, err)) ||
       (st = kgrt_model_set_input(m, "seed", &seed, sizeof seed, err)))
@@ -122,8 +132,8 @@ static void check_step(const char *spec, int step, const float *logits, const do
     TEST_FAIL_("%s step %d: logits NMSE %.3g over %.0e", spec, step, nmse, nmse_bound);
   test_checks++;
   if (sure && token != best)
-    TEST_FAIL_("%s step %d: token %d, the reference's %d (margin %.3g)", spec, step, token,
-               best, ref[best] - ref[second]);
+    TEST_FAIL_("%s step %d: token %d, the reference's %d (margin %.3g)", spec, step,
+               token, best, ref[best] - ref[second]);
   CHECK_EQ(next_pos, want_pos);
   printf("%s step %2d: NMSE %.3g token %d%s\n", spec, step, nmse, token,
          sure ? "" : " (too close to call)");
@@ -192,7 +202,8 @@ static void run_device(const char *spec, const char *path, const llm_model_t *lm
   OK(kgrt_model_link(m, "next_pos", "pos", &err));
   OK(kgrt_model_step_dim(m, "S", 1, &err));
   int32_t device_tokens[STEPS];
-  OK(kgrt_model_run_steps(m, STEPS, "next_token", device_tokens, sizeof device_tokens, &err));
+  OK(kgrt_model_run_steps(m, STEPS, "next_token", device_tokens, sizeof device_tokens,
+                          &err));
   for (int i = 0; i < STEPS; ++i)
     CHECK_EQ(device_tokens[i], host_tokens[i + 1]);
   /* a test whose tokens were all too close to call would prove nothing */
@@ -220,7 +231,8 @@ int main(int argc, char **argv) {
   close(fd);
   llm_model_t lm;
   if (llm_model_init(&lm, &config, 1) != 0 ||
-      (safetensors ? llm_model_write_safetensors(&lm, path) : llm_model_write_gguf(&lm, path)) != 0) {
+      (safetensors ? llm_model_write_safetensors(&lm, path)
+                   : llm_model_write_gguf(&lm, path)) != 0) {
     fprintf(stderr, "test_llama: cannot write the model to %s\n", path);
     unlink(path);
     return 1;

@@ -33,8 +33,9 @@
 --   dtype [bf16]: activations and the KV cache (f16 or bf16; f32 for tests)
 --   weights [dtype]: the projections' format (f32, f16, bf16, q8_0, q4_0,
 --     q4_k, q6_k), or a table { default = ..., token_embd = ..., output = ...,
---     attn_q = ..., ffn_down = ..., ... } by GGUF tensor kind; norms and biases
---     are f32 as in GGUF files; token_embd takes a float format
+--     attn_q = ..., ffn_down = ..., ... } by GGUF tensor kind; token_embd takes a float format
+--   norms [f32]: the dtype of norm weights and biases (GGUF files store
+--     them in f32, Hugging Face files in the model's dtype)
 --   max_tokens [512]: T's maximum; context [2048]: the KV cache's slots
 --   sampling [greedy]: { temperature, top_k, top_p, min_p } for `sample`
 local M = {}
@@ -138,6 +139,8 @@ function M.config(cfg)
   c.dtype = rawget(cfg, "dtype") or bf16
   if not float_dtypes[c.dtype] then fail("config dtype must be f32, f16 or bf16") end
   c.formats = weight_formats(cfg, c.dtype)
+  c.norms = rawget(cfg, "norms") or f32
+  if not float_dtypes[c.norms] then fail("config norms must be f32, f16 or bf16") end
   c.max_tokens = int_key(cfg, "max_tokens", 512)
   c.context = int_key(cfg, "context", 2048)
   if c.max_tokens > c.context then
@@ -156,12 +159,12 @@ local function layer(c, l, x, pos, S, kc, vc)
   local T = x.shape[1]
   local E, H, KVH, D = c.hidden, c.heads, c.kv_heads, c.head_dim
   local f = c.formats
-  local h = rmsnorm(x, layer_weight(l, "attn_norm", f32, { E }), { eps = c.norm_eps })
+  local h = rmsnorm(x, layer_weight(l, "attn_norm", c.norms, { E }), { eps = c.norm_eps })
   local function proj(kind, n)
     local y = matmul(h, layer_weight(l, kind, f[kind], { n, E }))
     if c.qkv_bias then
-      local b = weight(string.format("blk_%d_%s_bias", l, kind), f32, { n })
-      y = y + (c.dtype == f32 and b or cast(b, c.dtype))
+      local b = weight(string.format("blk_%d_%s_bias", l, kind), c.norms, { n })
+      y = y + (c.dtype == c.norms and b or cast(b, c.dtype))
     end
     return y
   end
@@ -173,7 +176,7 @@ local function layer(c, l, x, pos, S, kc, vc)
   vc = kv_append(vc, v, pos, { layer = l })
   local a = attention(q, kc, vc, { layer = l, context = S, causal = true, window = c.sliding_window })
   x = x + matmul(reshape(a, { T, H * D }), layer_weight(l, "attn_output", f.attn_output, { E, H * D }))
-  local h2 = rmsnorm(x, layer_weight(l, "ffn_norm", f32, { E }), { eps = c.norm_eps })
+  local h2 = rmsnorm(x, layer_weight(l, "ffn_norm", c.norms, { E }), { eps = c.norm_eps })
   local g = matmul(h2, layer_weight(l, "ffn_gate", f.ffn_gate, { c.ffn, E }))
   local u = matmul(h2, layer_weight(l, "ffn_up", f.ffn_up, { c.ffn, E }))
   x = x + matmul(silu(g) * u, layer_weight(l, "ffn_down", f.ffn_down, { E, c.ffn }))
@@ -199,7 +202,7 @@ function M.build(cfg)
     x, kc, vc = layer(c, l, x, pos, S, kc, vc)
   end
   x = embedding(x, last) -- [1, E]: the row whose next token is wanted
-  x = rmsnorm(x, weight("output_norm_weight", f32, { c.hidden }), { eps = c.norm_eps })
+  x = rmsnorm(x, weight("output_norm_weight", c.norms, { c.hidden }), { eps = c.norm_eps })
   local head = embd
   if not c.tied_embeddings then
     head = weight("output_weight", c.formats.output, { c.vocab, c.hidden })

@@ -165,6 +165,22 @@ int llm_model_write_gguf(const llm_model_t *m, const char *path) {
   ww_gguf_kv_f32(&g, "llama.attention.layer_norm_rms_epsilon",
                  (float)(c->norm_eps > 0 ? c->norm_eps : 1e-5));
   ww_gguf_kv_u32(&g, "llama.vocab_size", (uint32_t)c->vocab);
+  if (m->vocab != NULL) {
+    uint64_t nv = (uint64_t)c->vocab;
+    ww_gguf_kv_str(&g, "tokenizer.ggml.model", "llama");
+    ww_gguf_kv_strs(&g, "tokenizer.ggml.tokens", m->vocab, nv);
+    ww_buf_t v = {0};
+    ww_u32(&v, WW_F32);
+    ww_u64(&v, nv);
+    for (uint64_t i = 0; i < nv; ++i)
+      ww_u32(&v, kgrt_f32_bits(m->scores[i]));
+    ww_gguf_kv_raw(&g, "tokenizer.ggml.scores", WW_ARRAY, v.p, v.len);
+    g.kvs.oom |= v.oom;
+    ww_free(&v);
+    ww_gguf_kv_u32(&g, "tokenizer.ggml.bos_token_id", 1);
+    ww_gguf_kv_u32(&g, "tokenizer.ggml.eos_token_id", 2);
+    ww_gguf_kv_bool(&g, "tokenizer.ggml.add_bos_token", 1);
+  }
   for (int i = 0; i < m->n; ++i) {
     const llm_tensor_t *t = &m->t[i];
     uint64_t ne[2] = {(uint64_t)t->cols, (uint64_t)t->rows};

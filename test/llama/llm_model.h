@@ -58,6 +58,10 @@ typedef struct llm_model {
   /* indices into t: per layer, then the globals */
   int *attn_norm, *q, *k, *v, *qb, *kb, *vb, *o, *ffn_norm, *gate, *up, *down;
   int embd, out_norm, out;
+  /* a SentencePiece-style vocabulary for the GGUF file (tokenizer.ggml.*),
+   * or NULL: pieces, their scores, n of them (the config's vocab) */
+  const char *const *vocab;
+  const float *scores;
 } llm_model_t;
 
 /* Draws the weights from seed: embeddings and norms near their usual

@@ -1,0 +1,232 @@
+/* llm.c - an LLM product on kgrt: loads a Llama-family model's weights
+ * (GGUF, or safetensors with Hugging Face names) into the kernel table kgen
+ * built for it (lua/models/llama.lua; LLM_TABLE below), takes a prompt as
+ * text (through the GGUF file's own tokenizer) or as token ids, prefills it
+ * in chunks of the table's T, then decodes one token a run, the sampled
+ * token read back (4 bytes) and streamed as text, and prints the prompt's
+ * and the generation's tokens/s.
+ *
+ *   llm [--device SPEC] [--prompt TEXT | --tokens ID,ID,...] [-n N] MODEL
+ *
+ * --device: hip, cuda or sim:ARCH (default sim:gfx1100); -n: tokens to
+ * generate (default 32; generation also stops at the end-of-text token or a
+ * full context). Errors are one line and exit code 1. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kgrt.h"
+#include "kgrt_weights.h"
+#include "llm_tokenizer.h"
+#include LLM_TABLE_HEADER
+
+enum { MAX_PROMPT = 4096 };
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int usage(void) {
+  fprintf(stderr,
+          "usage: llm [--device SPEC] [--prompt TEXT | --tokens ID,ID,...] [-n N] "
+          "MODEL.gguf|MODEL.safetensors\n");
+  return 1;
+}
+
+/* The max of sym `name` in the table, or 0. */
+static int64_t sym_max(const kgrt_model_table_t *t, const char *name) {
+  for (uint32_t i = 0; i < t->num_syms; ++i)
+    if (strcmp(t->syms[i].name, name) == 0)
+      return t->syms[i].max;
+  return 0;
+}
+
+/* "1,2,3" into ids; the count, or -1 on a bad list. */
+static int parse_ids(const char *s, int32_t *ids, int cap) {
+  int n = 0;
+  while (*s) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || errno != 0 || v < 0 || v > INT32_MAX || n >= cap ||
+        (*end != ',' && *end != 0))
+      return -1;
+    ids[n++] = (int32_t)v;
+    s = *end == ',' ? end + 1 : end;
+  }
+  return n;
+}
+
+/* Runs tokens[0 .. T) at positions pos0 ..; the next token into *next. */
+static kgrt_status_t run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0,
+                         int32_t *next, kgrt_error_t *err) {
+  int32_t pos[MAX_PROMPT], last = T - 1, seed = pos0;
+  for (int t = 0; t < T; ++t)
+    pos[t] = pos0 + t;
+  kgrt_status_t st;
+  if ((st = kgrt_model_set_dim(m, "T", T, err)) ||
+      (st = kgrt_model_set_dim(m, "S", pos0 + T, err)) ||
+      (st =
+           kgrt_model_set_input(m, "tokens", tokens, sizeof(int32_t) * (size_t)T, err)) ||
+      (st = kgrt_model_set_input(m, "pos", pos, sizeof(int32_t) * (size_t)T, err)) ||
+      (st = kgrt_model_set_input(m, "last", &last, sizeof last, err)) ||
+      (st = kgrt_model_set_input(m, "seed", &seed, sizeof seed, err)) ||
+      (st = kgrt_model_run(m, err)))
+    return st;
+  return kgrt_model_get_output(m, "next_token", next, sizeof *next, err);
+}
+
+int main(int argc, char **argv) {
+  const char *device = "sim:gfx1100", *prompt = NULL, *ids_arg = NULL, *path = NULL;
+  long gen = 32;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
+      device = argv[++i];
+    else if (strcmp(argv[i], "--prompt") == 0 && i + 1 < argc)
+      prompt = argv[++i];
+    else if (strcmp(argv[i], "--tokens") == 0 && i + 1 < argc)
+      ids_arg = argv[++i];
+    else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+      char *end;
+      gen = strtol(argv[++i], &end, 10);
+      if (*end != 0 || gen < 1 || gen > 1 << 20) {
+        fprintf(stderr, "llm: -n takes a count from 1 to 1048576, got %s\n", argv[i]);
+        return 1;
+      }
+    } else if (argv[i][0] == '-' || path != NULL)
+      return usage();
+    else
+      path = argv[i];
+  }
+  if (path == NULL || (prompt != NULL && ids_arg != NULL))
+    return usage();
+
+  const kgrt_model_table_t *table = &LLM_TABLE;
+  kgrt_error_t err = {0};
+  kgrt_weights_t *w = NULL;
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *m = NULL;
+  llm_tokenizer_t tok = {0};
+  int have_tok = 0, rc = 1;
+  static int32_t ids[MAX_PROMPT];
+  int n = 0;
+  char why[256];
+
+  if (kgrt_weights_open(path, NULL, &w, &err) != KGRT_STATUS_OK) {
+    fprintf(stderr, "llm: %s\n", err.message);
+    goto done;
+  }
+  have_tok = llm_tokenizer_load(&tok, w, why, sizeof why) == 0;
+  if (ids_arg != NULL) {
+    n = parse_ids(ids_arg, ids, MAX_PROMPT);
+    if (n <= 0) {
+      fprintf(stderr, "llm: --tokens takes ids separated by commas, got '%s'\n", ids_arg);
+      goto done;
+    }
+  } else {
+    if (!have_tok) {
+      fprintf(stderr, "llm: %s: %s; give the prompt with --tokens\n", path, why);
+      goto done;
+    }
+    n = llm_tokenizer_encode(&tok, prompt ? prompt : "Once upon a time", ids, MAX_PROMPT);
+    if (n <= 0) {
+      fprintf(stderr,
+              "llm: %s: this file's tokenizer (%s) cannot encode text here, or the "
+              "prompt is over %d tokens; give the prompt with --tokens\n",
+              path, tok.kind == LLM_TOK_GPT2 ? "byte-level BPE" : "SentencePiece BPE",
+              MAX_PROMPT);
+      goto done;
+    }
+  }
+  const int64_t t_max = sym_max(table, "T"), s_max = sym_max(table, "S");
+  int64_t vocab = 0;
+  if (kgrt_weights_vocab_size(w, &vocab, &err) != KGRT_STATUS_OK)
+    vocab = 0;
+  for (int i = 0; i < n; ++i)
+    if (vocab > 0 && ids[i] >= vocab) {
+      fprintf(stderr, "llm: token id %d is past the vocabulary (%lld)\n", ids[i],
+              (long long)vocab);
+      goto done;
+    }
+  if (t_max < 1 || s_max < 1 || n >= s_max) {
+    fprintf(stderr,
+            "llm: the prompt's %d tokens do not fit the table's context of %lld\n", n,
+            (long long)s_max);
+    goto done;
+  }
+
+  kgrt_memory_t mem;
+  if (kgrt_device_open(device, NULL, &dev, &err) != KGRT_STATUS_OK ||
+      kgrt_model_memory(dev, table, &mem, &err) != KGRT_STATUS_OK) {
+    fprintf(stderr, "llm: %s\n", err.message);
+    goto done;
+  }
+  if (kgrt_model_load(dev, table, &m, &err) != KGRT_STATUS_OK ||
+      kgrt_model_bind_weights(m, w, 0, &err) != KGRT_STATUS_OK) {
+    fprintf(stderr, "llm: %s: %s\n", path, err.message);
+    goto done;
+  }
+  fprintf(stderr, "llm: %s on %s: %.1f MB (weights %.1f MB, KV cache %.1f MB)\n",
+          table->name, kgrt_device_name(dev), (double)mem.total / 1e6,
+          (double)mem.weights / 1e6, (double)mem.state / 1e6);
+
+  char piece[256];
+  if (have_tok)
+    for (int i = 0; i < n; ++i) {
+      if (ids[i] == tok.bos || ids[i] == tok.eos)
+        continue; /* control tokens are not text */
+      llm_tokenizer_piece(&tok, ids[i], piece, sizeof piece);
+      fputs(piece, stdout);
+    }
+  fflush(stdout);
+  /* prefill in chunks of at most T tokens */
+  int32_t next = 0;
+  double t0 = now_s();
+  for (int at = 0; at < n; at += (int)t_max) {
+    int T = n - at < t_max ? n - at : (int)t_max;
+    if (run(m, ids + at, T, at, &next, &err) != KGRT_STATUS_OK) {
+      fprintf(stderr, "llm: %s\n", err.message);
+      goto done;
+    }
+  }
+  double prefill_s = now_s() - t0;
+  /* decode: one token a run, streamed */
+  long made = 0;
+  int pos = n;
+  t0 = now_s();
+  while (made < gen) {
+    if (have_tok) {
+      if (next != tok.bos && next != tok.eos) {
+        llm_tokenizer_piece(&tok, next, piece, sizeof piece);
+        fputs(piece, stdout);
+      }
+    } else {
+      printf("%s%d", made ? "," : "", next);
+    }
+    fflush(stdout);
+    ++made;
+    if ((have_tok && next == tok.eos) || pos + 1 >= s_max || made == gen)
+      break;
+    if (run(m, &next, 1, pos++, &next, &err) != KGRT_STATUS_OK) {
+      fprintf(stderr, "\nllm: %s\n", err.message);
+      goto done;
+    }
+  }
+  double gen_s = now_s() - t0;
+  printf("\n");
+  fprintf(stderr, "llm: prompt %d tokens, %.1f tok/s; generated %ld tokens, %.1f tok/s\n",
+          n, n / prefill_s, made, made > 1 ? (made - 1) / gen_s : 0.0);
+  rc = 0;
+done:
+  kgrt_model_unload(m);
+  kgrt_device_close(dev);
+  kgrt_weights_close(w);
+  if (have_tok)
+    llm_tokenizer_free(&tok);
+  return rc;
+}

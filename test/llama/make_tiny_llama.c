@@ -1,0 +1,121 @@
+/* make_tiny_llama.c - writes the random-init GGUF file of
+ * examples/llm/tiny_llama.lua (the same sizes; bf16; norms f32), with a
+ * SentencePiece-style vocabulary of 1000 pieces: <unk>, <s>, </s>, the 256
+ * byte pieces, then English words with every prefix of each (so the BPE
+ * merges reach them), letters and digits.
+ *   make_tiny_llama OUT.gguf [SEED] [--ffn N]
+ * (--ffn: another FFN size, a file the table does not fit, for the tests) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm_model.h"
+#include "weights_writer.h"
+
+enum { VOCAB = 1000 };
+
+static const char *const words[] = {
+    "the",    "of",      "and",     "to",    "in",    "is",     "was",     "he",
+    "for",    "it",      "with",    "as",    "his",   "on",     "be",      "at",
+    "by",     "had",     "not",     "are",   "but",   "from",   "or",      "have",
+    "an",     "they",    "which",   "one",   "you",   "were",   "her",     "all",
+    "she",    "there",   "would",   "their", "we",    "him",    "been",    "has",
+    "when",   "who",     "will",    "more",  "no",    "if",     "out",     "so",
+    "said",   "what",    "up",      "its",   "about", "into",   "than",    "them",
+    "can",    "only",    "other",   "new",   "some",  "could",  "time",    "these",
+    "two",    "may",     "then",    "do",    "first", "any",    "my",      "now",
+    "such",   "like",    "our",     "over",  "man",   "me",     "even",    "most",
+    "made",   "after",   "also",    "did",   "many",  "before", "must",    "through",
+    "back",   "years",   "where",   "much",  "your",  "way",    "well",    "down",
+    "should", "because", "each",    "just",  "those", "people", "how",     "too",
+    "little", "state",   "good",    "very",  "make",  "world",  "still",   "own",
+    "see",    "men",     "work",    "long",  "get",   "here",   "between", "both",
+    "life",   "being",   "under",   "never", "day",   "same",   "another", "know",
+    "while",  "last",    "might",   "us",    "great", "old",    "year",    "off",
+    "come",   "since",   "against", "go",    "came",  "right",  "used",    "take",
+    "three",  "once",    "upon",    "a",     "small", "cat",    "dog",     "sun",
+    "moon",   "tree",    "river",   "house", "king",  "queen",  "light",   "night",
+    "story",  "model",   "kernel"};
+
+static char *pieces[VOCAB];
+static float scores[VOCAB];
+static int n;
+
+static int has(const char *s) {
+  for (int i = 0; i < n; ++i)
+    if (strcmp(pieces[i], s) == 0)
+      return 1;
+  return 0;
+}
+
+static void add(const char *s, float score) {
+  if (n < VOCAB && !has(s)) {
+    pieces[n] = strdup(s);
+    scores[n++] = score;
+  }
+}
+
+int main(int argc, char **argv) {
+  int ffn = 768;
+  if (argc == 5 && strcmp(argv[3], "--ffn") == 0)
+    ffn = atoi(argv[4]);
+  else if (argc < 2 || argc > 3) {
+    fprintf(stderr, "usage: make_tiny_llama OUT.gguf [SEED] [--ffn N]\n");
+    return 1;
+  }
+  if (ffn < 256 || ffn % 256 != 0) {
+    fprintf(stderr, "make_tiny_llama: --ffn takes a multiple of 256\n");
+    return 1;
+  }
+  add("<unk>", 0);
+  add("<s>", 0);
+  add("</s>", 0);
+  char buf[64];
+  for (int b = 0; b < 256; ++b) {
+    snprintf(buf, sizeof buf, "<0x%02X>", b);
+    add(buf, 0);
+  }
+  const char *sp = "\xe2\x96\x81"; /* the SentencePiece space */
+  add(sp, -1);
+  for (const char *c =
+           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,!?'";
+       *c; ++c) {
+    snprintf(buf, sizeof buf, "%c", *c);
+    add(buf, -2);
+    snprintf(buf, sizeof buf, "%s%c", sp, *c);
+    add(buf, -1.5f);
+  }
+  /* each word with a space before it, and every prefix: longer scores higher */
+  for (size_t w = 0; w < sizeof words / sizeof words[0]; ++w)
+    for (size_t l = 2; l <= strlen(words[w]); ++l) {
+      snprintf(buf, sizeof buf, "%s%.*s", sp, (int)l, words[w]);
+      add(buf, (float)l - 0.001f * (float)w);
+    }
+  for (int i = 0; n < VOCAB; ++i) { /* pad with letter pairs */
+    snprintf(buf, sizeof buf, "%c%c", 'a' + i / 26 % 26, 'a' + i % 26);
+    add(buf, -3);
+  }
+  llm_config_t c = {.hidden = 256,
+                    .layers = 2,
+                    .heads = 8,
+                    .kv_heads = 2,
+                    .head_dim = 64,
+                    .ffn = ffn,
+                    .vocab = VOCAB,
+                    .context = 256,
+                    .rope_theta = 10000};
+  for (int k = 0; k < LLM_KINDS; ++k)
+    c.fmt[k] = WW_GGML_BF16;
+  llm_model_t m;
+  int rc = llm_model_init(&m, &c, argc >= 3 ? (uint32_t)strtoul(argv[2], NULL, 10) : 1);
+  m.vocab = (const char *const *)pieces;
+  m.scores = scores;
+  if (rc == 0)
+    rc = llm_model_write_gguf(&m, argv[1]);
+  if (rc != 0)
+    fprintf(stderr, "make_tiny_llama: cannot write %s\n", argv[1]);
+  llm_model_free(&m);
+  for (int i = 0; i < n; ++i)
+    free(pieces[i]);
+  return rc == 0 ? 0 : 1;
+}

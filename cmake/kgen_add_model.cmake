@@ -1,6 +1,8 @@
 # kgen_add_model(<name> MODEL <model.lua> ARCHES <arch>... [KGEN <exe>] [OPTIONS ...])
 # Runs kgen at build time on <model.lua> for the given arches and adds a
-# static library <name> holding the generated kernel table, linked to kgrt.
+# static library <name> holding the generated kernel table, linked to
+# kgen::kgrt. kgen is this build's target, else KGEN, else KGEN_EXECUTABLE
+# (which find_package(kgen) sets to the installed one), else found on PATH.
 # The generated header is <model>.h in the library's include path.
 function(kgen_add_model name)
   cmake_parse_arguments(KA "" "MODEL;KGEN" "ARCHES;OPTIONS;DEPENDS" ${ARGN})
@@ -11,6 +13,8 @@ function(kgen_add_model name)
     if(TARGET kgen)
       set(KA_KGEN $<TARGET_FILE:kgen>)
       list(APPEND KA_DEPENDS kgen)
+    elseif(KGEN_EXECUTABLE)
+      set(KA_KGEN ${KGEN_EXECUTABLE})
     else()
       find_program(KA_KGEN kgen REQUIRED)
     endif()
@@ -32,5 +36,5 @@ function(kgen_add_model name)
     VERBATIM)
   add_library(${name} STATIC ${outputs})
   target_include_directories(${name} PUBLIC ${dir})
-  target_link_libraries(${name} PUBLIC kgrt)
+  target_link_libraries(${name} PUBLIC kgen::kgrt)
 endfunction()

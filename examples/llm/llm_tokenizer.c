@@ -104,8 +104,11 @@ int llm_tokenizer_load(llm_tokenizer_t *tok, const kgrt_weights_t *w, char *why,
   sorting = NULL;
   tok->bos = meta_id(w, "tokenizer.ggml.bos_token_id", tok->n);
   tok->eos = meta_id(w, "tokenizer.ggml.eos_token_id", tok->n);
-  int64_t add = tok->kind == LLM_TOK_SPM;
-  kgrt_weights_meta_int(w, "tokenizer.ggml.add_bos_token", &add, &err);
+  /* SentencePiece vocabularies add BOS unless the file says otherwise */
+  int64_t add = tok->kind == LLM_TOK_SPM, v;
+  if (kgrt_weights_meta_int(w, "tokenizer.ggml.add_bos_token", &v, &err) ==
+      KGRT_STATUS_OK)
+    add = v;
   tok->add_bos = add != 0 && tok->bos >= 0;
   return 0;
 }

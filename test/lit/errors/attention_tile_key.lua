@@ -5,5 +5,5 @@
 local q = input("q", f16, { 64, 8, 64 })
 local k = input("k", f16, { 64, 2, 64 })
 local v = input("v", f16, { 64, 2, 64 })
--- CHECK: attention_tile_key.lua:[[@LINE+1]]: error: attention: attribute tile must be a table of bm, bn, waves, stages (not bk), got table
+-- CHECK: attention_tile_key.lua:[[@LINE+1]]: error: attention: attribute tile must be a table of bm, bn, waves, stages (not bk), got a table
 output("y", attention(q, k, v, { tile = { bk = 32 } }))

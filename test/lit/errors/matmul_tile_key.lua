@@ -4,5 +4,5 @@
 -- RUN: FileCheck %s < %t.log
 local x = input("x", f16, { 64, 64 })
 local w = weight("w", f16, { 64, 64 })
--- CHECK: matmul_tile_key.lua:[[@LINE+1]]: error: matmul: attribute tile must be a table of bm, bn, bk, waves_m, waves_n, stages, mma, shape (not bmm), got table
+-- CHECK: matmul_tile_key.lua:[[@LINE+1]]: error: matmul: attribute tile must be a table of bm, bn, bk, waves_m, waves_n, stages, mma, shape (not bmm), got a table
 output("y", matmul(x, w, { tile = { bmm = 64 } }))

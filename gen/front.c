@@ -769,7 +769,8 @@ static int read_template(lua_State *L, int decls, const char *name, kg_template_
               (get_bool(L, f, "epilogue") ? KG_FUSE_EPILOGUE : 0) |
               (get_bool(L, f, "pair") ? KG_FUSE_PAIR : 0) |
               (get_bool(L, f, "rms_prologue") ? KG_FUSE_NORM : 0) |
-              (get_bool(L, f, "rms") ? KG_FUSE_RMS : 0);
+              (get_bool(L, f, "rms") ? KG_FUSE_RMS : 0) |
+              (get_bool(L, f, "regions") ? KG_FUSE_REGIONS : 0);
   }
   lua_pop(L, 1);
   t->weights_before_wait = get_bool(L, decl, "weights_before_wait");

@@ -7,11 +7,13 @@
  * becomes the chain's producer instead: the chain is the matmul kernel's
  * epilogue (acc0 in the expression), and two matmuls of the same x and
  * shape (float weights) feeding one chain (silu(x wg^T) * (x wu^T)) share
- * one kernel (acc0, acc1). Other nodes become one kernel each, or one per
- * variant. Fused code only fills a template's holes (EXPR, EPI, EPI_IN):
- * nothing is spliced in front of a template's body, which lower.c relies on
- * for early launch (a template that calls kg_dep_wait() reads its fused
- * operands where it reads the rest, after the wait). */
+ * one kernel (acc0, acc1). Matmuls of one x with no epilogue (the Q, K and
+ * V projections) are one kernel where their variants' template takes them
+ * as regions of one N (KG_FUSE_REGIONS), each region its own weight and
+ * result. Other nodes become one kernel each, or one per variant. Fused code only fills a
+ * template's holes (EXPR, EPI, EPI_IN): nothing is spliced in front of a template's body,
+ * which lower.c relies on for early launch (a template that calls kg_dep_wait() reads its
+ * fused operands where it reads the rest, after the wait). */
 #include "fuse.h"
 
 #include <stdio.h>
@@ -318,8 +320,110 @@ static int fuse_epilogue(const kg_graph_t *g, const int *norm_of, int n, const i
   return 0;
 }
 
+/* Can variant v of matmuls a and b be regions of one kernel: a template
+ * that takes regions, the same holes but N (the columns, each its own), the
+ * same select. */
+static int region_variant(const kg_graph_t *g, int a, int b, int v) {
+  const kg_variant_t *p = &g->nodes[a].variants[v], *q = &g->nodes[b].variants[v];
+  if (!(roles(g, a, v) & KG_FUSE_REGIONS) || strcmp(p->tmpl, q->tmpl) != 0 ||
+      p->num_holes != q->num_holes || p->select.scale != q->select.scale ||
+      memcmp(p->select.sym, q->select.sym, sizeof p->select.sym) != 0 ||
+      p->select_min != q->select_min || p->select_max != q->select_max)
+    return 0;
+  for (int h = 0; h < p->num_holes; h++)
+    if (strcmp(p->holes[h].name, q->holes[h].name) != 0 ||
+        (strcmp(p->holes[h].name, "N") != 0 &&
+         strcmp(p->holes[h].value, q->holes[h].value) != 0))
+      return 0;
+  return 1;
+}
+
+/* A matmul that can lead or join a region group: no epilogue, w a model
+ * weight [N, K] of a float dtype with constant dims. */
+static int region_candidate(const kg_graph_t *g, int n) {
+  if (n < 0 || g->nodes[n].dead || !is_matmul(g, n) || epilogue_of(g, n) >= 0)
+    return 0;
+  const kg_tensor_t *w = &g->tensors[g->nodes[n].inputs[1]];
+  return w->rank == 2 && w->dtype.block_elems == 0 && w->dims[0].sym < 0 &&
+         w->dims[1].sym < 0 &&
+         g->tensors[kg_tensor_storage(g, g->nodes[n].inputs[1])].kind == KG_TENSOR_WEIGHT;
+}
+
+/* Is matmul b a region sibling of matmul a: the same x, w of a's dtype and
+ * K, some variant both can run as regions. */
+static int region_sibling(const kg_graph_t *g, int a, int b) {
+  const kg_node_t *x = &g->nodes[a], *y = &g->nodes[b];
+  if (!region_candidate(g, b) || x->inputs[0] != y->inputs[0] ||
+      x->num_variants != y->num_variants)
+    return 0;
+  const kg_tensor_t *wa = &g->tensors[x->inputs[1]], *wb = &g->tensors[y->inputs[1]];
+  if (wa->dtype.code != wb->dtype.code || wa->dims[1].value != wb->dims[1].value)
+    return 0;
+  for (int v = 0; v < x->num_variants; v++)
+    if (region_variant(g, a, b, v))
+      return 1;
+  return 0;
+}
+
+/* Groups matmuls into regions: leader[m] is the first matmul of m's group
+ * (m itself when it leads one, -1 when in none); members[] of a leader n
+ * are its group in node order, *count of them. */
+static void region_groups(const kg_graph_t *g, int *leader) {
+  for (int n = 0; n < g->num_nodes; n++)
+    leader[n] = -1;
+  for (int n = 0; n < g->num_nodes; n++) {
+    if (leader[n] >= 0 || !region_candidate(g, n))
+      continue;
+    int count = 1;
+    for (int m = n + 1; m < g->num_nodes && count < KG_MAX_REGIONS; m++)
+      if (leader[m] < 0 && region_sibling(g, n, m)) {
+        leader[m] = n;
+        count++;
+      }
+    if (count > 1)
+      leader[n] = n;
+  }
+}
+
+/* Is variant v of the region group of node n one kernel: every member's
+ * variant v runs as a region of the leader's. */
+static int group_variant(const kg_graph_t *g, const int *leader, int n, int v) {
+  if (leader[n] < 0)
+    return 0;
+  for (int m = leader[n]; m < g->num_nodes; m++)
+    if (leader[m] == leader[n] && !region_variant(g, leader[n], m, v))
+      return 0;
+  return 1;
+}
+
+/* The kernel of variant v of the region group led by n: x, each member's
+ * weight (then a norm's weight), each member's result. */
+static void fuse_regions(const kg_graph_t *g, const int *norm_of, const int *leader,
+                         int n, int v, kg_program_t *p) {
+  kg_kernel_t *k = &p->kernels[p->num_kernels++];
+  const kg_node_t *node = &g->nodes[n];
+  k->node = n;
+  k->variant = v;
+  k->epilogue_root = -1;
+  k->num_mm = 1;
+  k->output = node->output;
+  k->tmpl = node->variants[v].tmpl;
+  k->ins[k->num_ins++] = node->inputs[0];
+  for (int m = n; m < g->num_nodes; m++)
+    if (leader[m] == n) {
+      k->ins[k->num_ins++] = g->nodes[m].inputs[1];
+      k->outs[k->num_outs++] = g->nodes[m].output;
+      k->num_regions++;
+    }
+  take_norm(g, norm_of, n, v, k);
+  const char *label = node->variants[v].label ? node->variants[v].label : k->tmpl;
+  snprintf(k->name, sizeof k->name, "%s%s_matmul%d_%s", g->model,
+           k->norm >= 0 ? "_rmsnorm" : "", k->num_regions, label);
+}
+
 static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *norm_gone,
-                      const kg_kernel_t *norm_sel, kg_program_t *p, kg_diag_t *d);
+                      const kg_kernel_t *norm_sel, const int *leader, kg_program_t *p,
+                      kg_diag_t *d);
 
 int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   memset(p, 0, sizeof *p);
@@ -348,7 +452,10 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
           g->nodes[m].inputs[0] == g->nodes[n].output)
         norm_of[m] = n;
   }
-  int rc = fuse_nodes(g, norm_of, norm_gone, norm_sel, p, d);
+  int *leader = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *leader);
+  region_groups(g, leader);
+  int rc = fuse_nodes(g, norm_of, norm_gone, norm_sel, leader, p, d);
+  free(leader);
   free(norm_of);
   free(norm_gone);
   free(norm_sel);
@@ -356,7 +463,8 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
 }
 
 static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *norm_gone,
-                      const kg_kernel_t *norm_sel, kg_program_t *p, kg_diag_t *d) {
+                      const kg_kernel_t *norm_sel, const int *leader, kg_program_t *p,
+                      kg_diag_t *d) {
   for (int n = 0; n < g->num_nodes; n++) {
     if (norm_gone[n] || g->nodes[n].dead)
       continue;
@@ -374,6 +482,12 @@ static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *norm_
       }
     }
     for (int v = 0; v < node->num_variants; v++) {
+      /* a region group's variant: one kernel, where its leader is */
+      if (group_variant(g, leader, n, v)) {
+        if (leader[n] == n)
+          fuse_regions(g, norm_of, leader, n, v, p);
+        continue;
+      }
       kg_kernel_t *k = &p->kernels[p->num_kernels];
       k->node = n;
       k->variant = v;

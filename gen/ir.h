@@ -15,6 +15,7 @@
 
 #define KG_MAX_INPUTS 16
 #define KG_MAX_OUTPUTS 4
+#define KG_MAX_REGIONS 3 /* sibling matmuls one kernel computes (KG_FUSE_REGIONS) */
 #define KG_MAX_DIM_ARGS 4
 
 typedef struct kg_dim {
@@ -72,6 +73,9 @@ enum {
   KG_FUSE_PAIR = 4,     /* a second weight beside w, acc1 in EPI */
   KG_FUSE_NORM = 8,     /* an RMS norm of x as its prologue (NORM, NG_T, NEPS) */
   KG_FUSE_RMS = 16,     /* this row op is an RMS norm a NORM template can take in */
+  KG_FUSE_REGIONS = 32, /* sibling matmuls of one x as regions of one N: weights w,
+                           wr1 (wr2), results y, yr1 (yr2); R1 (R2) where each
+                           starts (REGIONS) */
 };
 
 /* What a template declares beside its op (kg.template in lua/ops/): C
@@ -168,6 +172,9 @@ typedef struct kg_kernel {
    * (else -1), and the matmuls it computes (acc0, acc1 in expr) */
   int epilogue_root;
   int num_mm;
+  /* sibling matmuls of one x computed as regions of one N (KG_FUSE_REGIONS):
+   * 0, or how many (2 or 3); their weights follow x, their results are outs */
+  int num_regions;
   /* an RMS norm node taken in as x's prologue (KG_FUSE_NORM; else -1): x is
    * that node's operand, its weight (if any) the operand after the weights */
   int norm;

@@ -99,6 +99,32 @@ static void params_holes(lua_State *L, int idx, kg_holes_t *h, given_t *given) {
  * a KG_SHARED_BUFFER as shared_bytes, and any extra holes) from kg.template_params(tmpl,
  * target, info); source: the template file to expand, templates/<source>.hip
  * (the rule's own, or another that takes the same holes on this target). */
+/* The columns of a region kernel's first `upto` regions (its results are
+ * [M, N_r]: N_r, the last dim of each). */
+static int64_t region_columns(const kg_graph_t *g, const kg_kernel_t *k, int upto) {
+  int64_t n = 0;
+  for (int r = 0; r < upto && r < k->num_outs; r++) {
+    const kg_tensor_t *y = &g->tensors[k->outs[r]];
+    n += y->dims[y->rank - 1].value;
+  }
+  return n;
+}
+
+/* A REGIONS template's holes: REGIONS when the kernel computes regions, N
+ * their columns in all, R1 (R2) where the second (third) starts. */
+static void region_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *h) {
+  kg_holes_set(h, "REGIONS", "%s", k->num_regions > 0 ? "1" : "");
+  kg_holes_set(h, "R1", "%s", "");
+  kg_holes_set(h, "R2", "%s", "");
+  if (k->num_regions == 0)
+    return;
+  const int64_t all = region_columns(g, k, k->num_regions);
+  kg_holes_set(h, "N", "%lld", (long long)all);
+  kg_holes_set(h, "R1", "%lld", (long long)region_columns(g, k, 1));
+  if (k->num_regions > 2)
+    kg_holes_set(h, "R2", "%lld", (long long)region_columns(g, k, 2));
+}
+
 static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                            const kg_target_t *t, kg_lowered_t *lw, kg_holes_t *h,
                            given_t *given, char source[64], kg_diag_t *d) {
@@ -109,7 +135,23 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
   lua_pushstring(L, k->tmpl);
   lua_rawgeti(L, LUA_REGISTRYINDEX, t->ref);
   const kg_variant_t *v = &g->nodes[k->node].variants[k->variant];
-  if (v->params_ref >= 0) {
+  if (v->params_ref >= 0 && k->num_regions > 0) {
+    /* regions: the node's facts with n, the columns, of the whole group (a
+     * copy: the node's own table serves its other kernels) */
+    lua_newtable(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, v->params_ref);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, -5);
+    }
+    lua_pop(L, 1);
+    lua_pushinteger(L, region_columns(g, k, k->num_regions));
+    lua_setfield(L, -2, "n");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "pair");
+  } else if (v->params_ref >= 0) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, v->params_ref);
     lua_pushboolean(L, k->num_mm == 2); /* a gate/up pair: two accumulators */
     lua_setfield(L, -2, "pair");
@@ -311,7 +353,7 @@ static uint32_t early_launch_flags(const kg_graph_t *g, const kg_kernel_t *k,
   if (!t->early_launch || !calls_dep_wait(text, n))
     return 0;
   if (g->templates[g->nodes[k->node].variants[k->variant].decl].weights_before_wait) {
-    const int num_w = k->num_mm > 0 ? k->num_mm : 1;
+    const int num_w = k->num_regions > 0 ? k->num_regions : k->num_mm > 0 ? k->num_mm : 1;
     for (int i = 1; i <= num_w && i < k->num_ins; i++)
       if (g->tensors[kg_tensor_storage(g, k->ins[i])].kind != KG_TENSOR_WEIGHT ||
           g->tensors[kg_tensor_storage(g, k->ins[i])].written)
@@ -362,6 +404,8 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     free(given);
     return -1;
   }
+  if (decl->fuse & KG_FUSE_REGIONS)
+    region_holes(g, k, h);
   if ((decl->fuse & KG_FUSE_EPILOGUE) && matmul_epilogue(g, k, &numel, h, d)) {
     kg_holes_free(h);
     free(given);
@@ -419,7 +463,9 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
       kg_holes_set(h, "ITERS", "%lld", (long long)iters);
       kg_holes_set(h, "CACHE", "%s", iters <= 8 ? "1" : "");
     } else {
-      lw->units = v->tile_units; /* per_block and repeat: the params rule's */
+      /* per_block and repeat: the params rule's; regions: their columns */
+      lw->units = k->num_regions > 0 ? kg_expr_const(region_columns(g, k, k->num_regions))
+                                     : v->tile_units;
     }
     for (int i = 0; i < v->num_dim_args; i++) {
       kg_larg_t *a = &lw->args[lw->num_args++];

@@ -20,6 +20,7 @@ int kg_tmpl_c_hole(unsigned fuse, const char *list, const char *name) {
   static const char *const epilogue[] = {"EPI", "PAIR", "OUT_T", "EPI_IN", NULL};
   static const char *const epilogue_item[] = {"I", "T", "MOD", NULL};
   static const char *const norm[] = {"NORM", "NG_T", "NEPS", NULL};
+  static const char *const regions[] = {"REGIONS", "R1", "R2", NULL};
   if (strcmp(list, "") != 0 && strcmp(list, "[]") != 0)
     return ((fuse & KG_FUSE_CHAIN) && strcmp(list, "IN") == 0 &&
             in_list(chain_item, name)) ||
@@ -28,7 +29,8 @@ int kg_tmpl_c_hole(unsigned fuse, const char *list, const char *name) {
            kg_tmpl_c_hole(fuse, "", name);
   return in_list(always, name) || ((fuse & KG_FUSE_CHAIN) && in_list(chain, name)) ||
          ((fuse & KG_FUSE_EPILOGUE) && in_list(epilogue, name)) ||
-         ((fuse & KG_FUSE_NORM) && in_list(norm, name));
+         ((fuse & KG_FUSE_NORM) && in_list(norm, name)) ||
+         ((fuse & KG_FUSE_REGIONS) && in_list(regions, name));
 }
 
 static const kg_hole_t *declared(const kg_template_t *t, const char *name) {

@@ -598,13 +598,17 @@ end
 ---                                 and rms_prologue (an RMS norm of x taken in: NORM,
 ---                                 NG_T, NEPS); rms (the op is an RMS norm of
 ---                                 its operand 1 with weight 2, holes EPS,
----                                 COLS, R_T: a norm template may take it in)
+---                                 COLS, R_T: a norm template may take it in);
+---                                 regions (matmuls of one x with no epilogue
+---                                 as regions of one N, its hole N: weights
+---                                 w, wr1 (wr2) and results y, yr1 (yr2),
+---                                 REGIONS, R1 (R2) where each starts)
 ---   weights_before_wait = true    reads its weight operands before
 ---                                 kg_dep_wait() (early launch: they must be
 ---                                 model weights) }
 --- The holes C gives are not declared: KERNEL WAVE BLOCK VEC UNROLL; rows
 --- grids ITERS CACHE; chain EXPR OUT_T and the list IN; epilogue EPI PAIR
---- OUT_T and the list EPI_IN.
+--- OUT_T and the list EPI_IN; regions REGIONS R1 R2.
 function kg.template(desc)
   assert(type(desc.name) == "string" and type(desc.params) == "function", "kg.template")
   assert(not kg.templates[desc.name], "template declared twice: " .. desc.name)

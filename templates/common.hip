@@ -6,6 +6,12 @@
  * Templates reach global memory only through kg_ld, kg_st, kg_ldv and kg_stv:
  * on the sim device KG_GLOBAL(T) is a bounds-checked handle, not a pointer. */
 
+/* One of two or three values by index r (0, 1, 2): a pointer, say. */
+template <typename P> KG_INLINE P kg_pick(int r, P a, P b) { return r == 0 ? a : b; }
+template <typename P> KG_INLINE P kg_pick(int r, P a, P b, P c) {
+  return r == 0 ? a : r == 1 ? b : c;
+}
+
 /* dtype <-> float */
 KG_INLINE float kg_to_f32(float x) { return x; }
 KG_INLINE float kg_to_f32(int x) { return (float)x; }

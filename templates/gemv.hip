@@ -21,9 +21,13 @@
  * the norm's weight ng (NG_T) before the products; the group's sums of
  * squares reduce like its products, and acc0 (acc1) is scaled by the row's
  * rsqrt(ss / K + NEPS) before the epilogue: the norm's result is never
- * stored, and no launch computes it. */
+ * stored, and no launch computes it.
+ * Regions (REGIONS): sibling matmuls of the same x (the Q, K and V
+ * projections) as one N: column n < R1 is row n of w and goes to y [M, R1];
+ * from R1 (up to R2, else N) row n - R1 of wr1 to yr1; from R2 row n - R2 of
+ * wr2 to yr2. One launch reads them all, with no epilogue. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#if NG_T}} KG_GLOBAL(const {{NG_T}}) ng,{{/if}}{{> epi_args}}, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{T}}) wr1,{{#if R2}} KG_GLOBAL(const {{T}}) wr2,{{/if}}{{/if}}{{#if NG_T}} KG_GLOBAL(const {{NG_T}}) ng,{{/if}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M) {
   const int lane = (int)(threadIdx.x % {{WAVE}});
   const int wave = (int)(threadIdx.x / {{WAVE}});
   const int kp = wave % {{KSPLIT}}; /* the wave's place in its group */
@@ -31,9 +35,14 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   constexpr int GW = {{KSPLIT}} * {{WAVE}};
   const long n0 = (long)blockIdx.x * {{NB}} + (long)(wave / {{KSPLIT}}) * {{CPW}};
   long wrow[{{CPW}}];
-#pragma unroll
-  for (int c = 0; c < {{CPW}}; ++c)
-    wrow[c] = (n0 + c < {{N}} ? n0 + c : {{N}} - 1) * {{K}}L;
+{{#if REGIONS}}  int rg[{{CPW}}]; /* each column's region */
+{{/if}}#pragma unroll
+  for (int c = 0; c < {{CPW}}; ++c) {
+    const long n = n0 + c < {{N}} ? n0 + c : {{N}} - 1;
+{{#if REGIONS}}    rg[c] = n < {{R1}}L ? 0 : {{#if R2}}n < {{R2}}L ? 1 : 2{{else}}1{{/if}};
+    wrow[c] = (n - (rg[c] == 0 ? 0L : {{#if R2}}rg[c] == 2 ? {{R2}}L : {{/if}}{{R1}}L)) * {{K}}L;
+{{else}}    wrow[c] = n * {{K}}L;
+{{/if}}  }
   float acc[{{CPW}}][{{MMAX}}];
 {{#if PAIR}}  float acc_up[{{CPW}}][{{MMAX}}]; /* the second weight's sums (w1) */
 {{/if}}{{#if NORM}}  float ss[{{MMAX}}]; /* the norm's sums of squares of x */
@@ -56,7 +65,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     for (int c = 0; c < {{CPW}}; ++c)
 #pragma unroll
       for (int u = 0; u < {{UNROLL}}; ++u)
-        wv[c][u] = kg_ldv<{{VEC}}>(w, wrow[c] + (long)(base + u * GW + gl) * {{VEC}});
+        wv[c][u] = kg_ldv<{{VEC}}>({{> region_w}}, wrow[c] + (long)(base + u * GW + gl) * {{VEC}});
 {{#if PAIR}}    kg_vec<{{T}}, {{VEC}}> wv1[{{CPW}}][{{UNROLL}}];
 #pragma unroll
     for (int c = 0; c < {{CPW}}; ++c)
@@ -98,7 +107,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     kg_vec<{{T}}, {{VEC}}> wv[{{CPW}}];
 #pragma unroll
     for (int c = 0; c < {{CPW}}; ++c)
-      wv[c] = kg_ldv<{{VEC}}>(w, wrow[c] + (long)i * {{VEC}});
+      wv[c] = kg_ldv<{{VEC}}>({{> region_w}}, wrow[c] + (long)i * {{VEC}});
 {{#if PAIR}}    kg_vec<{{T}}, {{VEC}}> wv1[{{CPW}}];
 #pragma unroll
     for (int c = 0; c < {{CPW}}; ++c)
@@ -163,8 +172,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{#if NORM}}    const float rstd = kg_rsqrt(sq * (1.0f / {{K}}) + {{NEPS}});
     acc0 *= rstd;
 {{#if PAIR}}    acc1 *= rstd;
-{{/if}}{{/if}}    const long idx = m * {{N}}L + n0 + c;
+{{/if}}{{/if}}{{#if REGIONS}}    {{> region_store}}
+{{else}}    const long idx = m * {{N}}L + n0 + c;
     {{> epi_store}}
+{{/if}}
   }
 {{else}}  /* M is the same for every lane: the wave reduces inside the guard */
 #pragma unroll
@@ -176,8 +187,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]){{#if NORM}} * rstd{{/if}};
 {{#if PAIR}}        const float acc1 = kg_wave_sum<{{WAVE}}>(acc_up[c][m]){{#if NORM}} * rstd{{/if}};
 {{/if}}        if (lane == 0 && n0 + c < {{N}}) {
-          const long idx = m * {{N}}L + n0 + c;
+{{#if REGIONS}}          {{> region_store}}
+{{else}}          const long idx = m * {{N}}L + n0 + c;
           {{> epi_store}}
+{{/if}}
         }
       }
     }

@@ -344,7 +344,7 @@ end
 kg.template {
   name = "gemv",
   holes = { "CPW", "K", "KSPLIT", "MMAX", "N", "NB", "SPLIT", "T" },
-  fuse = { epilogue = true, pair = true, rms_prologue = true },
+  fuse = { epilogue = true, pair = true, rms_prologue = true, regions = true },
   weights_before_wait = true,
   params = function(target, info)
     -- VEC divides K, so every row of x and w starts aligned to a vector

@@ -37,6 +37,9 @@ typedef enum mm_epi {
   MM_NORM_SWIGLU, /* silu(h wg^T) * (h wu^T), h = rmsnorm(x, g) */
   MM_SPLIT3,      /* q + 2 k + 3 v for q, k, v = split(x w^T), w [3N, K]: the
                      parts are matmuls over views of w's rows (at offsets) */
+  MM_REGIONS,     /* q, k, v = split(x w^T, {N/2, N/4, N/4}) as three outputs:
+                     three matmuls of one x with no epilogue, one GEMV of three
+                     regions at M <= 8; checked as x w^T, their rows side by side */
 } mm_epi_t;
 
 typedef struct mm_case {
@@ -63,6 +66,9 @@ static const mm_case_t cases[] = {
     {"norm", 96, 128, 0, 0, MM_NORM, 0, 0},
     {"norm_swiglu", 144, 136, 0, 0, MM_NORM_SWIGLU, 0, 0},
     {"split3", 40, 72, 0, 0, MM_SPLIT3, 0, 0},
+    /* regions: split K (a small N), and whole columns on gfx1100 and sm_90a */
+    {"regions_n96_k128", 96, 128, 0, 0, MM_REGIONS, 0, 1},
+    {"regions_n4608_k64", 4608, 64, 0, 0, MM_REGIONS, 0, 1},
     {"real_4096x4096", 4096, 4096, 0, 0, MM_PLAIN, 1, 0},
     {"real_14336x4096", 14336, 4096, 0, 0, MM_PLAIN, 1, 0},
     /* split K: whole columns would give under 4 workgroups per CU */
@@ -121,6 +127,13 @@ static void emit_case(FILE *f, int i, const mm_case_t *c, const char *dt) {
             (long long)d0, (long long)d1);
     fprintf(f, "  output(\"c%d_y\", mul(silu(matmul(x, w%s)), matmul(x, wu%s)))\n", i,
             attrs, attrs);
+    break;
+  case MM_REGIONS:
+    fprintf(f, "  local q, k, v = split(matmul(x, w), {%lld, %lld, %lld})\n",
+            (long long)c->n / 2, (long long)c->n / 4, (long long)c->n / 4);
+    fprintf(f,
+            "  output(\"c%d_y\", q)\n  output(\"c%d_y1\", k)\n  output(\"c%d_y2\", v)\n",
+            i, i, i);
     break;
   case MM_SPLIT3:
     fprintf(f, "  local q, k, v = split(matmul(x, w), {%lld, %lld, %lld})\n",
@@ -209,6 +222,33 @@ static void ref_matmul(const mm_case_t *c, int64_t m_rows, const double *x,
 }
 
 static int failures, checked;
+
+/* Case i's result, ny elements: c<i>_y; for MM_REGIONS its three outputs
+ * [rows, N/2], [rows, N/4], [rows, N/4] side by side in each row, as x w^T. */
+static kgrt_status_t get_result(kgrt_model_t *model, int i, int64_t ny, void *out,
+                                kgrt_error_t *err) {
+  const mm_case_t *c = &cases[i];
+  const size_t es = kn_dtype_size(dtype);
+  char name[32];
+  snprintf(name, sizeof name, "c%d_y", i);
+  if (c->epi != MM_REGIONS)
+    return kgrt_model_get_output(model, name, out, (size_t)ny * es, err);
+  const int64_t rows = ny / c->n, cols[3] = {c->n / 2, c->n / 4, c->n / 4};
+  const char *suffix[3] = {"", "1", "2"};
+  kgrt_status_t st = KGRT_STATUS_OK;
+  for (int r = 0, at = 0; r < 3 && st == KGRT_STATUS_OK; at += (int)cols[r], r++) {
+    unsigned char *part = malloc((size_t)(rows * cols[r]) * es);
+    snprintf(name, sizeof name, "c%d_y%s", i, suffix[r]);
+    st = part ? kgrt_model_get_output(model, name, part, (size_t)(rows * cols[r]) * es,
+                                      err)
+              : KGRT_STATUS_OUT_OF_MEMORY;
+    for (int64_t m = 0; m < rows && st == KGRT_STATUS_OK; m++)
+      memcpy((unsigned char *)out + ((size_t)(m * c->n) + (size_t)at) * es,
+             part + (size_t)(m * cols[r]) * es, (size_t)cols[r] * es);
+    free(part);
+  }
+  return st;
+}
 
 static int set(kgrt_model_t *model, const char *name, const host_t *h, int weight) {
   kgrt_error_t err;
@@ -308,14 +348,11 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
     snprintf(name, sizeof name, "c%d_g", i);
     set(model, name, &in->extra, 1);
   }
-  snprintf(name, sizeof name, "c%d_y", i);
-  const size_t bytes = (size_t)ny * kn_dtype_size(dtype);
   int rc = 0;
   if (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
-      kgrt_model_get_output(model, name, got, bytes, &err) != KGRT_STATUS_OK ||
-      (again &&
-       (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
-        kgrt_model_get_output(model, name, again, bytes, &err) != KGRT_STATUS_OK))) {
+      get_result(model, i, ny, got, &err) != KGRT_STATUS_OK ||
+      (again && (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
+                 get_result(model, i, ny, again, &err) != KGRT_STATUS_OK))) {
     printf("FAIL %s %s M=%lld: %s\n", devname, c->name, (long long)m_rows, err.message);
     failures++;
     rc = -1;

@@ -4,32 +4,34 @@
 -- norm. The GEMM variant (T > 8) reads the norm's result, so the norm's own
 -- kernel runs only there (its step's select is the GEMM's: 9 .. max); both
 -- norms share that kernel (the same code). The q and k projections (two
--- consumers) each take the norm in; the gate/up pair takes the other in
--- with its SwiGLU epilogue.
+-- consumers of one norm, no epilogue) are one GEMV, two regions of N that
+-- takes the norm in once; the gate/up pair takes the other in with its
+-- SwiGLU epilogue.
 -- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s
--- TABLE-LABEL: static const kgrt_kernel_t kernels[7] = {
+-- TABLE-LABEL: static const kgrt_kernel_t kernels[6] = {
 -- TABLE-NEXT: {"norm_prologue_rmsnorm_{{[0-9a-f]+}}"
--- TABLE-NEXT: {"norm_prologue_rmsnorm_matmul_gemv_{{[0-9a-f]+}}"
+-- TABLE-NEXT: {"norm_prologue_rmsnorm_matmul2_gemv_{{[0-9a-f]+}}"
 -- TABLE-NEXT: {"norm_prologue_matmul_gemm_{{[0-9a-f]+}}"
--- TABLE-NEXT: {"norm_prologue_rmsnorm_matmul_gemv_{{[0-9a-f]+}}"
 -- TABLE-NEXT: {"norm_prologue_matmul_gemm_{{[0-9a-f]+}}"
 -- TABLE-NEXT: {"norm_prologue_rmsnorm_matmul_silu_gemv_{{[0-9a-f]+}}"
 -- TABLE-NEXT: {"norm_prologue_matmul_silu_matmul_gemm_{{[0-9a-f]+}}"
--- TABLE-LABEL: static const kgrt_step_t steps[8] = {
+-- the regions GEMV covers 512 + 128 columns: 640 units of 8
+-- TABLE-LABEL: static const kgrt_step_t steps[7] = {
 -- TABLE-NEXT: {0, {{.*}}, 9LL, 9223372036854775807LL, s0_args},
--- TABLE-NEXT: {1, {{.*}}, 0LL, 8LL, s1_args},
+-- TABLE-NEXT: {1, {640, {{.*}}, 0LL, 8LL, s1_args},
 -- TABLE-NEXT: {2, {{.*}}, 9LL, 9223372036854775807LL, s2_args},
--- TABLE-NEXT: {3, {{.*}}, 0LL, 8LL, s3_args},
--- TABLE-NEXT: {4, {{.*}}, 9LL, 9223372036854775807LL, s4_args},
--- TABLE-NEXT: {0, {{.*}}, 9LL, 9223372036854775807LL, s5_args},
--- TABLE-NEXT: {5, {{.*}}, 0LL, 8LL, s6_args},
--- TABLE-NEXT: {6, {{.*}}, 9LL, 9223372036854775807LL, s7_args},
--- CHECK-LABEL: norm_prologue_rmsnorm_matmul_gemv_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) ng, KG_GLOBAL(kg_bf16) y, long M)
+-- TABLE-NEXT: {3, {{.*}}, 9LL, 9223372036854775807LL, s3_args},
+-- TABLE-NEXT: {0, {{.*}}, 9LL, 9223372036854775807LL, s4_args},
+-- TABLE-NEXT: {4, {{.*}}, 0LL, 8LL, s5_args},
+-- TABLE-NEXT: {5, {{.*}}, 9LL, 9223372036854775807LL, s6_args},
+-- CHECK-LABEL: norm_prologue_rmsnorm_matmul2_gemv_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) wr1, KG_GLOBAL(const kg_bf16) ng, KG_GLOBAL(kg_bf16) y, KG_GLOBAL(kg_bf16) yr1, long M)
+-- CHECK: rg[c] = n < 512L ? 0 : 1;
+-- CHECK: wv[c][u] = kg_ldv<8>(kg_pick(rg[c], w, wr1), wrow[c]
 -- CHECK: ss[m] += xs[e] * xs[e];
 -- CHECK-NEXT: xs[e] *= kg_to_f32(gv[u].v[e]);
--- CHECK: const float rstd = kg_rsqrt(kg_wave_sum<32>(ss[m]) * (1.0f / 256) + 1e-05f);
--- CHECK: const float acc0 = kg_wave_sum<32>(acc[c][m]) * rstd;
+-- CHECK: kg_st(y, m * 512L + n, r);
+-- CHECK: kg_st(yr1, m * (640L - 512L) + n - 512L, r);
 -- CHECK-LABEL: norm_prologue_rmsnorm_matmul_silu_gemv_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) w1, KG_GLOBAL(const kg_bf16) ng, KG_GLOBAL(kg_bf16) y, long M)
 -- CHECK: const float acc1 = kg_wave_sum<32>(acc_up[c][m]) * rstd;
 local T = sym("T", 64)

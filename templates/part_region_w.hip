@@ -1,0 +1,1 @@
+{{! the weight column c reads: w, or its region's (gemv's REGIONS) }}{{#if REGIONS}}kg_pick(rg[c], w, wr1{{#if R2}}, wr2{{/if}}){{else}}w{{/if}}

@@ -16,8 +16,10 @@ mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem \
   --format=csv | tee "$OUT/gpu.txt"
 for v in bf16 f16 q8_0 q4_k; do
-  "$B/test_llama_$v" cuda 2>&1 | tail -4 | tee -a "$OUT/correctness.txt"
+  "$B/test_llama_$v" cuda >> "$OUT/correctness.txt" 2>&1
+  echo "test_llama_$v cuda: exit $?" | tee -a "$OUT/correctness.txt"
 done
+grep "checks," "$OUT/correctness.txt"
 python3 "$B/hf_logits.py" /tmp/hf2 2>&1 | tail -2
 "$B/llama_hf" cuda /tmp/hf2 2>&1 | tee "$OUT/hf_logits.jsonl"
 "$B/llama_decode" cuda ${MODELS:-} 2>&1 | tee "$OUT/kgen.jsonl"

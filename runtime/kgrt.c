@@ -1081,6 +1081,29 @@ static kgrt_status_t kgrt_model_launch_plan(kgrt_model_t *model, int replay,
     return kgrt_model_launch_all(model, err);
   if (model->graph != NULL && memcmp(model->graph_dims, model->dims, dims_bytes) == 0)
     return dev->vtable->graph_launch(dev, model->program, model->graph, err);
+  if (model->graph != NULL && dev->vtable->graph_update != NULL) {
+    /* other dims, the same plan: the graph updated from a new capture */
+    KGRT_RETURN_IF_ERROR(dev->vtable->graph_begin(dev, model->program, err));
+    kgrt_status_t st = kgrt_model_launch_all(model, err);
+    kgrt_error_t end_err;
+    kgrt_device_graph_t *partial = NULL;
+    kgrt_status_t end =
+        st != KGRT_STATUS_OK
+            ? dev->vtable->graph_end(dev, model->program, &partial, &end_err)
+            : dev->vtable->graph_update(dev, model->program, model->graph, &end_err);
+    dev->vtable->graph_destroy(dev, partial);
+    if (st == KGRT_STATUS_OK && end == KGRT_STATUS_OK) {
+      memcpy(model->graph_dims, model->dims, dims_bytes);
+      return dev->vtable->graph_launch(dev, model->program, model->graph, err);
+    }
+    dev->vtable->graph_destroy(dev, model->graph);
+    model->graph = NULL;
+    if (st != KGRT_STATUS_OK)
+      return st;
+    if (err != NULL)
+      *err = end_err;
+    return end;
+  }
   dev->vtable->graph_destroy(dev, model->graph);
   model->graph = NULL;
   KGRT_RETURN_IF_ERROR(dev->vtable->graph_begin(dev, model->program, err));
@@ -1304,8 +1327,10 @@ kgrt_status_t kgrt_model_run_steps(kgrt_model_t *model, uint32_t steps,
     if (s > 0 || pending)
       KGRT_RETURN_IF_ERROR(kgrt_model_advance(model, err));
     KGRT_RETURN_IF_ERROR(kgrt_model_check_ready(model, err));
-    /* dims that move every step would be captured anew every step */
-    KGRT_RETURN_IF_ERROR(kgrt_model_launch_plan(model, !stepped, err));
+    /* dims that move every step: the graph updated every step where the
+     * device can (else it would be captured and instantiated anew) */
+    KGRT_RETURN_IF_ERROR(kgrt_model_launch_plan(
+        model, !stepped || dev->vtable->graph_update != NULL, err));
     if (collect != NULL)
       KGRT_RETURN_IF_ERROR(dev->vtable->buffer_copy(
           dev, model->program, model->collect_addr + (uint64_t)s * per_step, cb->addr,

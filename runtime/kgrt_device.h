@@ -106,6 +106,12 @@ struct kgrt_device_vtable {
   kgrt_status_t (*graph_launch)(kgrt_device_t *device, kgrt_device_program_t *program,
                                 kgrt_device_graph_t *graph, kgrt_error_t *err);
   void (*graph_destroy)(kgrt_device_t *device, kgrt_device_graph_t *graph);
+  /* Ends a capture begun with graph_begin and makes `graph` replay what it
+   * recorded, keeping what it can of the old (the same launches with other
+   * arguments, as when a decode loop's context grows). On failure the capture
+   * is over and `graph` must be destroyed. NULL where the device has none. */
+  kgrt_status_t (*graph_update)(kgrt_device_t *device, kgrt_device_program_t *program,
+                                kgrt_device_graph_t *graph, kgrt_error_t *err);
 };
 
 /* One kind of device: what a spec's kind names, how the part after ':' and

@@ -56,6 +56,11 @@ typedef void *kgrt_cu_stream_t;
 typedef void *kgrt_cu_event_t;
 typedef void *kgrt_cu_graph_t;
 typedef void *kgrt_cu_graph_exec_t;
+/* CUgraphExecUpdateResultInfo */
+typedef struct kgrt_cu_graph_update_info {
+  int result;
+  void *error_node, *error_from_node;
+} kgrt_cu_graph_update_info_t;
 
 #define KGRT_CU_LAUNCH_PARAM_END ((void *)0x00)
 #define KGRT_CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
@@ -163,6 +168,9 @@ typedef struct kgrt_cu_api {
   kgrt_cu_result_t (*cuGraphLaunch)(kgrt_cu_graph_exec_t exec, kgrt_cu_stream_t stream);
   kgrt_cu_result_t (*cuGraphExecDestroy)(kgrt_cu_graph_exec_t exec);
   kgrt_cu_result_t (*cuGraphDestroy)(kgrt_cu_graph_t graph);
+  kgrt_cu_result_t (*cuGraphExecUpdate_v2)(kgrt_cu_graph_exec_t exec,
+                                           kgrt_cu_graph_t graph,
+                                           kgrt_cu_graph_update_info_t *info);
 } kgrt_cu_api_t;
 
 #define KGRT_CU_SYMBOL(name)                                                             \
@@ -208,6 +216,7 @@ static const kgrt_dl_symbol_t kgrt_cu_symbols[] = {
     KGRT_CU_OPTIONAL(cuGraphLaunch),
     KGRT_CU_OPTIONAL(cuGraphExecDestroy),
     KGRT_CU_OPTIONAL(cuGraphDestroy),
+    KGRT_CU_OPTIONAL(cuGraphExecUpdate_v2),
 };
 
 typedef struct kgrt_cuda_device {
@@ -635,6 +644,38 @@ static kgrt_status_t kgrt_cuda_graph_end(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
+/* The new capture into graph: its executable updated in place
+ * (cuGraphExecUpdate: the same launches with other arguments, cheap), else
+ * instantiated anew (the launches changed, or the driver cannot update). */
+static kgrt_status_t kgrt_cuda_graph_update(kgrt_device_t *device,
+                                            kgrt_device_program_t *program,
+                                            kgrt_device_graph_t *graph,
+                                            kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  KGRT_CUDA_TRY(kgrt_cuda_bind(cuda, err));
+  kgrt_cu_graph_t captured = NULL;
+  kgrt_cu_result_t e = cuda->api.cuStreamEndCapture(program->stream, &captured);
+  if (e != 0) {
+    if (captured != NULL)
+      cuda->api.cuGraphDestroy(captured);
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuStreamEndCapture");
+  }
+  kgrt_cu_graph_update_info_t info;
+  if (cuda->api.cuGraphExecUpdate_v2 == NULL ||
+      cuda->api.cuGraphExecUpdate_v2(graph->exec, captured, &info) != 0) {
+    kgrt_cu_graph_exec_t exec = NULL;
+    if ((e = cuda->api.cuGraphInstantiateWithFlags(&exec, captured, 0)) != 0) {
+      cuda->api.cuGraphDestroy(captured);
+      return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuGraphInstantiate");
+    }
+    cuda->api.cuGraphExecDestroy(graph->exec);
+    graph->exec = exec;
+  }
+  cuda->api.cuGraphDestroy(graph->graph);
+  graph->graph = captured;
+  return KGRT_STATUS_OK;
+}
+
 static kgrt_status_t kgrt_cuda_graph_launch(kgrt_device_t *device,
                                             kgrt_device_program_t *program,
                                             kgrt_device_graph_t *graph,
@@ -664,6 +705,7 @@ static const kgrt_device_vtable_t kgrt_cuda_vtable = {
     .graph_end = kgrt_cuda_graph_end,
     .graph_launch = kgrt_cuda_graph_launch,
     .graph_destroy = kgrt_cuda_graph_destroy,
+    .graph_update = kgrt_cuda_graph_update,
 };
 
 /* The same device without graphs (option graphs=0, or a driver without them). */

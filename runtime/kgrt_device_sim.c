@@ -338,6 +338,20 @@ static kgrt_status_t kgrt_sim_graph_end(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
+/* The new capture's records into graph (the old ones freed). */
+static kgrt_status_t kgrt_sim_graph_update(kgrt_device_t *device,
+                                           kgrt_device_program_t *program,
+                                           kgrt_device_graph_t *graph,
+                                           kgrt_error_t *err) {
+  kgrt_device_graph_t *g = NULL;
+  KGRT_RETURN_IF_ERROR(kgrt_sim_graph_end(device, program, &g, err));
+  const kgrt_device_graph_t old = *graph;
+  *graph = *g;
+  *g = old;
+  kgrt_sim_graph_destroy(device, g);
+  return KGRT_STATUS_OK;
+}
+
 static kgrt_status_t kgrt_sim_graph_launch(kgrt_device_t *device,
                                            kgrt_device_program_t *program,
                                            kgrt_device_graph_t *graph,
@@ -370,6 +384,7 @@ static const kgrt_device_vtable_t kgrt_sim_vtable = {
     .graph_end = kgrt_sim_graph_end,
     .graph_launch = kgrt_sim_graph_launch,
     .graph_destroy = kgrt_sim_graph_destroy,
+    .graph_update = kgrt_sim_graph_update,
 };
 
 kgrt_status_t kgrt_device_sim_create(const char *arch, const char *options,

@@ -615,12 +615,10 @@ static void kgrt_cuda_graph_destroy(kgrt_device_t *device, kgrt_device_graph_t *
   kgrt_free(&device->alloc, graph);
 }
 
-static kgrt_status_t kgrt_cuda_graph_end(kgrt_device_t *device,
-                                         kgrt_device_program_t *program,
-                                         kgrt_device_graph_t **out_graph,
-                                         kgrt_error_t *err) {
-  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
-  *out_graph = NULL;
+/* Ends the program's capture: the graph it recorded into *out. */
+static kgrt_status_t kgrt_cuda_end_capture(kgrt_cuda_device_t *cuda,
+                                           kgrt_device_program_t *program,
+                                           kgrt_cu_graph_t *out, kgrt_error_t *err) {
   KGRT_CUDA_TRY(kgrt_cuda_bind(cuda, err));
   kgrt_cu_graph_t captured = NULL;
   kgrt_cu_result_t e = cuda->api.cuStreamEndCapture(program->stream, &captured);
@@ -629,6 +627,19 @@ static kgrt_status_t kgrt_cuda_graph_end(kgrt_device_t *device,
       cuda->api.cuGraphDestroy(captured);
     return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuStreamEndCapture");
   }
+  *out = captured;
+  return KGRT_STATUS_OK;
+}
+
+static kgrt_status_t kgrt_cuda_graph_end(kgrt_device_t *device,
+                                         kgrt_device_program_t *program,
+                                         kgrt_device_graph_t **out_graph,
+                                         kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  *out_graph = NULL;
+  kgrt_cu_graph_t captured = NULL;
+  KGRT_CUDA_TRY(kgrt_cuda_end_capture(cuda, program, &captured, err));
+  kgrt_cu_result_t e;
   kgrt_device_graph_t *g = kgrt_calloc(&device->alloc, 1, sizeof *g);
   if (g == NULL) {
     cuda->api.cuGraphDestroy(captured);
@@ -652,14 +663,9 @@ static kgrt_status_t kgrt_cuda_graph_update(kgrt_device_t *device,
                                             kgrt_device_graph_t *graph,
                                             kgrt_error_t *err) {
   kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
-  KGRT_CUDA_TRY(kgrt_cuda_bind(cuda, err));
   kgrt_cu_graph_t captured = NULL;
-  kgrt_cu_result_t e = cuda->api.cuStreamEndCapture(program->stream, &captured);
-  if (e != 0) {
-    if (captured != NULL)
-      cuda->api.cuGraphDestroy(captured);
-    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuStreamEndCapture");
-  }
+  KGRT_CUDA_TRY(kgrt_cuda_end_capture(cuda, program, &captured, err));
+  kgrt_cu_result_t e;
   kgrt_cu_graph_update_info_t info;
   if (cuda->api.cuGraphExecUpdate_v2 == NULL ||
       cuda->api.cuGraphExecUpdate_v2(graph->exec, captured, &info) != 0) {

@@ -95,10 +95,6 @@ static void params_holes(lua_State *L, int idx, kg_holes_t *h, given_t *given) {
   lua_pop(L, 2);
 }
 
-/* BLOCK, VEC, UNROLL (and for tiles grids per_block and repeat, the bytes of
- * a KG_SHARED_BUFFER as shared_bytes, and any extra holes) from kg.template_params(tmpl,
- * target, info); source: the template file to expand, templates/<source>.hip
- * (the rule's own, or another that takes the same holes on this target). */
 /* The columns of a region kernel's first `upto` regions (its results are
  * [M, N_r]: N_r, the last dim of each). */
 static int64_t region_columns(const kg_graph_t *g, const kg_kernel_t *k, int upto) {
@@ -125,6 +121,10 @@ static void region_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *
     kg_holes_set(h, "R2", "%lld", (long long)region_columns(g, k, 2));
 }
 
+/* BLOCK, VEC, UNROLL (and for tiles grids per_block and repeat, the bytes of
+ * a KG_SHARED_BUFFER as shared_bytes, and any extra holes) from kg.template_params(tmpl,
+ * target, info); source: the template file to expand, templates/<source>.hip
+ * (the rule's own, or another that takes the same holes on this target). */
 static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                            const kg_target_t *t, kg_lowered_t *lw, kg_holes_t *h,
                            given_t *given, char source[64], kg_diag_t *d) {

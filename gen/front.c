@@ -770,13 +770,18 @@ static int read_template(lua_State *L, int decls, const char *name, kg_template_
               (get_bool(L, f, "pair") ? KG_FUSE_PAIR : 0) |
               (get_bool(L, f, "rms_prologue") ? KG_FUSE_NORM : 0) |
               (get_bool(L, f, "rms") ? KG_FUSE_RMS : 0) |
-              (get_bool(L, f, "regions") ? KG_FUSE_REGIONS : 0);
+              (get_bool(L, f, "regions") ? KG_FUSE_REGIONS : 0) |
+              (get_bool(L, f, "rotary") ? KG_FUSE_ROTARY : 0) |
+              (get_bool(L, f, "cache") ? KG_FUSE_CACHE : 0) |
+              (get_bool(L, f, "region_epilogue") ? KG_FUSE_REGION_EPI : 0);
   }
   lua_pop(L, 1);
   t->weights_before_wait = get_bool(L, decl, "weights_before_wait");
   lua_pop(L, 1);
   if ((t->fuse & KG_FUSE_PAIR) && !(t->fuse & KG_FUSE_EPILOGUE))
     return kg_error(d, "internal: template %s: a pair without an epilogue", name);
+  if ((t->fuse & KG_FUSE_REGION_EPI) && !(t->fuse & KG_FUSE_REGIONS))
+    return kg_error(d, "internal: template %s: a region epilogue without regions", name);
   return 0;
 }
 

@@ -10,7 +10,12 @@
  * one kernel (acc0, acc1). Matmuls of one x with no epilogue (the Q, K and
  * V projections) are one kernel where their variants' template takes them
  * as regions of one N (KG_FUSE_REGIONS), each region its own weight and
- * result. Other nodes become one kernel each, or one per variant. Fused code only fills a
+ * result. Such a region's result may be taken further where the template
+ * declares a region epilogue (KG_FUSE_REGION_EPI): a ROTARY op on it (RoPE
+ * on q and k) and a CACHE op storing it (the KV write), so that one kernel
+ * computes q, k and v, rotates q and k and writes k and v to their caches;
+ * the taken ops then run only for the variants that are no regions (the
+ * GEMM). Other nodes become one kernel each, or one per variant. Fused code only fills a
  * template's holes (EXPR, EPI, EPI_IN): nothing is spliced in front of a template's body,
  * which lower.c relies on for early launch (a template that calls kg_dep_wait() reads its
  * fused operands where it reads the rest, after the wait). */
@@ -396,33 +401,199 @@ static int group_variant(const kg_graph_t *g, const int *leader, int n, int v) {
   return 1;
 }
 
+/* The one live node that reads tensor t, directly or through whole views
+ * of it (each read once), and at which operand (*slot); else -1. */
+static int sole_reader(const kg_graph_t *g, int t, int *slot) {
+  for (;;) {
+    if (g->tensors[t].uses != 1 || g->tensors[t].output_index >= 0)
+      return -1;
+    for (int i = 0; i < g->num_nodes; i++)
+      for (int k = 0; k < g->nodes[i].num_inputs && !g->nodes[i].dead; k++)
+        if (g->nodes[i].inputs[k] == t) {
+          *slot = k;
+          return i;
+        }
+    int next = -1;
+    for (int v = t + 1; v < g->num_tensors && next < 0; v++)
+      if (g->tensors[v].view && g->tensors[v].alias == t)
+        next = v;
+    if (next < 0 || g->tensors[next].view_offset != 0)
+      return -1;
+    t = next;
+  }
+}
+
+/* Do nodes a and b give the same values for the holes in names (variant 0)? */
+static int same_holes(const kg_graph_t *g, int a, int b, const char *const *names) {
+  for (; *names; names++) {
+    const char *x = hole(g, a, 0, *names), *y = hole(g, b, 0, *names);
+    if (!x || !y || strcmp(x, y) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* A node a region epilogue can take as role `role`: one variant, that role,
+ * one result, its operands as the role says. */
+static int epi_node(const kg_graph_t *g, int c, unsigned role) {
+  const kg_node_t *node = &g->nodes[c];
+  if (c < 0 || node->dead || node->num_variants != 1 || !(roles(g, c, 0) & role) ||
+      node->num_outputs != 1)
+    return 0;
+  if (role == KG_FUSE_ROTARY) {
+    const char *pass = hole(g, c, 0, "PASS");
+    return node->num_inputs == 2 && pass && !*pass && node->inplace < 0;
+  }
+  return node->num_inputs == 3 && node->inplace == 0 &&
+         node->variants[0].num_dim_args == 2;
+}
+
+/* Does any live node from `from` up to (not with) `to` read the memory of
+ * tensor t? */
+static int read_between(const kg_graph_t *g, int from, int to, int t) {
+  const int s = kg_tensor_storage(g, t);
+  for (int i = from; i < to; i++)
+    for (int k = 0; k < g->nodes[i].num_inputs && !g->nodes[i].dead; k++)
+      if (kg_tensor_storage(g, g->nodes[i].inputs[k]) == s)
+        return 1;
+  return 0;
+}
+
+/* The region epilogue of the group led by n: rope[r] and cache[r], the
+ * ROTARY and CACHE nodes its member r's result goes through (-1: none), all
+ * at one positions tensor of the group's rows, ropes of the same holes and
+ * caches of the same holes, a cache read by nothing between n and its
+ * write. *sel (*none: no variant) is where the variants that are no regions
+ * run: the taken nodes run there only. Returns the nodes taken (0: none). */
+static int region_epi(const kg_graph_t *g, const int *leader, int n, int *rope,
+                      int *cache, int *none, kg_kernel_t *sel) {
+  static const char *const rope_holes[] = {"D", "HALF", "HALF_LAYOUT", "REV", NULL};
+  static const char *const cache_holes[] = {"C_T", "SLOTS", "D", NULL};
+  const kg_node_t *node = &g->nodes[n];
+  int r = 0, taken = 0, pos = -1, first_rope = -1, first_cache = -1, fused = 0;
+  *none = 1;
+  for (int v = 0; v < node->num_variants; v++) {
+    const kg_variant_t *var = &node->variants[v];
+    if (group_variant(g, leader, n, v) && (roles(g, n, v) & KG_FUSE_REGION_EPI)) {
+      fused = 1;
+      continue;
+    }
+    if (var->select.scale == 0)
+      return 0; /* runs always: the taken nodes would run twice */
+    if (*none) {
+      sel->select = var->select;
+      sel->select_min = var->select_min;
+      sel->select_max = var->select_max;
+      *none = 0;
+    } else if (var->select.scale != sel->select.scale ||
+               memcmp(var->select.sym, sel->select.sym, sizeof sel->select.sym) != 0 ||
+               var->select_min != sel->select_min || var->select_max != sel->select_max) {
+      return 0;
+    }
+  }
+  if (!fused || node->num_variants < 1 || node->variants[0].num_dim_args < 1)
+    return 0;
+  for (int m = n; m < g->num_nodes; m++) {
+    if (leader[m] != n)
+      continue;
+    int slot = -1, c = sole_reader(g, g->nodes[m].output, &slot);
+    rope[r] = cache[r] = -1;
+    if (slot == 0 && epi_node(g, c, KG_FUSE_ROTARY)) {
+      rope[r] = c;
+      if (first_rope < 0)
+        first_rope = c;
+      if (!same_holes(g, first_rope, c, rope_holes) ||
+          (pos >= 0 && pos != g->nodes[c].inputs[1]))
+        return 0;
+      pos = g->nodes[c].inputs[1];
+      taken++;
+      c = sole_reader(g, g->nodes[c].output, &slot);
+    }
+    if (slot == 1 && epi_node(g, c, KG_FUSE_CACHE)) {
+      cache[r] = c;
+      if (first_cache < 0)
+        first_cache = c;
+      if (!same_holes(g, first_cache, c, cache_holes) ||
+          (pos >= 0 && pos != g->nodes[c].inputs[2]) ||
+          read_between(g, n, c, g->nodes[c].inputs[0]))
+        return 0;
+      pos = g->nodes[c].inputs[2];
+      taken++;
+    }
+    r++;
+  }
+  static const char *const dims[] = {"D", NULL};
+  kgrt_expr_t rows;
+  const kgrt_expr_t *m = &node->variants[0].dim_args[0];
+  if (taken == 0 || g->tensors[pos].producer >= n ||
+      (first_rope >= 0 && first_cache >= 0 &&
+       !same_holes(g, first_rope, first_cache, dims)) ||
+      kg_tensor_numel(g, &g->tensors[pos], &rows) || rows.scale != m->scale ||
+      memcmp(rows.sym, m->sym, sizeof rows.sym) != 0)
+    return 0;
+  return taken;
+}
+
 /* The kernel of variant v of the region group led by n: x, each member's
- * weight (then a norm's weight), each member's result. */
+ * weight (then a norm's weight), each member's result; with a region
+ * epilogue (region_epi), the positions and each region's cache after the
+ * norm's weight, and a region's result is its rope's, none for a cache. */
 static void fuse_regions(const kg_graph_t *g, const int *norm_of, const int *leader,
                          int n, int v, kg_program_t *p) {
   kg_kernel_t *k = &p->kernels[p->num_kernels++];
   const kg_node_t *node = &g->nodes[n];
+  int rope[KG_MAX_REGIONS], cache[KG_MAX_REGIONS], none;
+  kg_kernel_t sel;
+  const int epi = (roles(g, n, v) & KG_FUSE_REGION_EPI) &&
+                  region_epi(g, leader, n, rope, cache, &none, &sel) > 0;
   k->node = n;
   k->variant = v;
   k->epilogue_root = -1;
   k->num_mm = 1;
-  k->output = node->output;
   k->tmpl = node->variants[v].tmpl;
   k->ins[k->num_ins++] = node->inputs[0];
   for (int m = n; m < g->num_nodes; m++)
     if (leader[m] == n) {
+      const int r = k->num_regions++;
       k->ins[k->num_ins++] = g->nodes[m].inputs[1];
-      k->outs[k->num_outs++] = g->nodes[m].output;
-      k->num_regions++;
+      k->rope[r] = epi ? rope[r] : -1;
+      k->cache[r] = epi ? cache[r] : -1;
+      if (k->cache[r] < 0)
+        k->outs[k->num_outs++] =
+            k->rope[r] >= 0 ? g->nodes[k->rope[r]].output : g->nodes[m].output;
     }
+  k->output = k->num_outs > 0 ? k->outs[0] : node->output;
   take_norm(g, norm_of, n, v, k);
+  kg_buf_t names;
+  kg_buf_init(&names);
+  if (epi) {
+    int pos = -1; /* one tensor for every taken node (region_epi) */
+    for (int r = 0; r < k->num_regions && pos < 0; r++)
+      pos = k->rope[r] >= 0    ? g->nodes[k->rope[r]].inputs[1]
+            : k->cache[r] >= 0 ? g->nodes[k->cache[r]].inputs[2]
+                               : -1;
+    k->ins[k->num_ins++] = pos;
+    for (int r = 0; r < k->num_regions; r++)
+      if (k->cache[r] >= 0) {
+        k->writable |= 1u << k->num_ins;
+        k->ins[k->num_ins++] = g->nodes[k->cache[r]].inputs[0];
+      }
+    int named_rope = 0, named_cache = 0; /* each taken op once in the name */
+    for (int r = 0; r < k->num_regions; r++) {
+      if (k->rope[r] >= 0 && !named_rope++)
+        kg_buf_printf(&names, "_%s", g->nodes[k->rope[r]].op);
+      if (k->cache[r] >= 0 && !named_cache++)
+        kg_buf_printf(&names, "_%s", g->nodes[k->cache[r]].op);
+    }
+  }
   const char *label = node->variants[v].label ? node->variants[v].label : k->tmpl;
-  snprintf(k->name, sizeof k->name, "%s%s_matmul%d_%s", g->model,
-           k->norm >= 0 ? "_rmsnorm" : "", k->num_regions, label);
+  snprintf(k->name, sizeof k->name, "%s%s_matmul%d%s_%s", g->model,
+           k->norm >= 0 ? "_rmsnorm" : "", k->num_regions, kg_buf_cstr(&names), label);
+  kg_buf_free(&names);
 }
 
-static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *norm_gone,
-                      const kg_kernel_t *norm_sel, const int *leader, kg_program_t *p,
+static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *taken_gone,
+                      const kg_kernel_t *taken_sel, const int *leader, kg_program_t *p,
                       kg_diag_t *d);
 
 int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
@@ -433,20 +604,20 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   p->kernels = kg_xcalloc((size_t)cap, sizeof *p->kernels);
   /* RMS norms taken in by the matmuls that read them: norm_of[matmul] is
    * the norm node; a norm's own kernel runs only for the variants that do
-   * not take it in (norm_sel), or not at all (norm_gone) */
+   * not take it in (taken_sel), or not at all (taken_gone) */
   int *norm_of = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *norm_of);
-  char *norm_gone = kg_xcalloc((size_t)g->num_nodes + 1, 1);
-  kg_kernel_t *norm_sel = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *norm_sel);
+  char *taken_gone = kg_xcalloc((size_t)g->num_nodes + 1, 1);
+  kg_kernel_t *taken_sel = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *taken_sel);
   for (int n = 0; n < g->num_nodes; n++)
     norm_of[n] = -1;
   for (int n = 0; n < g->num_nodes; n++) {
     int none;
     if (g->nodes[n].dead || !is_rms(g, n) ||
-        !norm_plan(g, n, &none, &norm_sel[n].select, &norm_sel[n].select_min,
-                   &norm_sel[n].select_max))
+        !norm_plan(g, n, &none, &taken_sel[n].select, &taken_sel[n].select_min,
+                   &taken_sel[n].select_max))
       continue;
-    norm_gone[n] = (char)none;
-    norm_sel[n].has_select = !none;
+    taken_gone[n] = (char)none;
+    taken_sel[n].has_select = !none;
     for (int m = n + 1; m < g->num_nodes; m++)
       if (!g->nodes[m].dead && g->nodes[m].num_inputs > 0 &&
           g->nodes[m].inputs[0] == g->nodes[n].output)
@@ -454,19 +625,36 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   }
   int *leader = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *leader);
   region_groups(g, leader);
-  int rc = fuse_nodes(g, norm_of, norm_gone, norm_sel, leader, p, d);
+  /* the ROTARY and CACHE nodes a region epilogue takes in run only where
+   * their group's variants that are no regions run, like a norm */
+  for (int n = 0; n < g->num_nodes; n++) {
+    int rope[KG_MAX_REGIONS] = {-1, -1, -1}, cache[KG_MAX_REGIONS] = {-1, -1, -1}, none;
+    kg_kernel_t sel;
+    if (leader[n] != n || !region_epi(g, leader, n, rope, cache, &none, &sel))
+      continue;
+    for (int r = 0; r < KG_MAX_REGIONS; r++)
+      for (int c = 0; c < 2; c++) {
+        const int t = c ? cache[r] : rope[r];
+        if (t < 0)
+          continue;
+        taken_gone[t] = (char)none;
+        taken_sel[t] = sel;
+        taken_sel[t].has_select = !none;
+      }
+  }
+  int rc = fuse_nodes(g, norm_of, taken_gone, taken_sel, leader, p, d);
   free(leader);
   free(norm_of);
-  free(norm_gone);
-  free(norm_sel);
+  free(taken_gone);
+  free(taken_sel);
   return rc;
 }
 
-static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *norm_gone,
-                      const kg_kernel_t *norm_sel, const int *leader, kg_program_t *p,
+static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *taken_gone,
+                      const kg_kernel_t *taken_sel, const int *leader, kg_program_t *p,
                       kg_diag_t *d) {
   for (int n = 0; n < g->num_nodes; n++) {
-    if (norm_gone[n] || g->nodes[n].dead)
+    if (taken_gone[n] || g->nodes[n].dead)
       continue;
     if (is_map(g, n) && is_inlined(g, n))
       continue;
@@ -493,11 +681,11 @@ static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *norm_
       k->variant = v;
       k->epilogue_root = -1;
       k->norm = -1;
-      if (norm_sel[n].has_select) { /* for the consumers that do not take it in */
+      if (taken_sel[n].has_select) { /* for the consumers that do not take it in */
         k->has_select = 1;
-        k->select = norm_sel[n].select;
-        k->select_min = norm_sel[n].select_min;
-        k->select_max = norm_sel[n].select_max;
+        k->select = taken_sel[n].select;
+        k->select_min = taken_sel[n].select_min;
+        k->select_max = taken_sel[n].select_max;
       }
       k->output = node->output;
       if (node->inplace < 0)

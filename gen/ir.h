@@ -68,14 +68,24 @@ typedef struct kg_hole {
 
 /* The fusion roles a template accepts (its declaration's `fuse`). */
 enum {
-  KG_FUSE_CHAIN = 1,    /* an elementwise expression: EXPR over the list IN */
-  KG_FUSE_EPILOGUE = 2, /* EPI over acc0 and EPI_IN where it stores its result */
-  KG_FUSE_PAIR = 4,     /* a second weight beside w, acc1 in EPI */
-  KG_FUSE_NORM = 8,     /* an RMS norm of x as its prologue (NORM, NG_T, NEPS) */
-  KG_FUSE_RMS = 16,     /* this row op is an RMS norm a NORM template can take in */
-  KG_FUSE_REGIONS = 32, /* sibling matmuls of one x as regions of one N: weights w,
-                           wr1 (wr2), results y, yr1 (yr2); R1 (R2) where each
-                           starts (REGIONS) */
+  KG_FUSE_CHAIN = 1,        /* an elementwise expression: EXPR over the list IN */
+  KG_FUSE_EPILOGUE = 2,     /* EPI over acc0 and EPI_IN where it stores its result */
+  KG_FUSE_PAIR = 4,         /* a second weight beside w, acc1 in EPI */
+  KG_FUSE_NORM = 8,         /* an RMS norm of x as its prologue (NORM, NG_T, NEPS) */
+  KG_FUSE_RMS = 16,         /* this row op is an RMS norm a NORM template can take in */
+  KG_FUSE_REGIONS = 32,     /* sibling matmuls of one x as regions of one N: weights w,
+                               wr1 (wr2), results y, yr1 (yr2); R1 (R2) where each
+                               starts (REGIONS) */
+  KG_FUSE_ROTARY = 64,      /* this row op rotates pairs of its operand 0 [T, H, D] at the
+                               positions operand 1 (holes D, HALF, HALF_LAYOUT, PASS, REV):
+                               a REGION_EPI template may take it in */
+  KG_FUSE_CACHE = 128,      /* this op writes its operand 1 [T, KVH, D] into the cache,
+                               its operand 0 [L, KVH, SLOTS, D], at the positions operand
+                               2, in place (holes C_T, SLOTS, D; its dim arg 1 is the
+                               layer): a REGION_EPI template may take it in */
+  KG_FUSE_REGION_EPI = 256, /* a REGIONS template that takes a ROTARY op and a CACHE
+                               op on each region's result (REPI, ROPE<r>, KV<r>,
+                               RE_*: see lower.c's region_epi_holes) */
 };
 
 /* What a template declares beside its op (kg.template in lua/ops/): C
@@ -175,6 +185,12 @@ typedef struct kg_kernel {
   /* sibling matmuls of one x computed as regions of one N (KG_FUSE_REGIONS):
    * 0, or how many (2 or 3); their weights follow x, their results are outs */
   int num_regions;
+  /* per region: the ROTARY node applied to its result and the CACHE node that
+   * stores it (KG_FUSE_REGION_EPI), else -1; any: the positions tensor
+   * follows x, the weights and a norm's weight, then each region's cache
+   * (writable), and each cache's layer follows M as an argument */
+  int rope[KG_MAX_REGIONS], cache[KG_MAX_REGIONS];
+  unsigned writable; /* bit i: ins[i] is written in place */
   /* an RMS norm node taken in as x's prologue (KG_FUSE_NORM; else -1): x is
    * that node's operand, its weight (if any) the operand after the weights */
   int norm;

@@ -95,14 +95,12 @@ static void params_holes(lua_State *L, int idx, kg_holes_t *h, given_t *given) {
   lua_pop(L, 2);
 }
 
-/* The columns of a region kernel's first `upto` regions (its results are
- * [M, N_r]: N_r, the last dim of each). */
+/* The columns of a region kernel's first `upto` regions (the rows N_r of
+ * each region's weight [N_r, K], which follows x). */
 static int64_t region_columns(const kg_graph_t *g, const kg_kernel_t *k, int upto) {
   int64_t n = 0;
-  for (int r = 0; r < upto && r < k->num_outs; r++) {
-    const kg_tensor_t *y = &g->tensors[k->outs[r]];
-    n += y->dims[y->rank - 1].value;
-  }
+  for (int r = 0; r < upto && r < k->num_regions; r++)
+    n += g->tensors[k->ins[1 + r]].dims[0].value;
   return n;
 }
 
@@ -119,6 +117,47 @@ static void region_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *
   kg_holes_set(h, "R1", "%lld", (long long)region_columns(g, k, 1));
   if (k->num_regions > 2)
     kg_holes_set(h, "R2", "%lld", (long long)region_columns(g, k, 2));
+}
+
+/* Hole `name` of node n (variant 0), "" where it has none. */
+static const char *node_hole(const kg_graph_t *g, int n, const char *name) {
+  const kg_variant_t *v = &g->nodes[n].variants[0];
+  for (int i = 0; i < v->num_holes; i++)
+    if (strcmp(v->holes[i].name, name) == 0)
+      return v->holes[i].value;
+  return "";
+}
+
+/* A REGION_EPI template's holes (fuse.c's region_epi chose the nodes):
+ * REPI when a region's result goes on; ROPE<r> when region r is rotated,
+ * KV<r> when it is stored to a cache (not to a result); the rotation's RE_D
+ * (head dim), RE_PAIRS (D / 2), RE_HALF (pairs (i, i + D/2), else (2i,
+ * 2i + 1)) and RE_REV (each pair's frequency); the caches' RE_C_T and
+ * RE_SLOTS. */
+static void region_epi_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *h) {
+  static const char *const rope[] = {"ROPE0", "ROPE1", "ROPE2"};
+  static const char *const kv[] = {"KV0", "KV1", "KV2"};
+  int any = 0, r_node = -1, c_node = -1;
+  for (int r = 0; r < KG_MAX_REGIONS; r++) {
+    const int has_r = r < k->num_regions && k->rope[r] >= 0;
+    const int has_c = r < k->num_regions && k->cache[r] >= 0;
+    kg_holes_set(h, rope[r], "%s", has_r ? "1" : "");
+    kg_holes_set(h, kv[r], "%s", has_c ? "1" : "");
+    any |= has_r | has_c;
+    if (has_r && r_node < 0)
+      r_node = k->rope[r];
+    if (has_c && c_node < 0)
+      c_node = k->cache[r];
+  }
+  kg_holes_set(h, "REPI", "%s", any ? "1" : "");
+  const int dn = r_node >= 0 ? r_node : c_node;
+  kg_holes_set(h, "RE_D", "%s", dn >= 0 ? node_hole(g, dn, "D") : "2");
+  kg_holes_set(h, "RE_PAIRS", "%s", r_node >= 0 ? node_hole(g, r_node, "HALF") : "1");
+  kg_holes_set(h, "RE_HALF", "%s",
+               r_node >= 0 ? node_hole(g, r_node, "HALF_LAYOUT") : "");
+  kg_holes_set(h, "RE_REV", "%s", r_node >= 0 ? node_hole(g, r_node, "REV") : "0.0f");
+  kg_holes_set(h, "RE_C_T", "%s", c_node >= 0 ? node_hole(g, c_node, "C_T") : "float");
+  kg_holes_set(h, "RE_SLOTS", "%s", c_node >= 0 ? node_hole(g, c_node, "SLOTS") : "1");
 }
 
 /* BLOCK, VEC, UNROLL (and for tiles grids per_block and repeat, the bytes of
@@ -396,7 +435,9 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   }
   const int is_map = (decl->fuse & KG_FUSE_CHAIN) != 0;
   for (int i = 0; i < k->num_ins; i++)
-    add_buffer(g, lw, k->ins[i], is_map || k->epilogue_root >= 0 || i != n->inplace);
+    add_buffer(g, lw, k->ins[i],
+               (is_map || k->epilogue_root >= 0 || i != n->inplace) &&
+                   !(k->writable & (1u << i)));
   for (int i = 0; i < k->num_outs; i++)
     add_buffer(g, lw, k->outs[i], 0);
   if ((decl->fuse & KG_FUSE_NORM) && norm_prologue(g, k, h, d)) {
@@ -406,6 +447,8 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   }
   if (decl->fuse & KG_FUSE_REGIONS)
     region_holes(g, k, h);
+  if (decl->fuse & KG_FUSE_REGION_EPI)
+    region_epi_holes(g, k, h);
   if ((decl->fuse & KG_FUSE_EPILOGUE) && matmul_epilogue(g, k, &numel, h, d)) {
     kg_holes_free(h);
     free(given);
@@ -473,6 +516,14 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
       a->tensor = -1;
       a->value = v->dim_args[i];
     }
+    /* a region epilogue's caches: each one's layer (its op's dim arg 1) */
+    for (int r = 0; r < k->num_regions && (decl->fuse & KG_FUSE_REGION_EPI); r++)
+      if (k->cache[r] >= 0) {
+        kg_larg_t *a = &lw->args[lw->num_args++];
+        a->kind = KGRT_ARG_I64;
+        a->tensor = -1;
+        a->value = g->nodes[k->cache[r]].variants[0].dim_args[1];
+      }
   } else {
     kg_holes_free(h);
     free(given);

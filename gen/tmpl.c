@@ -21,6 +21,9 @@ int kg_tmpl_c_hole(unsigned fuse, const char *list, const char *name) {
   static const char *const epilogue_item[] = {"I", "T", "MOD", NULL};
   static const char *const norm[] = {"NORM", "NG_T", "NEPS", NULL};
   static const char *const regions[] = {"REGIONS", "R1", "R2", NULL};
+  static const char *const region_epi[] = {
+      "REPI", "ROPE0",    "ROPE1",   "ROPE2",  "KV0",    "KV1",      "KV2",
+      "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS", NULL};
   if (strcmp(list, "") != 0 && strcmp(list, "[]") != 0)
     return ((fuse & KG_FUSE_CHAIN) && strcmp(list, "IN") == 0 &&
             in_list(chain_item, name)) ||
@@ -30,7 +33,8 @@ int kg_tmpl_c_hole(unsigned fuse, const char *list, const char *name) {
   return in_list(always, name) || ((fuse & KG_FUSE_CHAIN) && in_list(chain, name)) ||
          ((fuse & KG_FUSE_EPILOGUE) && in_list(epilogue, name)) ||
          ((fuse & KG_FUSE_NORM) && in_list(norm, name)) ||
-         ((fuse & KG_FUSE_REGIONS) && in_list(regions, name));
+         ((fuse & KG_FUSE_REGIONS) && in_list(regions, name)) ||
+         ((fuse & KG_FUSE_REGION_EPI) && in_list(region_epi, name));
 }
 
 static const kg_hole_t *declared(const kg_template_t *t, const char *name) {

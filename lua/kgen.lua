@@ -602,13 +602,24 @@ end
 ---                                 regions (matmuls of one x with no epilogue
 ---                                 as regions of one N, its hole N: weights
 ---                                 w, wr1 (wr2) and results y, yr1 (yr2),
----                                 REGIONS, R1 (R2) where each starts)
+---                                 REGIONS, R1 (R2) where each starts);
+---                                 region_epilogue (a regions template that
+---                                 takes a rotary op and a cache op on a
+---                                 region's result: REPI, ROPE<r>, KV<r>,
+---                                 RE_D RE_PAIRS RE_HALF RE_REV RE_C_T
+---                                 RE_SLOTS); rotary (the op rotates pairs of
+---                                 its operand 1 at positions operand 2: holes
+---                                 D HALF HALF_LAYOUT PASS REV); cache (the op
+---                                 writes its operand 2 into the cache operand
+---                                 1 in place at positions operand 3: holes
+---                                 C_T SLOTS D, dim args tokens and layer)
 ---   weights_before_wait = true    reads its weight operands before
 ---                                 kg_dep_wait() (early launch: they must be
 ---                                 model weights) }
 --- The holes C gives are not declared: KERNEL WAVE BLOCK VEC UNROLL; rows
 --- grids ITERS CACHE; chain EXPR OUT_T and the list IN; epilogue EPI PAIR
---- OUT_T and the list EPI_IN; regions REGIONS R1 R2.
+--- OUT_T and the list EPI_IN; regions REGIONS R1 R2; region_epilogue REPI
+--- ROPE0-2 KV0-2 and the RE_ holes.
 function kg.template(desc)
   assert(type(desc.name) == "string" and type(desc.params) == "function", "kg.template")
   assert(not kg.templates[desc.name], "template declared twice: " .. desc.name)

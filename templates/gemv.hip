@@ -25,9 +25,31 @@
  * Regions (REGIONS): sibling matmuls of the same x (the Q, K and V
  * projections) as one N: column n < R1 is row n of w and goes to y [M, R1];
  * from R1 (up to R2, else N) row n - R1 of wr1 to yr1; from R2 row n - R2 of
- * wr2 to yr2. One launch reads them all, with no epilogue. */
-extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{T}}) wr1,{{#if R2}} KG_GLOBAL(const {{T}}) wr2,{{/if}}{{/if}}{{#if NG_T}} KG_GLOBAL(const {{NG_T}}) ng,{{/if}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M) {
+ * wr2 to yr2. One launch reads them all, with no epilogue.
+ * Region epilogue (REPI): a region's result may be rotated (ROPE<r>: RoPE
+ * at the positions of its rows; the pair of column c is column c ^ 1 of the
+ * same wave, CPW and every region start being even) and stored to a KV cache
+ * [L, width / RE_D, RE_SLOTS, RE_D] at its layer (KV<r>) instead of a
+ * result. A rotated region of the half layout computes pair (i, i + D/2)
+ * of each head as its columns 2i, 2i + 1 ({{KERNEL}}_col). */
+{{#if REPI}}__device__ static const float {{KERNEL}}_rev[{{RE_PAIRS}} * 3] = {
+    {{RE_REV}}};
+KG_INLINE bool {{KERNEL}}_roped(int r) {
+  return r == 0 ? {{#if ROPE0}}true{{else}}false{{/if}} : r == 1 ? {{#if ROPE1}}true{{else}}false{{/if}} : {{#if ROPE2}}true{{else}}false{{/if}};
+}
+KG_INLINE bool {{KERNEL}}_cached(int r) {
+  return r == 0 ? {{#if KV0}}true{{else}}false{{/if}} : r == 1 ? {{#if KV1}}true{{else}}false{{/if}} : {{#if KV2}}true{{else}}false{{/if}};
+}
+KG_INLINE long {{KERNEL}}_col(int r, long p) {
+{{#if RE_HALF}}  if ({{KERNEL}}_roped(r)) {
+    const long j = p % {{RE_D}};
+    return p - j + (j >> 1) + (j & 1) * {{RE_PAIRS}};
+  }
+{{else}}  (void)r;
+{{/if}}  return p;
+}
+{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{T}}) wr1,{{#if R2}} KG_GLOBAL(const {{T}}) wr2,{{/if}}{{/if}}{{#if NG_T}} KG_GLOBAL(const {{NG_T}}) ng,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
   const int lane = (int)(threadIdx.x % {{WAVE}});
   const int wave = (int)(threadIdx.x / {{WAVE}});
   const int kp = wave % {{KSPLIT}}; /* the wave's place in its group */
@@ -40,7 +62,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   for (int c = 0; c < {{CPW}}; ++c) {
     const long n = n0 + c < {{N}} ? n0 + c : {{N}} - 1;
 {{#if REGIONS}}    rg[c] = n < {{R1}}L ? 0 : {{#if R2}}n < {{R2}}L ? 1 : 2{{else}}1{{/if}};
-    wrow[c] = (n - (rg[c] == 0 ? 0L : {{#if R2}}rg[c] == 2 ? {{R2}}L : {{/if}}{{R1}}L)) * {{K}}L;
+    wrow[c] = ({{#if REPI}}{{KERNEL}}_col(rg[c], {{/if}}n - (rg[c] == 0 ? 0L : {{#if R2}}rg[c] == 2 ? {{R2}}L : {{/if}}{{R1}}L){{#if REPI}}){{/if}}) * {{K}}L;
 {{else}}    wrow[c] = n * {{K}}L;
 {{/if}}  }
   float acc[{{CPW}}][{{MMAX}}];
@@ -163,26 +185,40 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   if (kp == 0 && c < {{CPW}} && m < M && n0 + c < {{N}}) {
     float acc0 = part[wave][c][m];
 {{#if PAIR}}    float acc1 = part_up[wave][c][m];
+{{/if}}{{#if REPI}}    float accp = part[wave][c ^ 1][m]; /* the pair's, in the same order */
 {{/if}}{{#if NORM}}    float sq = part_ss[wave][m];
 {{/if}}    for (int j = 1; j < {{KSPLIT}}; ++j) {
       acc0 += part[wave + j][c][m];
 {{#if PAIR}}      acc1 += part_up[wave + j][c][m];
+{{/if}}{{#if REPI}}      accp += part[wave + j][c ^ 1][m];
 {{/if}}{{#if NORM}}      sq += part_ss[wave + j][m];
 {{/if}}    }
 {{#if NORM}}    const float rstd = kg_rsqrt(sq * (1.0f / {{K}}) + {{NEPS}});
     acc0 *= rstd;
 {{#if PAIR}}    acc1 *= rstd;
-{{/if}}{{/if}}{{#if REGIONS}}    {{> region_store}}
+{{/if}}{{#if REPI}}    accp *= rstd;
+{{/if}}{{/if}}{{#if REPI}}    {{> region_epi}}
+{{else}}{{#if REGIONS}}    {{> region_store}}
 {{else}}    const long idx = m * {{N}}L + n0 + c;
     {{> epi_store}}
-{{/if}}
+{{/if}}{{/if}}
   }
 {{else}}  /* M is the same for every lane: the wave reduces inside the guard */
 #pragma unroll
   for (int m = 0; m < {{MMAX}}; ++m) {
     if (m < M) {
 {{#if NORM}}      const float rstd = kg_rsqrt(kg_wave_sum<{{WAVE}}>(ss[m]) * (1.0f / {{K}}) + {{NEPS}});
-{{/if}}#pragma unroll
+{{/if}}{{#if REPI}}      float sum[{{CPW}}]; /* every column's first: a rotation takes its pair's */
+#pragma unroll
+      for (int c = 0; c < {{CPW}}; ++c)
+        sum[c] = kg_wave_sum<{{WAVE}}>(acc[c][m]){{#if NORM}} * rstd{{/if}};
+#pragma unroll
+      for (int c = 0; c < {{CPW}}; ++c)
+        if (lane == 0 && n0 + c < {{N}}) {
+          const float acc0 = sum[c], accp = sum[c ^ 1];
+          {{> region_epi}}
+        }
+{{else}}#pragma unroll
       for (int c = 0; c < {{CPW}}; ++c) {
         const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]){{#if NORM}} * rstd{{/if}};
 {{#if PAIR}}        const float acc1 = kg_wave_sum<{{WAVE}}>(acc_up[c][m]){{#if NORM}} * rstd{{/if}};
@@ -193,6 +229,6 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{/if}}
         }
       }
-    }
+{{/if}}    }
   }
 {{/if}}}

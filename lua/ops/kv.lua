@@ -22,6 +22,7 @@ local fail = kg.fail
 kg.template {
   name = "kv_append",
   holes = { "C_T", "D", "KVH", "N_T", "SLOTS" },
+  fuse = { cache = true },
   params = function(target, info)
     local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
     if info.new_dtype ~= info.dtype then vec = math.min(vec, kg.vector_width(kg.dtypes[info.new_dtype], { info.cols })) end

@@ -344,7 +344,9 @@ end
 kg.template {
   name = "gemv",
   holes = { "CPW", "K", "KSPLIT", "MMAX", "N", "NB", "SPLIT", "T" },
-  fuse = { epilogue = true, pair = true, rms_prologue = true, regions = true },
+  libs = { "rope" },
+  fuse = { epilogue = true, pair = true, rms_prologue = true, regions = true,
+    region_epilogue = true },
   weights_before_wait = true,
   params = function(target, info)
     -- VEC divides K, so every row of x and w starts aligned to a vector

@@ -56,6 +56,7 @@ kg.template {
   holes = { "D", "HALF", "HALF_LAYOUT", "INTERLEAVED", "PASS", "PASS_ITEMS", "REV", "ROT",
     "ROT_ITEMS", "X_T" },
   libs = { "rope" },
+  fuse = { rotary = true },
   params = function(target, info)
     return { BLOCK = kg.row_block(target, info.work, 1), VEC = info.vec }
   end,

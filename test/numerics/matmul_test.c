@@ -2,7 +2,9 @@
  * issue asks for: every case runs at M in {1, 3, 8, 17, 128, 257} (M is a
  * sym, max 257, so the plan picks GEMV for M <= 8 and GEMM above), with N
  * and K off the tiles (129, 4097), [K, N] and batched weights, and each
- * epilogue (bias, scale + silu, gelu + residual, the SwiGLU gate/up pair).
+ * epilogue (bias, scale + silu, gelu + residual, the SwiGLU gate/up pair),
+ * and a Llama attention block's QKV projection with RoPE and the KV write
+ * (qkv_*: one GEMV at M <= 8 whose epilogue they are).
  * The GEMV cases (splitk_*: a small N at a large K, where the waves of a
  * workgroup split K; kn_*: w [K, N]) run at M <= 8 only, their GEMM shapes
  * being what the other cases test; each of their runs is done twice and the
@@ -40,6 +42,10 @@ typedef enum mm_epi {
   MM_REGIONS,     /* q, k, v = split(x w^T, {N/2, N/4, N/4}) as three outputs:
                      three matmuls of one x with no epilogue, one GEMV of three
                      regions at M <= 8; checked as x w^T, their rows side by side */
+  MM_QKV_ROPE,    /* q, k, v = split(x w^T) into heads; q and k rotated (RoPE, the
+                     case's layout), k and v written into caches [2, KVH, 16, D] at
+                     layer 1 and positions -1 .. 17 (some skipped, some repeated:
+                     the last token wins); checked: q, then both whole caches */
 } mm_epi_t;
 
 typedef struct mm_case {
@@ -50,39 +56,46 @@ typedef struct mm_case {
   mm_epi_t epi;
   int big;  /* a real size: every M only with --full */
   int gemv; /* a GEMV case: M <= 8 only, each run twice (the same bytes) */
+  int heads, kv_heads, half; /* MM_QKV_ROPE: N = (heads + 2 kv_heads) D; half layout */
 } mm_case_t;
 
+enum { QKV_SLOTS = 16 }; /* MM_QKV_ROPE's cache slots */
+
 static const mm_case_t cases[] = {
-    {"small", 64, 64, 0, 0, MM_PLAIN, 0, 0},
-    {"n129_k4097", 129, 4097, 0, 0, MM_PLAIN, 0, 0},
-    {"n4097_k96", 4097, 96, 0, 0, MM_PLAIN, 0, 0},
-    {"kn_n136_k80", 136, 80, 1, 0, MM_PLAIN, 0, 0},
-    {"kn_n33_k47", 33, 47, 1, 0, MM_PLAIN, 0, 0},
-    {"batched3", 40, 72, 0, 3, MM_PLAIN, 0, 0},
-    {"bias", 96, 128, 0, 0, MM_BIAS, 0, 0},
-    {"scale_silu", 80, 64, 0, 0, MM_SILU, 0, 0},
-    {"gelu_residual", 72, 104, 0, 0, MM_GELU_RES, 0, 0},
-    {"swiglu", 144, 136, 0, 0, MM_SWIGLU, 0, 0},
-    {"norm", 96, 128, 0, 0, MM_NORM, 0, 0},
-    {"norm_swiglu", 144, 136, 0, 0, MM_NORM_SWIGLU, 0, 0},
-    {"split3", 40, 72, 0, 0, MM_SPLIT3, 0, 0},
+    {"small", 64, 64, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0},
+    {"n129_k4097", 129, 4097, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0},
+    {"n4097_k96", 4097, 96, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0},
+    {"kn_n136_k80", 136, 80, 1, 0, MM_PLAIN, 0, 0, 0, 0, 0},
+    {"kn_n33_k47", 33, 47, 1, 0, MM_PLAIN, 0, 0, 0, 0, 0},
+    {"batched3", 40, 72, 0, 3, MM_PLAIN, 0, 0, 0, 0, 0},
+    {"bias", 96, 128, 0, 0, MM_BIAS, 0, 0, 0, 0, 0},
+    {"scale_silu", 80, 64, 0, 0, MM_SILU, 0, 0, 0, 0, 0},
+    {"gelu_residual", 72, 104, 0, 0, MM_GELU_RES, 0, 0, 0, 0, 0},
+    {"swiglu", 144, 136, 0, 0, MM_SWIGLU, 0, 0, 0, 0, 0},
+    {"norm", 96, 128, 0, 0, MM_NORM, 0, 0, 0, 0, 0},
+    {"norm_swiglu", 144, 136, 0, 0, MM_NORM_SWIGLU, 0, 0, 0, 0, 0},
+    {"split3", 40, 72, 0, 0, MM_SPLIT3, 0, 0, 0, 0, 0},
     /* regions: split K (a small N), and whole columns on gfx1100 and sm_90a */
-    {"regions_n96_k128", 96, 128, 0, 0, MM_REGIONS, 0, 1},
-    {"regions_n4608_k64", 4608, 64, 0, 0, MM_REGIONS, 0, 1},
-    {"real_4096x4096", 4096, 4096, 0, 0, MM_PLAIN, 1, 0},
-    {"real_14336x4096", 14336, 4096, 0, 0, MM_PLAIN, 1, 0},
+    {"regions_n96_k128", 96, 128, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0},
+    {"regions_n4608_k64", 4608, 64, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0},
+    /* the epilogue: split K (half layout), and whole columns on gfx1100 and
+     * sm_90a (interleaved, GQA 4:1) */
+    {"qkv_rope_half", 128, 64, 0, 0, MM_QKV_ROPE, 0, 0, 4, 2, 1},
+    {"qkv_rope_wide", 3072, 64, 0, 0, MM_QKV_ROPE, 0, 0, 32, 8, 0},
+    {"real_4096x4096", 4096, 4096, 0, 0, MM_PLAIN, 1, 0, 0, 0, 0},
+    {"real_14336x4096", 14336, 4096, 0, 0, MM_PLAIN, 1, 0, 0, 0, 0},
     /* split K: whole columns would give under 4 workgroups per CU */
-    {"splitk_n16_k4096", 16, 4096, 0, 0, MM_PLAIN, 0, 1},
-    {"splitk_n64_k4096_bias", 64, 4096, 0, 0, MM_BIAS, 0, 1},
-    {"splitk_n40_k4097", 40, 4097, 0, 0, MM_PLAIN, 0, 1},
-    {"splitk_n64_k4096_swiglu", 64, 4096, 0, 0, MM_SWIGLU, 0, 1},
-    {"splitk_n64_k4096_norm", 64, 4096, 0, 0, MM_NORM, 0, 1},
-    {"splitk_n48_k4096_norm_swiglu", 48, 4096, 0, 0, MM_NORM_SWIGLU, 0, 1},
+    {"splitk_n16_k4096", 16, 4096, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0},
+    {"splitk_n64_k4096_bias", 64, 4096, 0, 0, MM_BIAS, 0, 1, 0, 0, 0},
+    {"splitk_n40_k4097", 40, 4097, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0},
+    {"splitk_n64_k4096_swiglu", 64, 4096, 0, 0, MM_SWIGLU, 0, 1, 0, 0, 0},
+    {"splitk_n64_k4096_norm", 64, 4096, 0, 0, MM_NORM, 0, 1, 0, 0, 0},
+    {"splitk_n48_k4096_norm_swiglu", 48, 4096, 0, 0, MM_NORM_SWIGLU, 0, 1, 0, 0, 0},
     /* w [K, N] (kn_n136_k80 and kn_n33_k47 above run it at M <= 8 too) */
-    {"kn_n136_k80_bias", 136, 80, 1, 0, MM_BIAS, 0, 1},
-    {"kn_n80_k136_swiglu", 80, 136, 1, 0, MM_SWIGLU, 0, 1},
-    {"kn_n47_k33_gelu_res", 47, 33, 1, 0, MM_GELU_RES, 0, 1},
-    {"kn_real_4096x4096", 4096, 4096, 1, 0, MM_PLAIN, 1, 1},
+    {"kn_n136_k80_bias", 136, 80, 1, 0, MM_BIAS, 0, 1, 0, 0, 0},
+    {"kn_n80_k136_swiglu", 80, 136, 1, 0, MM_SWIGLU, 0, 1, 0, 0, 0},
+    {"kn_n47_k33_gelu_res", 47, 33, 1, 0, MM_GELU_RES, 0, 1, 0, 0, 0},
+    {"kn_real_4096x4096", 4096, 4096, 1, 0, MM_PLAIN, 1, 1, 0, 0, 0},
 };
 enum { NCASES = (int)(sizeof cases / sizeof cases[0]), MMAX = 257 };
 static const int64_t ms[] = {1, 3, 8, 17, 128, 257};
@@ -135,6 +148,27 @@ static void emit_case(FILE *f, int i, const mm_case_t *c, const char *dt) {
             "  output(\"c%d_y\", q)\n  output(\"c%d_y1\", k)\n  output(\"c%d_y2\", v)\n",
             i, i, i);
     break;
+  case MM_QKV_ROPE: {
+    const int d = (int)(c->n / (c->heads + 2 * c->kv_heads));
+    fprintf(f, "  local pos = input(\"c%d_pos\", i32, {M})\n", i);
+    fprintf(f, "  local kc = input(\"c%d_kc\", %s, {2, %d, %d, %d})\n", i, dt,
+            c->kv_heads, QKV_SLOTS, d);
+    fprintf(f, "  local vc = input(\"c%d_vc\", %s, {2, %d, %d, %d})\n", i, dt,
+            c->kv_heads, QKV_SLOTS, d);
+    fprintf(f, "  local q, k, v = split(matmul(x, w), {%d, %d, %d})\n", c->heads * d,
+            c->kv_heads * d, c->kv_heads * d);
+    fprintf(f, "  local at = {layout = \"%s\"}\n", c->half ? "half" : "interleaved");
+    fprintf(f, "  q = rope(reshape(q, {M, %d, %d}), pos, at)\n", c->heads, d);
+    fprintf(f, "  k = rope(reshape(k, {M, %d, %d}), pos, at)\n", c->kv_heads, d);
+    fprintf(f, "  kc = kv_append(kc, k, pos, {layer = 1})\n");
+    fprintf(f, "  vc = kv_append(vc, reshape(v, {M, %d, %d}), pos, {layer = 1})\n",
+            c->kv_heads, d);
+    fprintf(f,
+            "  output(\"c%d_y\", cast(q, f32))\n  output(\"c%d_y1\", cast(kc, f32))\n"
+            "  output(\"c%d_y2\", cast(vc, f32))\n",
+            i, i, i);
+    break;
+  }
   case MM_SPLIT3:
     fprintf(f, "  local q, k, v = split(matmul(x, w), {%lld, %lld, %lld})\n",
             (long long)c->n, (long long)c->n, (long long)c->n);
@@ -223,6 +257,52 @@ static void ref_matmul(const mm_case_t *c, int64_t m_rows, const double *x,
 
 static int failures, checked;
 
+/* MM_QKV_ROPE: the head dim, and the elements of each cache */
+static int qkv_d(const mm_case_t *c) {
+  return (int)(c->n / (c->heads + 2 * c->kv_heads));
+}
+static int64_t qkv_cache(const mm_case_t *c) {
+  return 2LL * c->kv_heads * QKV_SLOTS * qkv_d(c);
+}
+
+/* Pair i of a head of d rotated by pos * 10000^(-2i / d): (a, b) at
+ * (i, i + d/2) (half) or (2i, 2i + 1). */
+static void ref_rope(double *head, int d, int half, double pos) {
+  for (int i = 0; i < d / 2; i++) {
+    const double ang = pos * pow(10000.0, -2.0 * i / d);
+    double *a = head + (half ? i : 2 * i), *b = head + (half ? i + d / 2 : 2 * i + 1);
+    const double x = *a, y = *b;
+    *a = x * cos(ang) - y * sin(ang);
+    *b = y * cos(ang) + x * sin(ang);
+  }
+}
+
+/* MM_QKV_ROPE's reference from xw [rows, N] (the product): q rotated
+ * [rows, H D], then both caches at layer 1 (the tokens written in order,
+ * out-of-range positions skipped), into ref. */
+static void ref_qkv(const mm_case_t *c, int64_t rows, const double *xw, const double *pos,
+                    const double *kc, const double *vc, double *ref) {
+  const int d = qkv_d(c), h = c->heads, kvh = c->kv_heads;
+  const int64_t cache = qkv_cache(c);
+  double *q = ref, *k = ref + rows * h * d, *v = k + cache;
+  memcpy(k, kc, (size_t)cache * sizeof *k);
+  memcpy(v, vc, (size_t)cache * sizeof *v);
+  double *row = malloc((size_t)c->n * sizeof *row);
+  for (int64_t m = 0; m < rows; m++) {
+    memcpy(row, xw + m * c->n, (size_t)c->n * sizeof *row);
+    for (int j = 0; j < h + kvh; j++) /* q's heads, then k's */
+      ref_rope(row + (int64_t)j * d, d, c->half, pos[m]);
+    memcpy(q + m * h * d, row, (size_t)(h * d) * sizeof *q);
+    const int64_t p = (int64_t)pos[m];
+    for (int j = 0; j < kvh && p >= 0 && p < QKV_SLOTS; j++) {
+      const int64_t at = ((int64_t)(kvh + j) * QKV_SLOTS + p) * d; /* layer 1 */
+      memcpy(k + at, row + (int64_t)(h + j) * d, (size_t)d * sizeof *k);
+      memcpy(v + at, row + (int64_t)(h + kvh + j) * d, (size_t)d * sizeof *v);
+    }
+  }
+  free(row);
+}
+
 /* Case i's result, ny elements: c<i>_y; for MM_REGIONS its three outputs
  * [rows, N/2], [rows, N/4], [rows, N/4] side by side in each row, as x w^T. */
 static kgrt_status_t get_result(kgrt_model_t *model, int i, int64_t ny, void *out,
@@ -231,6 +311,18 @@ static kgrt_status_t get_result(kgrt_model_t *model, int i, int64_t ny, void *ou
   const size_t es = kn_dtype_size(dtype);
   char name[32];
   snprintf(name, sizeof name, "c%d_y", i);
+  if (c->epi == MM_QKV_ROPE) { /* f32: q [rows, H D], then the two caches */
+    const int64_t cache = qkv_cache(c), nq = ny - 2 * cache;
+    kgrt_status_t st = kgrt_model_get_output(model, name, out, (size_t)nq * 4, err);
+    snprintf(name, sizeof name, "c%d_y1", i);
+    if (st == KGRT_STATUS_OK)
+      st = kgrt_model_get_output(model, name, (float *)out + nq, (size_t)cache * 4, err);
+    snprintf(name, sizeof name, "c%d_y2", i);
+    if (st == KGRT_STATUS_OK)
+      st = kgrt_model_get_output(model, name, (float *)out + nq + cache,
+                                 (size_t)cache * 4, err);
+    return st;
+  }
   if (c->epi != MM_REGIONS)
     return kgrt_model_get_output(model, name, out, (size_t)ny * es, err);
   const int64_t rows = ny / c->n, cols[3] = {c->n / 2, c->n / 4, c->n / 4};
@@ -250,11 +342,11 @@ static kgrt_status_t get_result(kgrt_model_t *model, int i, int64_t ny, void *ou
   return st;
 }
 
-static int set(kgrt_model_t *model, const char *name, const host_t *h, int weight) {
+static int set_bytes(kgrt_model_t *model, const char *name, const void *raw, size_t bytes,
+                     int weight) {
   kgrt_error_t err;
-  const size_t bytes = (size_t)h->n * kn_dtype_size(dtype);
-  kgrt_status_t st = weight ? kgrt_model_set_weight(model, name, h->raw, bytes, &err)
-                            : kgrt_model_set_input(model, name, h->raw, bytes, &err);
+  kgrt_status_t st = weight ? kgrt_model_set_weight(model, name, raw, bytes, &err)
+                            : kgrt_model_set_input(model, name, raw, bytes, &err);
   if (st != KGRT_STATUS_OK) {
     printf("FAIL set %s: %s\n", name, err.message);
     failures++;
@@ -263,24 +355,33 @@ static int set(kgrt_model_t *model, const char *name, const host_t *h, int weigh
   return 0;
 }
 
-/* Binds `count` zero elements to `name` (all-zero bytes are 0 in every dtype). */
-static void set_zeros(kgrt_model_t *model, const char *name, int64_t count, int weight) {
+static int set(kgrt_model_t *model, const char *name, const host_t *h, int weight) {
+  return set_bytes(model, name, h->raw, (size_t)h->n * kn_dtype_size(dtype), weight);
+}
+
+/* Binds `bytes` zero bytes to `name` (0 in every dtype). */
+static void set_zero_bytes(kgrt_model_t *model, const char *name, size_t bytes,
+                           int weight) {
   static void *zeros;
   static size_t have;
-  const size_t bytes = (size_t)count * kn_dtype_size(dtype);
   if (bytes > have) {
     free(zeros);
     zeros = calloc(1, bytes);
     have = bytes;
   }
-  const host_t h = {zeros, NULL, count};
-  set(model, name, &h, weight);
+  set_bytes(model, name, zeros, bytes, weight);
+}
+
+/* Binds `count` zero elements of the run's dtype to `name`. */
+static void set_zeros(kgrt_model_t *model, const char *name, int64_t count, int weight) {
+  set_zero_bytes(model, name, (size_t)count * kn_dtype_size(dtype), weight);
 }
 
 /* A case's operands at one M: x and w, the bias or residual (extra) and the
- * up weight (wu) where its epilogue has them. */
+ * up weight (wu) where its epilogue has them; MM_QKV_ROPE's positions (i32)
+ * and caches. */
 typedef struct mm_data {
-  host_t x, w, extra, wu;
+  host_t x, w, extra, wu, pos, kc, vc;
 } mm_data_t;
 
 /* Runs case i at M rows on a freshly loaded model (outputs start poisoned)
@@ -328,6 +429,14 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
     snprintf(name, sizeof name, "c%d_g", j);
     if (o->epi == MM_NORM || o->epi == MM_NORM_SWIGLU)
       set_zeros(model, name, o->k, 1);
+    if (o->epi == MM_QKV_ROPE) {
+      snprintf(name, sizeof name, "c%d_pos", j);
+      set_zero_bytes(model, name, 4, 0); /* one i32 */
+      snprintf(name, sizeof name, "c%d_kc", j);
+      set_zeros(model, name, qkv_cache(o), 0);
+      snprintf(name, sizeof name, "c%d_vc", j);
+      set_zeros(model, name, qkv_cache(o), 0);
+    }
   }
   snprintf(name, sizeof name, "c%d_x", i);
   set(model, name, &in->x, 0);
@@ -347,6 +456,14 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
   if (c->epi == MM_NORM || c->epi == MM_NORM_SWIGLU) {
     snprintf(name, sizeof name, "c%d_g", i);
     set(model, name, &in->extra, 1);
+  }
+  if (c->epi == MM_QKV_ROPE) {
+    snprintf(name, sizeof name, "c%d_pos", i);
+    set_bytes(model, name, in->pos.raw, (size_t)in->pos.n * 4, 0);
+    snprintf(name, sizeof name, "c%d_kc", i);
+    set(model, name, &in->kc, 0);
+    snprintf(name, sizeof name, "c%d_vc", i);
+    set(model, name, &in->vc, 0);
   }
   int rc = 0;
   if (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
@@ -371,7 +488,15 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
   mm_data_t in = {make_random(rows * c->k, -1, 1),
                   make_random(nb * c->n * c->k * (c->epi == MM_SPLIT3 ? 3 : 1), -1, 1),
                   {0},
+                  {0},
+                  {0},
+                  {0},
                   {0}};
+  if (c->epi == MM_QKV_ROPE) { /* positions -1 .. 17 over 16 slots */
+    in.pos = kn_host_random(KGRT_DTYPE_I32, m_rows, -2, QKV_SLOTS + 2, &rng);
+    in.kc = make_random(qkv_cache(c), -1, 1);
+    in.vc = make_random(qkv_cache(c), -1, 1);
+  }
   if (c->epi == MM_BIAS)
     in.extra = make_random(c->n, -1, 1);
   else if (c->epi == MM_GELU_RES)
@@ -381,8 +506,11 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
   if (c->epi == MM_NORM || c->epi == MM_NORM_SWIGLU)
     in.extra = make_random(c->k, 0.5, 1.5); /* the norm's weight g */
 
-  const int64_t ny = rows * c->n;
-  double *ref = malloc((size_t)ny * sizeof *ref);
+  /* MM_QKV_ROPE checks q and both caches, as f32 */
+  const int qkv = c->epi == MM_QKV_ROPE;
+  const int out_dtype = qkv ? KGRT_DTYPE_F32 : dtype;
+  const int64_t ny = qkv ? rows * c->heads * qkv_d(c) + 2 * qkv_cache(c) : rows * c->n;
+  double *ref = malloc((size_t)(ny > rows * c->n ? ny : rows * c->n) * sizeof *ref);
   /* the norm's result, unrounded: h = x rsqrt(mean(x^2) + eps) g */
   double *h = malloc((size_t)(rows * c->k) * sizeof *h);
   for (int64_t r = 0; r < rows; r++) {
@@ -421,13 +549,19 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
       ref[e] = gelu(ref[e]) + in.extra.v[e];
   }
 
-  const size_t bytes = (size_t)ny * kn_dtype_size(dtype);
+  if (qkv) {
+    double *xw = malloc((size_t)(rows * c->n) * sizeof *xw);
+    memcpy(xw, ref, (size_t)(rows * c->n) * sizeof *xw);
+    ref_qkv(c, rows, xw, in.pos.v, in.kc.v, in.vc.v, ref);
+    free(xw);
+  }
+  const size_t bytes = (size_t)ny * kn_dtype_size(out_dtype);
   void *got = malloc(bytes), *again = c->gemv ? malloc(bytes) : NULL;
   if (run_model(dev, i, m_rows, &in, got, again, ny, devname) == 0) {
     double se = 0, ss = 0;
     int64_t bad = -1;
     for (int64_t e = 0; e < ny; e++) {
-      const double g = kn_load(got, e, dtype);
+      const double g = kn_load(got, e, out_dtype);
       if (!isfinite(g) && bad < 0)
         bad = e;
       se += (g - ref[e]) * (g - ref[e]);
@@ -443,7 +577,7 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
       printf("FAIL %s %-23s M=%-4lld %s: nmse %.3e (bound %.0e)", devname, c->name,
              (long long)m_rows, STR(KN_DTYPE), nmse, bound);
       if (bad >= 0)
-        printf(", element %lld is %g", (long long)bad, kn_load(got, bad, dtype));
+        printf(", element %lld is %g", (long long)bad, kn_load(got, bad, out_dtype));
       if (!same)
         printf(", a second run gave other bytes");
       putchar('\n');
@@ -462,6 +596,11 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
     kn_host_free(&in.extra);
   if (in.wu.raw)
     kn_host_free(&in.wu);
+  if (qkv) {
+    kn_host_free(&in.pos);
+    kn_host_free(&in.kc);
+    kn_host_free(&in.vc);
+  }
 }
 
 /* The part (--part) a run of case c at M rows belongs to: the real sizes, or

@@ -436,8 +436,10 @@ static int same_holes(const kg_graph_t *g, int a, int b, const char *const *name
 /* A node a region epilogue can take as role `role`: one variant, that role,
  * one result, its operands as the role says. */
 static int epi_node(const kg_graph_t *g, int c, unsigned role) {
+  if (c < 0)
+    return 0;
   const kg_node_t *node = &g->nodes[c];
-  if (c < 0 || node->dead || node->num_variants != 1 || !(roles(g, c, 0) & role) ||
+  if (node->dead || node->num_variants != 1 || !(roles(g, c, 0) & role) ||
       node->num_outputs != 1)
     return 0;
   if (role == KG_FUSE_ROTARY) {

@@ -7,18 +7,23 @@
  * counter (row, seed[1] or 0, 0, 0), first word) and y = the first kept token,
  * in index order, whose running kept weight exceeds u times the kept total.
  * One workgroup per row; the inverse-CDF scan gives each thread a contiguous
- * chunk of CH elements. */
+ * chunk of CH elements. GREEDY takes PARTS workgroups per row instead
+ * (workgroup i: row i / PARTS, logits [p CHUNK, (p + 1) CHUNK) of part
+ * p = i % PARTS): each stores its best (key, index) in part and counts
+ * itself in cnt[row]; the last to count (which sets the count back to 0 for
+ * the next run) takes the best of the row's parts, ties to the lowest index. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y) {
-  const long base = (long)blockIdx.x * {{COLS}};
+{{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y{{#if GREEDY}}, KG_GLOBAL(int) part, KG_GLOBAL(int) cnt{{/if}}) {
   const int tid = (int)threadIdx.x;
-  /* the inverse-CDF chunk: a whole number of vectors */
-  constexpr long CH = ({{COLS}} / {{VEC}} + {{BLOCK}} - 1) / {{BLOCK}} * {{VEC}};
 {{#if GREEDY}}
   (void)seed;
+  const long row = (long)blockIdx.x / {{PARTS}};
+  const long p = (long)blockIdx.x % {{PARTS}};
+  const long base = row * {{COLS}};
+  const long hi = (p + 1) * {{CHUNK}} < {{COLS}} ? (p + 1) * {{CHUNK}} : {{COLS}};
   unsigned best = 0;
   int at = 0x7fffffff;
-  for (long c = (long)tid * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {
+  for (long c = p * {{CHUNK}} + (long)tid * {{VEC}}; c < hi; c += {{BLOCK}} * {{VEC}}) {
     const kg_vec<{{X_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>(x, base + c);
 #pragma unroll
     for (int k = 0; k < {{VEC}}; ++k) {
@@ -30,9 +35,38 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     }
   }
   at = kg_block_argbest<{{WAVE}}, {{BLOCK}}>(best, at);
+  __shared__ int last;
+  if (tid == 0) {
+    const long slot = (row * {{PARTS}} + p) * 2;
+    kg_st(part, slot, (int)kg_order_key(kg_to_f32(kg_ld(x, base + at))));
+    kg_st(part, slot + 1, at);
+    kg_fence_device(); /* release: the part before the count */
+    last = kg_atomic_add(cnt, row, 1) == {{PARTS}} - 1;
+    if (last)
+      kg_st(cnt, row, 0); /* every part has counted: ready for the next run */
+  }
+  __syncthreads();
+  if (!last)
+    return;
+  kg_fence_device(); /* acquire: the other parts' bests */
+  best = 0;
+  at = 0x7fffffff;
+  for (int q = tid; q < {{PARTS}}; q += {{BLOCK}}) {
+    const long slot = (row * {{PARTS}} + q) * 2;
+    const unsigned key = (unsigned)kg_ld(part, slot);
+    const int idx = kg_ld(part, slot + 1);
+    if (at == 0x7fffffff || kg_pair_better(key, idx, best, at)) {
+      best = key;
+      at = idx;
+    }
+  }
+  at = kg_block_argbest<{{WAVE}}, {{BLOCK}}>(best, at);
   if (tid == 0)
-    kg_st(y, (long)blockIdx.x, at);
+    kg_st(y, row, at);
 {{/if}}{{#if SAMPLE}}
+  const long base = (long)blockIdx.x * {{COLS}};
+  /* the inverse-CDF chunk: a whole number of vectors */
+  constexpr long CH = ({{COLS}} / {{VEC}} + {{BLOCK}} - 1) / {{BLOCK}} * {{VEC}};
   const float inv_t = {{INV_T}};
   float m = -__builtin_inff();
   for (long c = (long)tid * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {

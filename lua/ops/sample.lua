@@ -3,15 +3,23 @@
 -- counter-based generator (Philox-4x32-10), so a run is reproducible from its
 -- seed. Greedy (argmax) at temperature 0. No sort of the vocabulary: the
 -- truncation boundary is found by a radix cut (templates/lib_sample.hip).
+-- Greedy rows are split over PARTS workgroups of GREEDY_BLOCK threads, each
+-- the argmax of CHUNK logits; the last of a row to finish (a count it keeps
+-- across runs) picks the best of their parts: a 128256-token row is 63
+-- workgroups of f32 (32 of bf16) instead of one. The other modes take one
+-- workgroup per row.
 local kg = require "kgen"
 local fail = kg.fail
 
 kg.template {
   name = "sample",
-  holes = { "COLS", "GREEDY", "INV_T", "MINP", "SAMPLE", "SEED1", "SEED2", "TOPK",
-    "TOPK_OR_ALL", "TOPP", "X_T" },
+  holes = { "CHUNK", "COLS", "GREEDY", "INV_T", "MINP", "PARTS", "SAMPLE", "SEED1", "SEED2",
+    "TOPK", "TOPK_OR_ALL", "TOPP", "X_T" },
   libs = { "sample" },
   params = function(target, info)
+    if info.parts then -- greedy: PARTS workgroups per row (tiles of one row)
+      return { BLOCK = info.block, VEC = info.vec, per_block = 1, ["repeat"] = info.parts }
+    end
     local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
     local block = kg.row_block(target, info.cols, vec)
     -- the radix-select histograms take about 192 bytes of LDS per thread (both
@@ -23,6 +31,9 @@ kg.template {
     return { BLOCK = block, VEC = vec }
   end,
 }
+
+-- greedy: threads per workgroup, and vectors per thread in a part
+local GREEDY_BLOCK, GREEDY_STEPS = 256, 2
 
 local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
 
@@ -57,10 +68,30 @@ kg.op {
     local topp = (not greedy and a.top_p < 1) and a.top_p or nil
     local minp = (not greedy and a.min_p > 0) and a.min_p or nil
     node.template = "sample"
-    node.grid = "rows"
-    node.grid_of = x
-    node.cols = cols
+    local lead = {}
+    for i = 1, #x.shape - 1 do lead[i] = x.shape[i] end
+    if #lead == 0 then lead[1] = 1 end
+    local vec = kg.vector_width(x.dtype, { cols })
+    local chunk = GREEDY_BLOCK * vec * GREEDY_STEPS
+    local parts = (cols + chunk - 1) // chunk
+    if greedy then
+      -- each part's best (key, index), and per row the count of finished
+      -- parts, which the kernel keeps across runs (back to 0 by the last)
+      node.grid, node.tile_units = "tiles", lead
+      local pshape = {}
+      for i, d in ipairs(lead) do pshape[i] = d end
+      pshape[#pshape + 1] = 2 * parts
+      node.extra_outputs = {
+        { dtype = kg.dtypes.i32, shape = pshape, hidden = true },
+        { dtype = kg.dtypes.i32, shape = lead, hidden = true, persistent = true },
+      }
+    else
+      node.grid = "rows"
+      node.grid_of = x
+      node.cols = cols
+    end
     node.holes = {
+      CHUNK = tostring(chunk), PARTS = tostring(parts),
       X_T = x.dtype.ctype, COLS = tostring(cols),
       GREEDY = greedy and "1" or "", SAMPLE = greedy and "" or "1",
       INV_T = greedy and "" or kg.float_literal(1 / a.temperature),
@@ -70,10 +101,8 @@ kg.op {
       MINP = minp and kg.float_literal(minp) or "",
       SEED1 = seed.shape[1] == 1 and "1" or "", SEED2 = seed.shape[1] == 2 and "1" or "",
     }
-    node.params_info = { dtype = x.dtype.name, cols = cols }
-    local out = {}
-    for i = 1, #x.shape - 1 do out[i] = x.shape[i] end
-    if #out == 0 then out[1] = 1 end
-    node.out_dtype, node.out_shape = kg.dtypes.i32, out
+    node.params_info = { dtype = x.dtype.name, cols = cols,
+      parts = greedy and parts or nil, block = GREEDY_BLOCK, vec = vec }
+    node.out_dtype, node.out_shape = kg.dtypes.i32, lead
   end,
 }

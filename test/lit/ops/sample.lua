@@ -7,7 +7,15 @@
 -- RUN: %kgen --arch gfx1100 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM32
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM64
 -- CHECK: KG_INLINE kg_u32x4 kg_philox4x32_10(
--- CHECK-LABEL: sample_sample_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y)
+-- greedy: 32 workgroups a row (4096 logits each), the last to count takes
+-- the best of their parts
+-- CHECK-LABEL: sample_sample_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y, KG_GLOBAL(int) part, KG_GLOBAL(int) cnt)
+-- CHECK: const long row = (long)blockIdx.x / 32;
+-- W32: kg_block_argbest<32, 256>(best, at)
+-- W64: kg_block_argbest<64, 256>(best, at)
+-- CHECK: last = kg_atomic_add(cnt, row, 1) == 32 - 1;
+-- CHECK: if (last)
+-- CHECK-NEXT: kg_st(cnt, row, 0);
 -- W32: kg_block_argbest<32, 256>(best, at)
 -- W64: kg_block_argbest<64, 256>(best, at)
 -- CHECK-LABEL: sample_sample_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y)

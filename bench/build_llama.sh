@@ -16,7 +16,7 @@ cmake --build build-llama -j"$(nproc)" --target llama_decode llama_hf test_llama
 mkdir -p .bench
 cp build-llama/bench/llama_decode build-llama/bench/llama_hf build-llama/test/test_llama_bf16 \
   build-llama/test/test_llama_f16 build-llama/test/test_llama_q8_0 \
-  build-llama/test/test_llama_q4_k bench/run_llama.sh bench/hf_logits.py \
+  build-llama/test/test_llama_q4_k bench/run_llama.sh bench/run_llama_ab.sh bench/hf_logits.py \
   bench/prefill_peers.py .bench/
 for p in peer_decode_gptfast.py peer_decode_hf.py; do
   if [ -f "$peers/$p" ]; then cp "$peers/$p" .bench/; fi

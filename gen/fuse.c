@@ -417,7 +417,11 @@ static int sole_reader(const kg_graph_t *g, int t, int *slot) {
     for (int v = t + 1; v < g->num_tensors && next < 0; v++)
       if (g->tensors[v].view && g->tensors[v].alias == t)
         next = v;
-    if (next < 0 || g->tensors[next].view_offset != 0)
+    kgrt_expr_t a, b; /* a whole view: from the start, every element */
+    if (next < 0 || g->tensors[next].view_offset != 0 ||
+        kg_tensor_numel(g, &g->tensors[t], &a) ||
+        kg_tensor_numel(g, &g->tensors[next], &b) || a.scale != b.scale ||
+        memcmp(a.sym, b.sym, sizeof a.sym) != 0)
       return -1;
     t = next;
   }

@@ -87,23 +87,14 @@ static int same_matmul(const kg_graph_t *g, int a, int b) {
 
 static int is_inlined(const kg_graph_t *g, int n);
 
-/* Hole `name` of node n's variant v, or NULL. */
-static const char *hole(const kg_graph_t *g, int n, int v, const char *name) {
-  const kg_variant_t *var = &g->nodes[n].variants[v];
-  for (int i = 0; i < var->num_holes; i++)
-    if (strcmp(var->holes[i].name, name) == 0)
-      return var->holes[i].value;
-  return NULL;
-}
-
 /* An RMS norm node a NORM template can take in: its template says it is one
  * (rms), it has one variant and one result, no residual (R_T), and its
  * result is no model output. */
 static int is_rms(const kg_graph_t *g, int n) {
   const kg_node_t *node = &g->nodes[n];
-  const char *r = node->num_variants == 1 ? hole(g, n, 0, "R_T") : NULL;
+  const char *r = node->num_variants == 1 ? kg_node_hole(g, n, 0, "R_T") : NULL;
   return (roles(g, n, 0) & KG_FUSE_RMS) && node->num_variants == 1 &&
-         node->num_outputs == 1 && (!r || !*r) && hole(g, n, 0, "EPS") &&
+         node->num_outputs == 1 && (!r || !*r) && kg_node_hole(g, n, 0, "EPS") &&
          g->tensors[node->output].output_index < 0 && node->num_inputs >= 1 &&
          node->num_inputs <= 2;
 }
@@ -430,7 +421,7 @@ static int sole_reader(const kg_graph_t *g, int t, int *slot) {
 /* Do nodes a and b give the same values for the holes in names (variant 0)? */
 static int same_holes(const kg_graph_t *g, int a, int b, const char *const *names) {
   for (; *names; names++) {
-    const char *x = hole(g, a, 0, *names), *y = hole(g, b, 0, *names);
+    const char *x = kg_node_hole(g, a, 0, *names), *y = kg_node_hole(g, b, 0, *names);
     if (!x || !y || strcmp(x, y) != 0)
       return 0;
   }
@@ -447,7 +438,7 @@ static int epi_node(const kg_graph_t *g, int c, unsigned role) {
       node->num_outputs != 1)
     return 0;
   if (role == KG_FUSE_ROTARY) {
-    const char *pass = hole(g, c, 0, "PASS");
+    const char *pass = kg_node_hole(g, c, 0, "PASS");
     return node->num_inputs == 2 && pass && !*pass && node->inplace < 0;
   }
   return node->num_inputs == 3 && node->inplace == 0 &&

@@ -2,6 +2,7 @@
 #include "ir.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void kg_graph_free(kg_graph_t *g) {
   for (int i = 0; i < g->num_syms; i++)
@@ -121,4 +122,12 @@ int kg_tensor_bytes_max(const kg_graph_t *g, const kg_tensor_t *t, uint64_t *out
     return -1;
   *out = bytes;
   return 0;
+}
+
+const char *kg_node_hole(const kg_graph_t *g, int n, int v, const char *name) {
+  const kg_variant_t *var = &g->nodes[n].variants[v];
+  for (int i = 0; i < var->num_holes; i++)
+    if (strcmp(var->holes[i].name, name) == 0)
+      return var->holes[i].value;
+  return NULL;
 }

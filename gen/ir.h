@@ -221,6 +221,8 @@ void kg_program_free(kg_program_t *p);
 
 /* The tensor whose memory `t` is: t itself, or what an in-place result aliases. */
 int kg_tensor_storage(const kg_graph_t *g, int t);
+/* Hole `name` of node n's variant v (its op's value), or NULL. */
+const char *kg_node_hole(const kg_graph_t *g, int n, int v, const char *name);
 
 /* Size expressions (kgrt_expr_t): numel of a tensor (-1 with more than
  * KGRT_EXPR_SYMS syms, or a constant part that overflows), and evaluation

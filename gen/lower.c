@@ -121,11 +121,8 @@ static void region_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *
 
 /* Hole `name` of node n (variant 0), "" where it has none. */
 static const char *node_hole(const kg_graph_t *g, int n, const char *name) {
-  const kg_variant_t *v = &g->nodes[n].variants[0];
-  for (int i = 0; i < v->num_holes; i++)
-    if (strcmp(v->holes[i].name, name) == 0)
-      return v->holes[i].value;
-  return "";
+  const char *v = kg_node_hole(g, n, 0, name);
+  return v ? v : "";
 }
 
 /* A REGION_EPI template's holes (fuse.c's region_epi chose the nodes):
@@ -321,11 +318,7 @@ static int norm_prologue(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *
   if (k->norm < 0)
     return 0;
   const kg_node_t *nn = &g->nodes[k->norm];
-  const kg_variant_t *v = &nn->variants[0];
-  const char *eps = NULL;
-  for (int i = 0; i < v->num_holes; i++)
-    if (strcmp(v->holes[i].name, "EPS") == 0)
-      eps = v->holes[i].value;
+  const char *eps = kg_node_hole(g, k->norm, 0, "EPS");
   if (!eps)
     return kg_error(d, "internal: %s: the norm it takes in has no EPS", k->name);
   kg_holes_set(h, "NEPS", "%s", eps);

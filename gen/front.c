@@ -26,6 +26,7 @@
 #define KG_FRONT_MAX_TENSORS 65536
 #define KG_FRONT_MAX_NODES 16384
 #define KG_FRONT_MAX_IO 4096
+#define KG_FRONT_MAX_RANKS 64      /* kg.max_ranks */
 #define KG_FRONT_MAX_NAME 128      /* bytes of a tensor, sym or op name */
 #define KG_FRONT_MAX_MODEL_NAME 64 /* bytes of the model's name (files, symbols) */
 #define KG_FRONT_MAX_CODE                                                                \
@@ -231,6 +232,15 @@ static int read_tensor(lua_State *L, const kg_graph_t *g, int i, kg_tensor_t *t,
   if (t->kind != KG_TENSOR_VALUE && !t->name)
     return kg_error(d, "internal: tensor %d: an input or weight without a name", i);
   t->persistent = get_bool(L, top, "persistent");
+  /* a split weight (kg.weight's split): checked against the ranks and the
+   * shape by check_split once the graph's ranks are read */
+  const int64_t split = get_int(L, top, "split_dim", 0),
+                parts = get_int(L, top, "split_parts", 1);
+  if (split < 0 || split >= KGRT_MAX_DIMS || parts < 1 || parts > KG_FRONT_MAX_RANKS ||
+      (parts > 1 && t->kind != KG_TENSOR_WEIGHT))
+    return kg_error(d, "internal: tensor %d: a bad split", i);
+  t->split = (int)split;
+  t->parts = (int)parts;
   raw_field(L, top, "view_of");
   if (lua_type(L, -1) == LUA_TTABLE) {
     t->view = 1;
@@ -428,6 +438,38 @@ static int read_ids(lua_State *L, int top, const char *key, const kg_graph_t *g,
   return 0;
 }
 
+/* A collective node: one float operand, one result of its dtype, of the
+ * same shape (all_reduce) or with ranks times its constant first dim
+ * (all_gather); no kernel, no in-place update. */
+static int check_collective(const kg_graph_t *g, const kg_node_t *n, kg_diag_t *d) {
+  if (n->num_inputs != 1 || n->num_outputs != 1 || n->inplace >= 0)
+    return kg_error(d, "internal: %s: a collective takes one operand to one result",
+                    n->op);
+  const kg_tensor_t *x = &g->tensors[n->inputs[0]], *y = &g->tensors[n->output];
+  int ok = x->dtype.size > 0 && x->dtype.code != KGRT_DTYPE_I32 &&
+           x->dtype.code == y->dtype.code && x->rank == y->rank;
+  /* all_gather: the first dim that differs is ranks times x's (a constant),
+   * every dim before it 1 */
+  int gathered = n->collective == KGRT_COLLECTIVE_ALL_GATHER && g->ranks > 1 ? 0 : -1;
+  while (ok && gathered >= 0 && gathered < x->rank &&
+         x->dims[gathered].sym == y->dims[gathered].sym &&
+         x->dims[gathered].value == y->dims[gathered].value)
+    gathered++;
+  for (int k = 0; ok && k < x->rank; k++) {
+    const kg_dim_t *a = &x->dims[k], *b = &y->dims[k];
+    if (k == gathered)
+      ok = a->sym < 0 && b->sym < 0 && a->value > 0 &&
+           b->value == a->value * (int64_t)g->ranks;
+    else
+      ok = a->sym == b->sym && a->value == b->value &&
+           (gathered < 0 || k > gathered || (a->sym < 0 && a->value == 1));
+  }
+  ok = ok && (gathered < 0 || gathered < x->rank);
+  if (!ok)
+    return kg_error(d, "internal: %s: the result does not match the operand", n->op);
+  return 0;
+}
+
 static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t *d) {
   int top = lua_gettop(L);
   if (lua_type(L, top) != LUA_TTABLE)
@@ -454,6 +496,17 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
   if (inplace < 0 || inplace > n->num_inputs || (inplace > 0 && n->num_outputs != 1))
     return kg_error(d, "internal: %s: bad in-place operand", n->op);
   n->inplace = (int)inplace - 1;
+  /* a collective step: how it combines the ranks' values */
+  char *coll = get_string(L, top, "combine");
+  if (coll) {
+    n->collective = strcmp(coll, "sum") == 0           ? KGRT_COLLECTIVE_ALL_REDUCE
+                    : strcmp(coll, "rank_concat") == 0 ? KGRT_COLLECTIVE_ALL_GATHER
+                                                       : KGRT_COLLECTIVE_NONE;
+    free(coll);
+    if (n->collective == KGRT_COLLECTIVE_NONE)
+      return kg_error(d, "internal: %s: an unknown collective", n->op);
+    return check_collective(g, n, d);
+  }
   if (raw_field(L, top, "variants") != LUA_TTABLE) {
     lua_pop(L, 1);
     n->num_variants = 1;
@@ -548,6 +601,18 @@ static int check_view(kg_graph_t *g, int i, kg_diag_t *d) {
 /* Dead nodes: no model output, state, in-place update or live node needs
  * their results (a matmul a split rewrote into parts, say). Marked dead (no
  * kernel), their operand uses dropped, back to front so chains die too. */
+/* A split weight's parts divide the ranks, and it is split along a constant
+ * dim whose whole (parts times it) stays a dim. */
+static int check_split(const kg_graph_t *g, const kg_tensor_t *t, kg_diag_t *d) {
+  if (t->parts == 1)
+    return 0;
+  if (t->parts > g->ranks || g->ranks % t->parts != 0 || t->split >= t->rank ||
+      t->dims[t->split].sym >= 0 || t->dims[t->split].value < 1 ||
+      t->dims[t->split].value > INT32_MAX / t->parts)
+    return kg_error(d, "internal: weight %s: a bad split", t->name);
+  return 0;
+}
+
 static void mark_dead(kg_graph_t *g) {
   for (int n = g->num_nodes - 1; n >= 0; n--) {
     kg_node_t *node = &g->nodes[n];
@@ -573,6 +638,10 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
   int n;
   if (lua_type(L, graph) != LUA_TTABLE)
     return kg_error(d, "internal: kgen's graph is not a table");
+  const int64_t ranks = get_int(L, graph, "ranks", 1);
+  if (ranks < 1 || ranks > KG_FRONT_MAX_RANKS)
+    return kg_error(d, "internal: the model's ranks are %lld", (long long)ranks);
+  g->ranks = (int)ranks;
   KG_TRY(graph_list(L, graph, "syms", KG_FRONT_MAX_SYMS, &n, path, d));
   g->syms = kg_xcalloc((size_t)n + 1, sizeof *g->syms);
   for (int i = 0; i < n; i++) {
@@ -642,6 +711,7 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     if (g->tensors[g->weights[i]].kind != KG_TENSOR_WEIGHT)
       return kg_error(d, "internal: weight %d is not a weight", i);
     g->tensors[g->weights[i]].io_index = i;
+    KG_TRY(check_split(g, &g->tensors[g->weights[i]], d));
   }
   for (int i = 0; i < g->num_tensors; i++)
     if (g->tensors[i].kind != KG_TENSOR_VALUE && g->tensors[i].io_index < 0)

@@ -29,6 +29,8 @@
 
 /* The fusion roles of the template of node's variant v. */
 static unsigned roles(const kg_graph_t *g, int node, int v) {
+  if (v >= g->nodes[node].num_variants) /* a collective step: no template */
+    return 0;
   return g->templates[g->nodes[node].variants[v].decl].fuse;
 }
 
@@ -51,7 +53,8 @@ static int sole_consumer(const kg_graph_t *g, int t) {
 /* A node that can take an epilogue: every variant's template accepts one,
  * reads x and w at operands 0 and 1 and writes one result. */
 static int is_matmul(const kg_graph_t *g, int node) {
-  if (node < 0 || g->nodes[node].num_inputs != 2 || g->nodes[node].num_outputs != 1)
+  if (node < 0 || g->nodes[node].num_inputs != 2 || g->nodes[node].num_outputs != 1 ||
+      g->nodes[node].num_variants < 1)
     return 0;
   for (int v = 0; v < g->nodes[node].num_variants; v++)
     if (!(roles(g, node, v) & KG_FUSE_EPILOGUE))
@@ -597,7 +600,7 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   memset(p, 0, sizeof *p);
   int cap = 1;
   for (int n = 0; n < g->num_nodes; n++)
-    cap += g->nodes[n].num_variants;
+    cap += g->nodes[n].num_variants + 1; /* collectives have none */
   p->kernels = kg_xcalloc((size_t)cap, sizeof *p->kernels);
   /* RMS norms taken in by the matmuls that read them: norm_of[matmul] is
    * the norm node; a norm's own kernel runs only for the variants that do
@@ -665,6 +668,18 @@ static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *taken
         KG_TRY(fuse_epilogue(g, norm_of, n, mm, num_mm, p, d));
         continue;
       }
+    }
+    if (node->collective != KGRT_COLLECTIVE_NONE) { /* a plan step, no kernel */
+      kg_kernel_t *k = &p->kernels[p->num_kernels++];
+      k->collective = node->collective;
+      k->node = n;
+      k->epilogue_root = -1;
+      k->norm = -1;
+      k->output = node->output;
+      k->outs[k->num_outs++] = node->output;
+      k->ins[k->num_ins++] = node->inputs[0];
+      snprintf(k->name, sizeof k->name, "%s_%s", g->model, node->op);
+      continue;
     }
     for (int v = 0; v < node->num_variants; v++) {
       /* a region group's variant: one kernel, where its leader is */

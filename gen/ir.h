@@ -53,7 +53,10 @@ typedef struct kg_tensor {
   int view; /* a view (reshape, split): another shape over alias's memory, no kernel */
   uint64_t view_offset; /* a view: where it starts in alias's memory, in bytes */
   int written; /* a kernel updates its memory in place (it is a storage tensor) */
-  int uses;    /* operand uses by nodes */
+  /* weights of a split model: this rank's part of the file's tensor, cut into
+   * `parts` along dim `split` (parts 1: the whole tensor) */
+  int split, parts;
+  int uses; /* operand uses by nodes */
   /* set by plan.c for values that live in the arena */
   int in_arena;
   uint64_t arena_offset;
@@ -135,9 +138,10 @@ typedef struct kg_node {
   int output;                /* tensor id: outputs[0] */
   int num_outputs;           /* results, in the order the op returns them */
   int outputs[KG_MAX_OUTPUTS];
-  int inplace; /* operand index the kernel updates in place, or -1 */
-  int dead;    /* no output, state or live node needs its results: no kernel */
-  char *expr;  /* map: expression over $0, $1, ... */
+  int inplace;                  /* operand index the kernel updates in place, or -1 */
+  kgrt_collective_t collective; /* a collective step (no variants), else NONE */
+  int dead;   /* no output, state or live node needs its results: no kernel */
+  char *expr; /* map: expression over $0, $1, ... */
   /* one kernel per variant; several when the run-time dims choose among them
    * (matmul: up to three, by the rows of x) */
   int num_variants;
@@ -168,6 +172,7 @@ typedef struct kg_graph {
   int *weights;
   int num_outputs;
   kg_output_t *outputs;
+  int ranks;         /* the ranks a split model's plan is one of (ranks(n)); 1 */
   int num_templates; /* the declarations of the templates the nodes use */
   kg_template_t *templates;
 } kg_graph_t;
@@ -175,9 +180,10 @@ typedef struct kg_graph {
 /* A kernel to generate: one node, or a fused chain of map nodes. */
 typedef struct kg_kernel {
   char name[128];
-  const char *tmpl;
-  int node;    /* the root node (its outputs are the kernel's) */
-  int variant; /* which of the root node's variants */
+  const char *tmpl;             /* NULL for a collective step */
+  kgrt_collective_t collective; /* a collective step: ins[0] -> outs[0], no kernel */
+  int node;                     /* the root node (its outputs are the kernel's) */
+  int variant;                  /* which of the root node's variants */
   /* a matmul kernel with an epilogue: the map node whose result it writes
    * (else -1), and the matmuls it computes (acc0, acc1 in expr) */
   int epilogue_root;

@@ -394,9 +394,28 @@ static uint32_t early_launch_flags(const kg_graph_t *g, const kg_kernel_t *k,
   return KGRT_KERNEL_EARLY_LAUNCH;
 }
 
+/* A collective step: no code (code -1); its operand and result as buffers,
+ * units the operand's elements. */
+static int lower_collective(const kg_graph_t *g, const kg_kernel_t *k, kg_lowered_t *lw,
+                            kg_diag_t *d) {
+  memset(lw, 0, sizeof *lw);
+  lw->code = -1;
+  snprintf(lw->name, sizeof lw->name, "%s", k->name);
+  add_buffer(g, lw, k->ins[0], 1);
+  add_buffer(g, lw, k->outs[0], 0);
+  if (kg_tensor_numel(g, &g->tensors[k->ins[0]], &lw->units))
+    return kg_error(d, "%s: more than %d symbolic dims", k->name, KGRT_EXPR_SYMS);
+  lw->per_block = 1;
+  lw->repeat = 1;
+  lw->select = kg_expr_const(0);
+  return 0;
+}
+
 static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                         const kg_target_t *t, kg_lowered_t *lw, kg_buf_t *src,
                         kg_diag_t *d) {
+  if (k->collective != KGRT_COLLECTIVE_NONE)
+    return lower_collective(g, k, lw, d);
   memset(lw, 0, sizeof *lw);
   const kg_node_t *n = &g->nodes[k->node];
   const kg_variant_t *v = &n->variants[k->variant];
@@ -597,6 +616,8 @@ static int emit_common(const kg_graph_t *g, const kg_program_t *p, kg_buf_t *out
       continue;
     int used = 0;
     for (int k = 0; k < p->num_kernels && !used; k++) {
+      if (p->kernels[k].collective != KGRT_COLLECTIVE_NONE)
+        continue;
       const kg_template_t *t =
           &g->templates
                [g->nodes[p->kernels[k].node].variants[p->kernels[k].variant].decl];
@@ -677,6 +698,8 @@ static void name_kernels(const kg_program_t *p, kg_lowered_t *lowered,
   uint64_t *hash = kg_xcalloc((size_t)p->num_kernels + 1, sizeof *hash);
   for (int i = 0; i < p->num_kernels; i++) {
     kg_lowered_t *lw = &lowered[i];
+    if (p->kernels[i].collective != KGRT_COLLECTIVE_NONE)
+      continue; /* no code: lower_collective set code -1 */
     hash[i] = text_hash(&texts[i]);
     lw->code = i;
     for (int j = 0; j < i && lw->code == i; j++)

@@ -134,7 +134,11 @@ static void tensor_info(const kg_graph_t *g, const char *name, const kg_tensor_t
     kg_buf_printf(out, "%s{%lld, %d}", k ? ", " : "",
                   (long long)(t->dims[k].sym >= 0 ? 0 : t->dims[k].value),
                   t->dims[k].sym);
-  kg_buf_printf(out, "}, %s},\n", is_state(g, t) ? "KGRT_TENSOR_STATE" : "0");
+  kg_buf_printf(out, "}, %s", is_state(g, t) ? "KGRT_TENSOR_STATE" : "0");
+  if (t->parts > 1)
+    kg_buf_printf(out, ", %d, %d},\n", t->split, t->parts);
+  else
+    kg_buf_puts(out, ", 0, 0},\n");
 }
 
 static void io_table(const kg_graph_t *g, const char *var, const int *ids, int n,
@@ -174,11 +178,11 @@ void kg_table_index(const kg_graph_t *g, const kg_arch_build_t *arches, int n,
                 "const kgrt_model_table_t kgen_%s = {\n"
                 "    KGRT_TABLE_ABI, \"%s\", \"%s\",\n"
                 "    %d, %s,\n    %d, %s,\n    %d, %s,\n    %d, outputs,\n"
-                "    %d, arches,\n};\n",
+                "    %d, arches,\n    %d,\n};\n",
                 g->model, g->model, KGEN_VERSION, g->num_syms,
                 g->num_syms ? "syms" : "NULL", g->num_inputs,
                 g->num_inputs ? "inputs" : "NULL", g->num_weights,
-                g->num_weights ? "weights" : "NULL", g->num_outputs, n);
+                g->num_weights ? "weights" : "NULL", g->num_outputs, n, g->ranks);
 }
 
 static void bytes_array(const char *var, const kg_buf_t *b, kg_buf_t *out) {
@@ -306,12 +310,20 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
   kg_buf_printf(out, "static const kgrt_step_t steps[%d] = {\n", p->num_kernels);
   for (int k = 0; k < p->num_kernels; k++) {
     const kg_lowered_t *lw = &a->lowered[k];
-    kg_buf_printf(out, "    {%d, ", slot[lw->code]);
+    const kgrt_collective_t c = p->kernels[k].collective;
+    kg_buf_printf(out, "    {%d, ", c != KGRT_COLLECTIVE_NONE ? 0 : slot[lw->code]);
     expr(&lw->units, out);
     kg_buf_printf(out, ", %u, %u, ", lw->per_block, lw->repeat);
     expr(&lw->select, out);
-    kg_buf_printf(out, ", %lldLL, %lldLL, s%d_args},\n", (long long)lw->select_min,
+    kg_buf_printf(out, ", %lldLL, %lldLL, s%d_args", (long long)lw->select_min,
                   (long long)lw->select_max, k);
+    if (c == KGRT_COLLECTIVE_NONE)
+      kg_buf_puts(out, ", 0, 0},\n");
+    else
+      kg_buf_printf(out, ", %s, %s},\n",
+                    c == KGRT_COLLECTIVE_ALL_REDUCE ? "KGRT_COLLECTIVE_ALL_REDUCE"
+                                                    : "KGRT_COLLECTIVE_ALL_GATHER",
+                    dtype_enum(g->tensors[p->kernels[k].ins[0]].dtype.code));
   }
   kg_buf_puts(out, "};\n\n");
   kg_buf_printf(out,

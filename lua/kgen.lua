@@ -120,7 +120,8 @@ end
 ---------------------------------------------------------------------------
 -- the graph
 
-local graph = { syms = {}, tensors = {}, nodes = {}, inputs = {}, weights = {}, outputs = {} }
+local graph = { syms = {}, tensors = {}, nodes = {}, inputs = {}, weights = {}, outputs = {},
+  ranks = 1 }
 kg.graph = graph
 local names = {} -- every input, weight and output name, to catch clashes
 
@@ -152,6 +153,7 @@ kg.max_syms = 64
 kg.max_tensors = 65536
 kg.max_nodes = 16384
 kg.max_io = 4096 -- inputs, weights and outputs, each
+kg.max_ranks = 64
 
 --- sym(name, max): a dimension bound at run time, at most `max`.
 function kg.sym(name, max)
@@ -326,8 +328,65 @@ end
 --- input(name, dtype, shape)
 function kg.input(name, dt, shape) return declare("input", graph.inputs, name, dt, shape) end
 
---- weight(name, dtype, shape)
-function kg.weight(name, dt, shape) return declare("weight", graph.weights, name, dt, shape) end
+--- ranks(n): the model is one rank's part of a model split over n ranks
+--- (tensor parallel, kgrt_model_join): a weight declared with a split holds
+--- this rank's part of the file's tensor, and all_reduce / all_gather combine
+--- the ranks' values. At most once, before any split weight or collective.
+function kg.ranks(n)
+  if math.type(n) ~= "integer" or n < 1 or n > kg.max_ranks then
+    fail("ranks: n must be an integer from 1 to %d, got %s", kg.max_ranks, tostring(n))
+  end
+  if graph.ranks_fixed then
+    fail("ranks: declared twice, or after a split weight or a collective op (which took 1 rank)")
+  end
+  graph.ranks, graph.ranks_fixed = n, true
+end
+
+--- The ranks the model is split over (1 unless ranks(n)); fixed from now on.
+function kg.num_ranks()
+  graph.ranks_fixed = true
+  return graph.ranks
+end
+
+-- weight(..., { split = dim, parts = n }): the shape is this rank's part of
+-- the file's tensor, cut into `parts` (default: the ranks) equal parts along
+-- `dim`; rank r binds part r * parts / ranks, so parts < ranks shares each
+-- part between ranks / parts ranks (K and V heads fewer than the ranks).
+local function split_weight(name, r, opts)
+  if type(opts) ~= "table" then
+    fail("weight %s: the 4th argument must be a table { split = dim, parts = n }", name)
+  end
+  for k in pairs(opts) do
+    if k ~= "split" and k ~= "parts" then
+      fail("weight %s: unknown key %s (known: parts, split)", name, tostring(k))
+    end
+  end
+  local ranks = kg.num_ranks()
+  local dim, parts = rawget(opts, "split"), rawget(opts, "parts")
+  if parts == nil then parts = ranks end
+  if math.type(dim) ~= "integer" or dim < 1 or dim > #r.shape then
+    fail("weight %s: split must be a dim from 1 to %d, got %s", name, #r.shape, tostring(dim))
+  end
+  if math.type(r.shape[dim]) ~= "integer" then
+    fail("weight %s: the split dim %d must be a constant", name, dim)
+  end
+  if math.type(parts) ~= "integer" or parts < 1 or parts > ranks or ranks % parts ~= 0 then
+    fail("weight %s: parts must be an integer that divides the ranks (%d), got %s", name, ranks,
+      tostring(parts))
+  end
+  if r.shape[dim] > kg.max_dim // parts then
+    fail("weight %s: the whole tensor's dim %d (%d x %d parts) is more than 2^31 - 1", name, dim,
+      r.shape[dim], parts)
+  end
+  r.split_dim, r.split_parts = dim - 1, parts
+end
+
+--- weight(name, dtype, shape [, { split = dim, parts = n }])
+function kg.weight(name, dt, shape, opts)
+  local t = declare("weight", graph.weights, name, dt, shape)
+  if opts ~= nil then split_weight(name, tensor_rec[t], opts) end
+  return t
+end
 
 --- output(name, tensor): make `tensor` a model output called `name`.
 function kg.output(name, t)
@@ -553,7 +612,8 @@ function kg.node(opname, ins, a, build)
         opname, r.dtype.name)
     end
   end
-  assert((node.template or node.variants) and node.out_dtype and node.out_shape, opname)
+  assert((node.template or node.variants or node.combine) and node.out_dtype and node.out_shape,
+    opname)
   local out = kg.tensor("value", node.out_dtype, node.out_shape, nil, opname .. ": the result")
   local results = { out }
   node.output = tensor_rec[out]
@@ -750,8 +810,9 @@ function kg.env()
   require "ops.matmul"
   require "ops.conv"
   require "ops.layout"
+  require "ops.parallel"
   local env = {
-    sym = kg.sym, input = kg.input, weight = kg.weight, output = kg.output,
+    sym = kg.sym, input = kg.input, weight = kg.weight, output = kg.output, ranks = kg.ranks,
   }
   for name, dt in pairs(kg.dtypes) do env[name] = dt end
   for _, name in ipairs(kg.op_order) do

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "kgrt_codeobj.h"
+#include "kgrt_comm.h"
 #include "kgrt_device.h"
 #include "kgrt_hash.h"
 
@@ -201,6 +202,18 @@ static kgrt_status_t kgrt_check_tensors(const kgrt_model_table_t *table,
                               "model %s: %s %s: dim %u is bad", kgrt_table_name(table),
                               kind, t->name, d);
     }
+    /* a split weight: parts that divide the ranks, along a constant dim whose
+     * whole stays a dim */
+    const uint32_t ranks = table->ranks > 1 ? table->ranks : 1;
+    if (t->parts > 1 &&
+        (strcmp(kind, "weight") != 0 || t->parts > ranks || ranks % t->parts != 0 ||
+         t->split >= t->rank || t->dims[t->split].sym >= 0 ||
+         t->dims[t->split].value < 1 || t->dims[t->split].value > INT32_MAX / t->parts))
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s %s: a split into %u parts along dim %u that %u "
+                            "ranks cannot take",
+                            kgrt_table_name(table), kind, t->name, t->parts, t->split,
+                            ranks);
     size_t bytes;
     if (kgrt_tensor_size(t, max, &bytes) != 0 || bytes > KGRT_MAX_BUFFER_BYTES)
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
@@ -243,6 +256,10 @@ static kgrt_status_t kgrt_check_syms(const kgrt_model_table_t *table, kgrt_error
 /* The inputs, weights and outputs, which every arch shares. */
 static kgrt_status_t kgrt_check_interface(const kgrt_model_table_t *table,
                                           const int64_t *max, kgrt_error_t *err) {
+  if (table->ranks > KGRT_MAX_RANKS)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "model %s: split over %u ranks, more than %d",
+                          kgrt_table_name(table), table->ranks, KGRT_MAX_RANKS);
   KGRT_RETURN_IF_ERROR(
       kgrt_check_tensors(table, max, table->inputs, table->num_inputs, "input", err));
   KGRT_RETURN_IF_ERROR(
@@ -288,6 +305,59 @@ static kgrt_status_t kgrt_space_capacity(const kgrt_model_table_t *table,
 }
 
 /* Everything in the picked arch table that does not need the code object. */
+/* A collective step: a known kind of a float dtype, unselected, reading
+ * args[0] of `units` elements and writing args[1] of as many (all_gather:
+ * ranks times as many), both inside their buffers at the dims' maxima. */
+static kgrt_status_t kgrt_check_collective(const kgrt_model_table_t *table,
+                                           const kgrt_arch_table_t *arch,
+                                           const int64_t *max, uint32_t s,
+                                           kgrt_error_t *err) {
+  const char *name = kgrt_table_name(table);
+  const kgrt_step_t *step = &arch->steps[s];
+  const uint32_t ranks = table->ranks > 1 ? table->ranks : 1;
+  const int64_t size = step->dtype == KGRT_DTYPE_F32 ? 4
+                       : step->dtype == KGRT_DTYPE_F16 || step->dtype == KGRT_DTYPE_BF16
+                           ? 2
+                           : 0;
+  if ((step->collective != KGRT_COLLECTIVE_ALL_REDUCE &&
+       step->collective != KGRT_COLLECTIVE_ALL_GATHER) ||
+      size == 0 || step->per_block != 1 || step->repeat != 1 || step->select.scale != 0 ||
+      step->args == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "model %s: %s: step %u: a bad collective (%d of dtype %d)",
+                          name, arch->arch, s, (int)step->collective, (int)step->dtype);
+  char what[96];
+  int64_t units = 0;
+  snprintf(what, sizeof what, "%s: step %u (collective) units", arch->arch, s);
+  KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &step->units, 1, &units, err, what));
+  for (int i = 0; i < 2; ++i) {
+    const kgrt_step_arg_t *a = &step->args[i];
+    /* the same syms as units, its elements' bytes (args[1] of all_gather:
+     * ranks times them) */
+    const int64_t times =
+        i == 1 && step->collective == KGRT_COLLECTIVE_ALL_GATHER ? (int64_t)ranks : 1;
+    int same = step->units.scale <= INT64_MAX / size / times &&
+               a->bytes.scale == step->units.scale * size * times;
+    for (int k = 0; k < KGRT_EXPR_SYMS; ++k)
+      same = same && a->bytes.sym[k] == step->units.sym[k];
+    uint64_t capacity = 0;
+    int64_t v = 0;
+    snprintf(what, sizeof what, "%s: step %u (collective) argument %d", arch->arch, s, i);
+    if (!same)
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s: its bytes are not its elements'", name, what);
+    KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &a->bytes, 1, &v, err, what));
+    KGRT_RETURN_IF_ERROR(kgrt_space_capacity(table, arch, max, a, &capacity, err, what));
+    if (a->offset > capacity || (uint64_t)v > capacity - a->offset)
+      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                            "model %s: %s: %llu bytes at offset %llu pass the end of a "
+                            "%llu-byte buffer",
+                            name, what, (unsigned long long)v,
+                            (unsigned long long)a->offset, (unsigned long long)capacity);
+  }
+  return KGRT_STATUS_OK;
+}
+
 static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
                                      const kgrt_arch_table_t *arch, const int64_t *max,
                                      kgrt_error_t *err) {
@@ -340,6 +410,10 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
   }
   for (uint32_t s = 0; s < arch->num_steps; ++s) {
     const kgrt_step_t *step = &arch->steps[s];
+    if (step->collective != KGRT_COLLECTIVE_NONE) {
+      KGRT_RETURN_IF_ERROR(kgrt_check_collective(table, arch, max, s, err));
+      continue;
+    }
     if (step->kernel >= arch->num_kernels || step->per_block == 0 || step->repeat == 0)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                             "model %s: %s: step %u: kernel %u of %u, per_block %u, "
@@ -549,6 +623,9 @@ struct kgrt_model {
   int advance_pending; /* the last call was run_steps: links apply first */
   uint64_t collect_addr;
   size_t collect_capacity;
+  /* a split model's communicator (kgrt_model_join), else NULL */
+  kgrt_comm_t *comm;
+  uint32_t rank;
 };
 
 static void kgrt_buffers_free(kgrt_model_t *model, kgrt_tensor_buffer_t *b, uint32_t n) {
@@ -574,6 +651,8 @@ void kgrt_model_unload(kgrt_model_t *model) {
     dev->vtable->buffer_free(dev, model->collect_addr);
   if (model->graph != NULL)
     dev->vtable->graph_destroy(dev, model->graph);
+  if (model->comm != NULL)
+    dev->vtable->comm_leave(dev, model->program);
   if (model->program != NULL)
     dev->vtable->program_unload(dev, model->program);
   kgrt_free(alloc, model->arg_bytes);
@@ -953,6 +1032,64 @@ static kgrt_status_t kgrt_model_bind(kgrt_model_t *model, kgrt_tensor_kind_t kin
   return KGRT_STATUS_OK;
 }
 
+/* Rank r's part p = r * parts / ranks of the whole tensor at host, cut into
+ * `parts` along dim `split` (kgrt_check_tensors: a constant dim, whose whole
+ * is parts times it): for each index of the dims before `split`, the p-th of
+ * `parts` equal runs of the bytes that index spans (a block format split
+ * along its last dim: whole blocks, since the table's last dim is a multiple
+ * of the block). A cut of the first dim is one run, uploaded from host; else
+ * the runs are gathered into a host buffer first. */
+kgrt_status_t kgrt_model_set_weight_whole(kgrt_model_t *model, const char *name,
+                                          const void *host, size_t bytes,
+                                          kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL || name == NULL || host == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_set_weight_whole: model, name or host is NULL");
+  const kgrt_tensor_info_t *t;
+  kgrt_tensor_buffer_t *b;
+  if (!kgrt_tensor_find(model, KGRT_TENSOR_WEIGHT, name, &t, &b))
+    return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no weight %s",
+                          kgrt_table_name(model->table), name);
+  if (t->parts <= 1)
+    return kgrt_model_set_weight(model, name, host, bytes, err);
+  const uint32_t ranks = model->table->ranks;
+  if (model->comm == NULL)
+    return kgrt_error_set(
+        err, KGRT_STATUS_FAILED_PRECONDITION,
+        "model %s is one rank of %u: join a communicator before binding "
+        "its part of weight %s (kgrt_model_join)",
+        kgrt_table_name(model->table), ranks, name);
+  size_t part_bytes;
+  KGRT_RETURN_IF_ERROR(
+      kgrt_tensor_bytes_now(model, KGRT_TENSOR_WEIGHT, t, &part_bytes, err));
+  if (bytes / t->parts != part_bytes || bytes % t->parts != 0)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                          "model %s: weight %s is one of %u parts of %zu bytes each; the "
+                          "whole tensor given is %zu bytes",
+                          kgrt_table_name(model->table), name, t->parts, part_bytes,
+                          bytes);
+  const uint64_t part = (uint64_t)model->rank * t->parts / ranks;
+  uint64_t outer = 1;
+  for (uint32_t d = 0; d < t->split; ++d) /* constant dims: checked at load */
+    outer *=
+        (uint64_t)(t->dims[d].sym >= 0 ? model->dims[t->dims[d].sym] : t->dims[d].value);
+  const uint64_t run = part_bytes / outer; /* bytes of one part of one index */
+  const unsigned char *src = host;
+  if (outer == 1)
+    return kgrt_model_set_weight(model, name, src + part * run, run, err);
+  unsigned char *buf = kgrt_alloc(&model->device->alloc, part_bytes);
+  if (buf == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
+                          "weight %s: no host memory to gather its part (%zu bytes)",
+                          name, part_bytes);
+  for (uint64_t o = 0; o < outer; ++o)
+    memcpy(buf + o * run, src + (o * t->parts + part) * run, run);
+  kgrt_status_t st = kgrt_model_set_weight(model, name, buf, part_bytes, err);
+  kgrt_free(&model->device->alloc, buf);
+  return st;
+}
+
 kgrt_status_t kgrt_model_set_weight(kgrt_model_t *model, const char *name,
                                     const void *host, size_t bytes, kgrt_error_t *err) {
   return kgrt_model_bind(model, KGRT_TENSOR_WEIGHT, name, host, bytes, err);
@@ -966,8 +1103,13 @@ kgrt_status_t kgrt_model_set_input(kgrt_model_t *model, const char *name,
 /* ---- the plan ------------------------------------------------------------- */
 
 /* Every dim set; every input and weight bound at the size the dims give now. */
-static kgrt_status_t kgrt_model_check_ready(const kgrt_model_t *model,
-                                            kgrt_error_t *err) {
+static kgrt_status_t kgrt_model_check_ready_(const kgrt_model_t *model,
+                                             kgrt_error_t *err) {
+  if (model->table->ranks > 1 && model->comm == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
+                          "model %s is one rank of %u: join a communicator first "
+                          "(kgrt_model_join)",
+                          kgrt_table_name(model->table), model->table->ranks);
   const kgrt_model_table_t *table = model->table;
   const char *name = kgrt_table_name(table);
   for (uint32_t i = 0; i < table->num_syms; ++i)
@@ -1000,6 +1142,16 @@ static kgrt_status_t kgrt_model_check_ready(const kgrt_model_t *model,
   return KGRT_STATUS_OK;
 }
 
+/* The same; a joined rank that cannot run breaks its communicator, so that
+ * the other ranks' collectives fail rather than wait for it. */
+static kgrt_status_t kgrt_model_check_ready(const kgrt_model_t *model,
+                                            kgrt_error_t *err) {
+  kgrt_status_t st = kgrt_model_check_ready_(model, err);
+  if (st != KGRT_STATUS_OK && model->comm != NULL)
+    kgrt_comm_break(model->comm, model->rank, err != NULL ? err->message : "not ready");
+  return st;
+}
+
 static uint64_t kgrt_model_space_addr(const kgrt_model_t *model,
                                       const kgrt_step_arg_t *a) {
   switch (a->space) {
@@ -1020,10 +1172,37 @@ static void kgrt_store_u64(unsigned char *p, uint64_t v) {
     p[i] = (unsigned char)(v >> (8 * i)); /* kernargs are little-endian */
 }
 
+/* A collective step: handed to the device's communicator where the model
+ * joined one; else (one rank) args[0] copied into args[1]. */
+static kgrt_status_t kgrt_model_run_collective(kgrt_model_t *model,
+                                               const kgrt_step_t *step,
+                                               kgrt_error_t *err) {
+  kgrt_device_t *dev = model->device;
+  int64_t units = 0, bytes = 0;
+  kgrt_expr_eval(&step->units, model->dims, &units); /* bounded at load */
+  kgrt_expr_eval(&step->args[0].bytes, model->dims, &bytes);
+  const uint64_t src = kgrt_model_space_addr(model, &step->args[0]);
+  const uint64_t dst = kgrt_model_space_addr(model, &step->args[1]);
+  if (units <= 0)
+    return KGRT_STATUS_OK;
+  if (model->comm == NULL)
+    return dev->vtable->buffer_copy(dev, model->program, dst, src, (size_t)bytes, err);
+  const kgrt_device_collective_t c = {
+      .op = step->collective,
+      .dtype = step->dtype,
+      .src = src,
+      .dst = dst,
+      .count = (uint64_t)units,
+  };
+  return dev->vtable->collective(dev, model->program, &c, err);
+}
+
 /* Evaluates one step and hands it to the device; skipped when it has no units. */
 static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
                                          kgrt_error_t *err) {
   const kgrt_step_t *step = &model->arch->steps[s];
+  if (step->collective != KGRT_COLLECTIVE_NONE)
+    return kgrt_model_run_collective(model, step, err);
   const kgrt_kernel_t *kern = &model->arch->kernels[step->kernel];
   int64_t units = 0, v = 0;
   kgrt_expr_eval(&step->units, model->dims, &units); /* bounded at load */
@@ -1073,8 +1252,8 @@ static kgrt_status_t kgrt_model_launch_all(kgrt_model_t *model, kgrt_error_t *er
 
 /* The plan's launches at the dims set now: the graph captured at these dims
  * replayed, else captured now (and replayed), or, without replay, launched. */
-static kgrt_status_t kgrt_model_launch_plan(kgrt_model_t *model, int replay,
-                                            kgrt_error_t *err) {
+static kgrt_status_t kgrt_model_launch_plan_(kgrt_model_t *model, int replay,
+                                             kgrt_error_t *err) {
   kgrt_device_t *dev = model->device;
   const size_t dims_bytes = model->table->num_syms * sizeof *model->dims;
   if (!replay || !model->replay)
@@ -1124,6 +1303,17 @@ static kgrt_status_t kgrt_model_launch_plan(kgrt_model_t *model, int replay,
   model->graph = graph;
   memcpy(model->graph_dims, model->dims, dims_bytes);
   return dev->vtable->graph_launch(dev, model->program, graph, err);
+}
+
+/* The same; a rank that fails breaks its communicator, so that the other
+ * ranks' collectives fail rather than wait for it. */
+static kgrt_status_t kgrt_model_launch_plan(kgrt_model_t *model, int replay,
+                                            kgrt_error_t *err) {
+  kgrt_status_t st = kgrt_model_launch_plan_(model, replay, err);
+  if (st != KGRT_STATUS_OK && model->comm != NULL)
+    kgrt_comm_break(model->comm, model->rank,
+                    err != NULL ? err->message : "a run failed");
+  return st;
 }
 
 kgrt_status_t kgrt_model_run(kgrt_model_t *model, kgrt_error_t *err) {
@@ -1410,9 +1600,20 @@ kgrt_status_t kgrt_model_profile(kgrt_model_t *model, uint32_t reps,
   memset(out, 0, arch->num_steps * sizeof *out);
   for (uint32_t s = 0; s < arch->num_steps; ++s) {
     const kgrt_step_t *step = &arch->steps[s];
-    const kgrt_kernel_t *kern = &arch->kernels[step->kernel];
     int64_t units = 0, v = 0;
     out[s].step = s;
+    if (step->collective != KGRT_COLLECTIVE_NONE) { /* no workgroups of ours */
+      out[s].kernel =
+          step->collective == KGRT_COLLECTIVE_ALL_REDUCE ? "all_reduce" : "all_gather";
+      kgrt_expr_eval(&step->units, model->dims, &units);
+      out[s].launched = units > 0;
+      for (int i = 0; i < 2; ++i) {
+        kgrt_expr_eval(&step->args[i].bytes, model->dims, &v);
+        out[s].bytes += (uint64_t)v;
+      }
+      continue;
+    }
+    const kgrt_kernel_t *kern = &arch->kernels[step->kernel];
     out[s].kernel = kern->name;
     kgrt_expr_eval(&step->units, model->dims, &units);
     if (units > 0 && step->select.scale != 0) {
@@ -1447,6 +1648,8 @@ kgrt_status_t kgrt_model_profile(kgrt_model_t *model, uint32_t reps,
       st = dev->vtable->timer(dev, model->program, 0, NULL, err);
       if (st == KGRT_STATUS_OK)
         st = kgrt_model_run_step(model, s, err);
+      if (st != KGRT_STATUS_OK && model->comm != NULL)
+        kgrt_comm_break(model->comm, model->rank, err != NULL ? err->message : "failed");
       if (st == KGRT_STATUS_OK)
         st = dev->vtable->timer(dev, model->program, 1, &us[(size_t)s * reps + r], err);
     }
@@ -1487,4 +1690,116 @@ kgrt_status_t kgrt_model_get_output(kgrt_model_t *model, const char *name, void 
     return KGRT_STATUS_OK;
   return model->device->vtable->buffer_read(model->device, model->program, host, b->addr,
                                             bytes, err);
+}
+
+/* ---- several GPUs ---------------------------------------------------------- */
+
+/* Runs each kind of the plan's collectives (op and dtype) once at counts of
+ * 1, 16, 256, ... up to the largest the plan has at the dims' maxima, on
+ * scratch buffers, and waits for them: a library that connects its ranks
+ * lazily for each algorithm it picks by size (NCCL) does so here, since it
+ * cannot while a graph is being captured. Every rank runs the same ones. */
+static kgrt_status_t kgrt_model_warm_collectives(kgrt_model_t *model, kgrt_error_t *err) {
+  kgrt_device_t *dev = model->device;
+  const kgrt_arch_table_t *arch = model->arch;
+  const uint32_t ranks = model->table->ranks > 1 ? model->table->ranks : 1;
+  uint64_t most[3][3] = {{0}}; /* [op][dtype: f32, f16, bf16]: the largest count */
+  for (uint32_t s = 0; s < arch->num_steps; ++s) {
+    const kgrt_step_t *step = &arch->steps[s];
+    int64_t units = 0;
+    if (step->collective == KGRT_COLLECTIVE_NONE)
+      continue;
+    kgrt_expr_eval(&step->units, model->max_dims, &units); /* bounded at load */
+    uint64_t *m = &most[step->collective][step->dtype];    /* checked at load */
+    if ((uint64_t)units > *m)
+      *m = (uint64_t)units;
+  }
+  kgrt_status_t st = KGRT_STATUS_OK;
+  for (int op = 1; op < 3 && st == KGRT_STATUS_OK; ++op)
+    for (int dt = 0; dt < 3 && st == KGRT_STATUS_OK; ++dt) {
+      const uint64_t n = most[op][dt], size = dt == 0 ? 4 : 2;
+      if (n == 0)
+        continue;
+      uint64_t src = 0, dst = 0;
+      st = dev->vtable->buffer_alloc(dev, n * size, &src, err);
+      if (st == KGRT_STATUS_OK)
+        st = dev->vtable->buffer_alloc(dev, n * size * ranks, &dst, err);
+      for (uint64_t count = 1; st == KGRT_STATUS_OK;
+           count = count * 16 < n ? count * 16 : n) {
+        const kgrt_device_collective_t c = {.op = (kgrt_collective_t)op,
+                                            .dtype = (kgrt_dtype_t)dt,
+                                            .src = src,
+                                            .dst = dst,
+                                            .count = count};
+        st = dev->vtable->collective(dev, model->program, &c, err);
+        if (count == n)
+          break;
+      }
+      unsigned char byte;
+      if (st == KGRT_STATUS_OK) /* waits for the queue */
+        st = dev->vtable->buffer_read(dev, model->program, &byte, dst, 1, err);
+      dev->vtable->buffer_free(dev, src);
+      dev->vtable->buffer_free(dev, dst);
+    }
+  return st;
+}
+
+kgrt_status_t kgrt_model_join(kgrt_model_t *model, kgrt_comm_t *comm, uint32_t rank,
+                              kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL || comm == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_join: model or comm is NULL");
+  const char *name = kgrt_table_name(model->table);
+  const uint32_t ranks = model->table->ranks > 1 ? model->table->ranks : 1;
+  kgrt_device_t *dev = model->device;
+  if (model->comm != NULL)
+    return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
+                          "model %s has joined a communicator already (rank %u)", name,
+                          model->rank);
+  if (rank >= comm->ranks || ranks != comm->ranks)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "model %s is one rank of %u; it cannot be rank %u of a "
+                          "communicator of %u",
+                          name, ranks, rank, comm->ranks);
+  if (dev->vtable->comm_join == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "%s: no collectives", dev->name);
+  pthread_mutex_lock(&comm->mutex);
+  const char *why = NULL;
+  if (comm->joined & ((uint64_t)1 << rank))
+    why = "has joined already";
+  else if (comm->kind != NULL && strcmp(comm->kind, dev->vtable->kind) != 0)
+    why = "is on another kind of device than the ranks before it";
+  if (why == NULL) {
+    comm->joined |= (uint64_t)1 << rank;
+    comm->kind = dev->vtable->kind;
+  }
+  pthread_mutex_unlock(&comm->mutex);
+  if (why != NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "model %s: rank %u %s", name,
+                          rank, why);
+  kgrt_status_t st = dev->vtable->comm_join(dev, model->program, comm, rank, err);
+  if (st == KGRT_STATUS_OK)
+    st = kgrt_model_warm_collectives(model, err);
+  if (st != KGRT_STATUS_OK) {
+    kgrt_comm_break(comm, rank, err != NULL ? err->message : "could not join");
+    if (model->program != NULL && dev->vtable->comm_leave != NULL)
+      dev->vtable->comm_leave(dev, model->program);
+    return st;
+  }
+  /* a graph captured before had no collectives to capture */
+  if (model->graph != NULL)
+    dev->vtable->graph_destroy(dev, model->graph);
+  model->graph = NULL;
+  model->comm = comm;
+  model->rank = rank;
+  return KGRT_STATUS_OK;
+}
+
+uint32_t kgrt_model_rank(const kgrt_model_t *model) {
+  return model != NULL && model->comm != NULL ? model->rank : 0;
+}
+
+kgrt_comm_t *kgrt_model_comm(const kgrt_model_t *model) {
+  return model->comm;
 }

@@ -215,6 +215,54 @@ kgrt_status_t kgrt_model_time(kgrt_model_t *model, uint32_t warmup, uint32_t rep
 kgrt_status_t kgrt_model_get_output(kgrt_model_t *model, const char *name, void *host,
                                     size_t bytes, kgrt_error_t *err);
 
+/* ---- several GPUs: a model split over ranks (tensor parallel) ----------------
+ *
+ * A table built with ranks(N) is one rank's part of a model: every rank loads
+ * the same table on its own device, joins one communicator as its rank, and
+ * binds its part of the weights (kgrt_model_bind_weights cuts each split
+ * weight by the rank). The plan's collective steps (all_reduce, all_gather)
+ * go through the communicator: NCCL (libnccl.so.2) on cuda, RCCL
+ * (librccl.so.1) on hip, loaded with dlopen; between sim devices an exchange
+ * in this process. One host thread per rank: from kgrt_model_join on, the
+ * ranks make the same calls (runs, dims, links) together, each in its own
+ * thread, since every collective step waits for all ranks. A rank whose run
+ * fails breaks the communicator: the other ranks' runs fail instead of
+ * waiting; unload the models and make a new one. A model of one rank needs
+ * no communicator (its collectives copy). */
+#define KGRT_MAX_RANKS 64
+typedef struct kgrt_comm kgrt_comm_t;
+
+/* A communicator for `ranks` ranks (1 to KGRT_MAX_RANKS). */
+kgrt_status_t kgrt_comm_create(uint32_t ranks, const kgrt_allocator_t *alloc,
+                               kgrt_comm_t **out_comm, kgrt_error_t *err);
+/* Frees it; every model that joined must be unloaded first. NULL is ignored. */
+void kgrt_comm_destroy(kgrt_comm_t *comm);
+/* Its ranks (0 for NULL). */
+uint32_t kgrt_comm_ranks(const kgrt_comm_t *comm);
+/* Breaks it (see above): ranks waiting in a collective (sim) or to join it
+ * (sim) fail with `why`, and so does every collective after. For a host
+ * that gives up on a rank, so that the others do not wait for it. */
+void kgrt_comm_abort(kgrt_comm_t *comm, const char *why);
+
+/* Makes `model` rank `rank` of `comm`, whose ranks must be the table's. Every
+ * rank calls it from its own thread, all on devices of one kind (each rank
+ * its own device: "cuda:0", "cuda:1"); on cuda and hip it returns once all
+ * ranks have joined. INVALID_ARGUMENT for a rank taken or out of range;
+ * UNAVAILABLE when the device has no collectives or the library is absent. */
+kgrt_status_t kgrt_model_join(kgrt_model_t *model, kgrt_comm_t *comm, uint32_t rank,
+                              kgrt_error_t *err);
+/* The model's rank (0 when it has joined none). */
+uint32_t kgrt_model_rank(const kgrt_model_t *model);
+
+/* kgrt_model_set_weight from the whole tensor: for a weight the table splits
+ * (its `parts` > 1), `host` holds the whole of it (`bytes` = parts times the
+ * weight's size, row-major as a file stores it) and this rank's part is cut
+ * from it and uploaded; for any other weight, the same as set_weight. A split
+ * model must have joined its communicator (the rank picks the part). */
+kgrt_status_t kgrt_model_set_weight_whole(kgrt_model_t *model, const char *name,
+                                          const void *host, size_t bytes,
+                                          kgrt_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

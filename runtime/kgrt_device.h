@@ -52,7 +52,16 @@ typedef struct kgrt_device_launch {
   uint32_t num_args;
 } kgrt_device_launch_t;
 
+/* One collective step, evaluated by the plan: `count` elements of `dtype`
+ * at src, and dst (count of them; all_gather: ranks times count). */
+typedef struct kgrt_device_collective {
+  kgrt_collective_t op;
+  kgrt_dtype_t dtype;
+  uint64_t src, dst;
+  uint64_t count;
+} kgrt_device_collective_t;
 struct kgrt_device_vtable {
+  const char *kind; /* "sim", "hip", "cuda": the ranks of a communicator share one */
   void (*destroy)(kgrt_device_t *device);
   /* Picks the arch table of `table` this device runs; NO_MATCHING_ARCH (see
    * kgrt_error_no_matching_arch) when there is none. */
@@ -112,6 +121,18 @@ struct kgrt_device_vtable {
    * is over and `graph` must be destroyed. NULL where the device has none. */
   kgrt_status_t (*graph_update)(kgrt_device_t *device, kgrt_device_program_t *program,
                                 kgrt_device_graph_t *graph, kgrt_error_t *err);
+  /* Collectives, NULL where the device has none. comm_join makes the program
+   * rank `rank` of `comm` (kgrt_model_join checked both; each rank calls it
+   * from its own thread); comm_leave undoes it (before program_unload).
+   * collective queues one step in the program's queue (sim: runs it, with
+   * the other ranks), captured like a launch between graph_begin and
+   * graph_end. */
+  kgrt_status_t (*comm_join)(kgrt_device_t *device, kgrt_device_program_t *program,
+                             kgrt_comm_t *comm, uint32_t rank, kgrt_error_t *err);
+  void (*comm_leave)(kgrt_device_t *device, kgrt_device_program_t *program);
+  kgrt_status_t (*collective)(kgrt_device_t *device, kgrt_device_program_t *program,
+                              const kgrt_device_collective_t *collective,
+                              kgrt_error_t *err);
 };
 
 /* One kind of device: what a spec's kind names, how the part after ':' and
@@ -146,5 +167,7 @@ KGRT_INTERNAL kgrt_status_t kgrt_device_cuda_create(const char *part, const char
  * table, and dim `sym`'s current value (0: not set). */
 KGRT_INTERNAL const kgrt_model_table_t *kgrt_model_table(const kgrt_model_t *model);
 KGRT_INTERNAL int64_t kgrt_model_dim_value(const kgrt_model_t *model, uint32_t sym);
+/* The communicator the model joined, or NULL. */
+KGRT_INTERNAL kgrt_comm_t *kgrt_model_comm(const kgrt_model_t *model);
 
 #endif /* KGRT_DEVICE_H */

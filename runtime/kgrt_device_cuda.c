@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kgrt_comm.h"
 #include "kgrt_device.h"
 
 typedef int kgrt_cu_result_t; /* CUresult: an int-sized enum, 0 = CUDA_SUCCESS */
@@ -245,6 +246,7 @@ struct kgrt_device_program {
   kgrt_cu_function_t *functions; /* per kernel of the arch table */
   kgrt_cu_event_t events[2];     /* timer start and end; created on first use */
   kgrt_cu_deviceptr_t flush;     /* kgrt_cuda_cache_flush's scratch; 0 before */
+  kgrt_comm_nccl_rank_t rank;    /* kgrt_model_join's NCCL communicator */
 };
 
 static kgrt_cuda_device_t *kgrt_cuda_cast(kgrt_device_t *device) {
@@ -694,7 +696,33 @@ static kgrt_status_t kgrt_cuda_graph_launch(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
+/* NCCL (libnccl.so.2), on the device's primary context and the program's
+ * stream. */
+static kgrt_status_t kgrt_cuda_comm_join(kgrt_device_t *device,
+                                         kgrt_device_program_t *program,
+                                         kgrt_comm_t *comm, uint32_t rank,
+                                         kgrt_error_t *err) {
+  KGRT_CUDA_TRY(kgrt_cuda_bind(kgrt_cuda_cast(device), err));
+  return kgrt_comm_nccl_join(comm, "libnccl.so.2", rank, device->name, &program->rank,
+                             err);
+}
+
+static void kgrt_cuda_comm_leave(kgrt_device_t *device, kgrt_device_program_t *program) {
+  if (kgrt_cuda_bind(kgrt_cuda_cast(device), NULL) == KGRT_STATUS_OK)
+    kgrt_comm_nccl_leave(&program->rank);
+}
+
+static kgrt_status_t kgrt_cuda_collective(kgrt_device_t *device,
+                                          kgrt_device_program_t *program,
+                                          const kgrt_device_collective_t *c,
+                                          kgrt_error_t *err) {
+  KGRT_CUDA_TRY(kgrt_cuda_bind(kgrt_cuda_cast(device), err));
+  return kgrt_comm_nccl_run(&program->rank, c, (void *)program->stream, device->name,
+                            err);
+}
+
 static const kgrt_device_vtable_t kgrt_cuda_vtable = {
+    .kind = "cuda",
     .destroy = kgrt_cuda_destroy,
     .arch_select = kgrt_cuda_arch_select,
     .program_load = kgrt_cuda_program_load,
@@ -712,10 +740,14 @@ static const kgrt_device_vtable_t kgrt_cuda_vtable = {
     .graph_launch = kgrt_cuda_graph_launch,
     .graph_destroy = kgrt_cuda_graph_destroy,
     .graph_update = kgrt_cuda_graph_update,
+    .comm_join = kgrt_cuda_comm_join,
+    .comm_leave = kgrt_cuda_comm_leave,
+    .collective = kgrt_cuda_collective,
 };
 
 /* The same device without graphs (option graphs=0, or a driver without them). */
 static const kgrt_device_vtable_t kgrt_cuda_vtable_no_graphs = {
+    .kind = "cuda",
     .destroy = kgrt_cuda_destroy,
     .arch_select = kgrt_cuda_arch_select,
     .program_load = kgrt_cuda_program_load,
@@ -728,6 +760,9 @@ static const kgrt_device_vtable_t kgrt_cuda_vtable_no_graphs = {
     .timer = kgrt_cuda_timer,
     .cache_flush = kgrt_cuda_cache_flush,
     .buffer_copy = kgrt_cuda_buffer_copy,
+    .comm_join = kgrt_cuda_comm_join,
+    .comm_leave = kgrt_cuda_comm_leave,
+    .collective = kgrt_cuda_collective,
 };
 
 /* dlopen and dlsym: the driver library and every entry point. */

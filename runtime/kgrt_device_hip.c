@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kgrt_comm.h"
 #include "kgrt_device.h"
 
 typedef int kgrt_hip_error_t; /* hipError_t: an int-sized enum, 0 = hipSuccess */
@@ -150,6 +151,7 @@ struct kgrt_device_program {
   kgrt_hip_module_t module;
   kgrt_hip_stream_t stream;
   kgrt_hip_function_t *functions; /* per kernel of the arch table */
+  kgrt_comm_nccl_rank_t rank;     /* kgrt_model_join's RCCL communicator */
 };
 
 static kgrt_hip_device_t *kgrt_hip_cast(kgrt_device_t *device) {
@@ -411,7 +413,37 @@ static kgrt_status_t kgrt_hip_graph_launch(kgrt_device_t *device,
   return KGRT_STATUS_OK;
 }
 
+/* RCCL (librccl.so.1, NCCL's API), on the device and the program's stream. */
+static kgrt_status_t kgrt_hip_set_device(kgrt_hip_device_t *hip, kgrt_error_t *err) {
+  kgrt_hip_error_t e = hip->api.hipSetDevice(hip->ordinal);
+  return e == 0 ? KGRT_STATUS_OK
+                : kgrt_hip_fail(hip, err, KGRT_STATUS_DEVICE_ERROR, e, "hipSetDevice");
+}
+
+static kgrt_status_t kgrt_hip_comm_join(kgrt_device_t *device,
+                                        kgrt_device_program_t *program, kgrt_comm_t *comm,
+                                        uint32_t rank, kgrt_error_t *err) {
+  KGRT_RETURN_IF_ERROR(kgrt_hip_set_device(kgrt_hip_cast(device), err));
+  return kgrt_comm_nccl_join(comm, "librccl.so.1", rank, device->name, &program->rank,
+                             err);
+}
+
+static void kgrt_hip_comm_leave(kgrt_device_t *device, kgrt_device_program_t *program) {
+  if (kgrt_hip_set_device(kgrt_hip_cast(device), NULL) == KGRT_STATUS_OK)
+    kgrt_comm_nccl_leave(&program->rank);
+}
+
+static kgrt_status_t kgrt_hip_collective(kgrt_device_t *device,
+                                         kgrt_device_program_t *program,
+                                         const kgrt_device_collective_t *c,
+                                         kgrt_error_t *err) {
+  KGRT_RETURN_IF_ERROR(kgrt_hip_set_device(kgrt_hip_cast(device), err));
+  return kgrt_comm_nccl_run(&program->rank, c, (void *)program->stream, device->name,
+                            err);
+}
+
 static const kgrt_device_vtable_t kgrt_hip_vtable = {
+    .kind = "hip",
     .destroy = kgrt_hip_destroy,
     .arch_select = kgrt_hip_arch_select,
     .program_load = kgrt_hip_program_load,
@@ -426,10 +458,14 @@ static const kgrt_device_vtable_t kgrt_hip_vtable = {
     .graph_end = kgrt_hip_graph_end,
     .graph_launch = kgrt_hip_graph_launch,
     .graph_destroy = kgrt_hip_graph_destroy,
+    .comm_join = kgrt_hip_comm_join,
+    .comm_leave = kgrt_hip_comm_leave,
+    .collective = kgrt_hip_collective,
 };
 
 /* The same device without graphs (option graphs=0, or a library without them). */
 static const kgrt_device_vtable_t kgrt_hip_vtable_no_graphs = {
+    .kind = "hip",
     .destroy = kgrt_hip_destroy,
     .arch_select = kgrt_hip_arch_select,
     .program_load = kgrt_hip_program_load,
@@ -440,6 +476,9 @@ static const kgrt_device_vtable_t kgrt_hip_vtable_no_graphs = {
     .buffer_read = kgrt_hip_buffer_read,
     .launch = kgrt_hip_launch,
     .buffer_copy = kgrt_hip_buffer_copy,
+    .comm_join = kgrt_hip_comm_join,
+    .comm_leave = kgrt_hip_comm_leave,
+    .collective = kgrt_hip_collective,
 };
 
 /* dlopen and dlsym: the library and every required entry point. */

@@ -17,6 +17,7 @@
 
 #include "kgrt_device.h"
 #include "kgrt_hash.h"
+#include "kgrt_comm.h"
 #include "kgrt_sim.h"
 
 #define KGRT_SIM_ALIGN 256
@@ -30,11 +31,14 @@ typedef struct kgrt_sim_device {
   uint64_t used;    /* live buffer bytes */
 } kgrt_sim_device_t;
 
-/* One recorded launch (kernarg != NULL) or device copy. */
+/* One recorded launch (kernarg != NULL), collective (is_collective) or
+ * device copy. */
 typedef struct kgrt_sim_record {
   kgrt_device_launch_t launch; /* its kernarg and arg_bytes are the record's own */
   uint64_t copy_dst, copy_src;
   size_t copy_bytes;
+  int is_collective;
+  kgrt_device_collective_t collective;
 } kgrt_sim_record_t;
 
 struct kgrt_device_graph {
@@ -49,6 +53,8 @@ struct kgrt_device_program {
   unsigned wave_size;
   double timer_start_us;          /* kgrt_sim_timer */
   kgrt_device_graph_t *capturing; /* NULL: launches run */
+  kgrt_comm_t *comm;              /* kgrt_model_join's, else NULL */
+  uint32_t rank;
 };
 
 static kgrt_sim_device_t *kgrt_sim_cast(kgrt_device_t *device) {
@@ -220,8 +226,10 @@ static kgrt_status_t kgrt_sim_buffer_read(kgrt_device_t *device,
 /* Appends a record to the graph being captured: a launch (its kernarg and
  * arg_bytes copied into one allocation) or a copy. */
 static kgrt_status_t kgrt_sim_record(kgrt_device_t *device, kgrt_device_graph_t *g,
-                                     const kgrt_device_launch_t *launch, uint64_t dst,
-                                     uint64_t src, size_t bytes, kgrt_error_t *err) {
+                                     const kgrt_device_launch_t *launch,
+                                     const kgrt_device_collective_t *collective,
+                                     uint64_t dst, uint64_t src, size_t bytes,
+                                     kgrt_error_t *err) {
   if (g->count == g->capacity) {
     size_t cap = g->capacity ? 2 * g->capacity : 16;
     kgrt_sim_record_t *r = kgrt_calloc(&device->alloc, cap, sizeof *r);
@@ -250,6 +258,9 @@ static kgrt_status_t kgrt_sim_record(kgrt_device_t *device, kgrt_device_graph_t 
     r->launch = *launch;
     r->launch.kernarg = copy;
     r->launch.arg_bytes = (const unsigned long long *)(void *)(copy + head);
+  } else if (collective != NULL) {
+    r->is_collective = 1;
+    r->collective = *collective;
   } else {
     r->copy_dst = dst;
     r->copy_src = src;
@@ -265,7 +276,7 @@ static kgrt_status_t kgrt_sim_launch(kgrt_device_t *device,
                                      kgrt_error_t *err) {
   kgrt_sim_device_t *sim = kgrt_sim_cast(device);
   if (program->capturing != NULL)
-    return kgrt_sim_record(device, program->capturing, launch, 0, 0, 0, err);
+    return kgrt_sim_record(device, program->capturing, launch, NULL, 0, 0, 0, err);
   kgrt_sim_launch_t l = {
       .kernel = launch->kernel_name,
       .entry = program->entries[launch->kernel],
@@ -305,9 +316,39 @@ static kgrt_status_t kgrt_sim_buffer_copy(kgrt_device_t *device,
                                           kgrt_device_program_t *program, uint64_t dst,
                                           uint64_t src, size_t bytes, kgrt_error_t *err) {
   if (program->capturing != NULL)
-    return kgrt_sim_record(device, program->capturing, NULL, dst, src, bytes, err);
+    return kgrt_sim_record(device, program->capturing, NULL, NULL, dst, src, bytes, err);
   memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
   return KGRT_STATUS_OK;
+}
+
+/* Joining: the ranks meet once, so that join returns with all of them in. */
+static kgrt_status_t kgrt_sim_comm_join(kgrt_device_t *device,
+                                        kgrt_device_program_t *program, kgrt_comm_t *comm,
+                                        uint32_t rank, kgrt_error_t *err) {
+  (void)device;
+  KGRT_RETURN_IF_ERROR(kgrt_comm_barrier(comm, err));
+  program->comm = comm;
+  program->rank = rank;
+  return KGRT_STATUS_OK;
+}
+
+static void kgrt_sim_comm_leave(kgrt_device_t *device, kgrt_device_program_t *program) {
+  (void)device;
+  program->comm = NULL;
+}
+
+/* Runs with the other ranks (kgrt_comm_sim_exchange), or is recorded. */
+static kgrt_status_t kgrt_sim_collective(kgrt_device_t *device,
+                                         kgrt_device_program_t *program,
+                                         const kgrt_device_collective_t *c,
+                                         kgrt_error_t *err) {
+  if (program->capturing != NULL)
+    return kgrt_sim_record(device, program->capturing, NULL, c, 0, 0, 0, err);
+  if (program->comm == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INTERNAL, "sim: a collective without a comm");
+  const kgrt_comm_slot_t mine = {
+      .src = c->src, .dst = c->dst, .count = c->count, .op = c->op, .dtype = c->dtype};
+  return kgrt_comm_sim_exchange(program->comm, program->rank, &mine, err);
 }
 
 static kgrt_status_t kgrt_sim_graph_begin(kgrt_device_t *device,
@@ -358,8 +399,9 @@ static kgrt_status_t kgrt_sim_graph_launch(kgrt_device_t *device,
                                            kgrt_error_t *err) {
   for (size_t i = 0; i < graph->count; ++i) {
     const kgrt_sim_record_t *r = &graph->records[i];
-    kgrt_status_t st = r->launch.kernarg != NULL
-                           ? kgrt_sim_launch(device, program, &r->launch, err)
+    kgrt_status_t st =
+        r->launch.kernarg != NULL ? kgrt_sim_launch(device, program, &r->launch, err)
+        : r->is_collective ? kgrt_sim_collective(device, program, &r->collective, err)
                            : kgrt_sim_buffer_copy(device, program, r->copy_dst,
                                                   r->copy_src, r->copy_bytes, err);
     if (st != KGRT_STATUS_OK)
@@ -369,6 +411,7 @@ static kgrt_status_t kgrt_sim_graph_launch(kgrt_device_t *device,
 }
 
 static const kgrt_device_vtable_t kgrt_sim_vtable = {
+    .kind = "sim",
     .destroy = kgrt_sim_destroy,
     .arch_select = kgrt_sim_arch_select,
     .program_load = kgrt_sim_program_load,
@@ -385,6 +428,9 @@ static const kgrt_device_vtable_t kgrt_sim_vtable = {
     .graph_launch = kgrt_sim_graph_launch,
     .graph_destroy = kgrt_sim_graph_destroy,
     .graph_update = kgrt_sim_graph_update,
+    .comm_join = kgrt_sim_comm_join,
+    .comm_leave = kgrt_sim_comm_leave,
+    .collective = kgrt_sim_collective,
 };
 
 kgrt_status_t kgrt_device_sim_create(const char *arch, const char *options,

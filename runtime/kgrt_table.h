@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 7
+#define KGRT_TABLE_ABI 8
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
@@ -71,6 +71,12 @@ typedef struct kgrt_tensor_info {
   uint32_t rank;
   kgrt_dim_t dims[KGRT_MAX_DIMS];
   uint32_t flags; /* KGRT_TENSOR_* */
+  /* Weights of a model split over ranks (kgrt_model_table_t.ranks): parts > 1
+   * when the file's tensor is cut into `parts` equal parts along dim `split`
+   * and this is one of them; rank r binds part r * parts / ranks. 0 or 1:
+   * the whole tensor, the same on every rank. */
+  uint32_t split;
+  uint32_t parts;
 } kgrt_tensor_info_t;
 
 typedef enum kgrt_space {
@@ -125,6 +131,16 @@ typedef struct kgrt_step_arg {
   kgrt_expr_t value;  /* KGRT_ARG_I64: the value */
 } kgrt_step_arg_t;
 
+/* kgrt_step_t.collective: a step that combines a value over the ranks of a
+ * split model instead of launching a kernel (its kernel is unused). Its two
+ * arguments are buffers, args[0] read and args[1] written, of `dtype`;
+ * units is args[0]'s elements. A model not joined to a communicator (one
+ * rank) copies args[0] into args[1]. */
+typedef enum kgrt_collective {
+  KGRT_COLLECTIVE_NONE = 0,       /* a kernel launch */
+  KGRT_COLLECTIVE_ALL_REDUCE = 1, /* args[1] = the sum over the ranks of args[0] */
+  KGRT_COLLECTIVE_ALL_GATHER = 2, /* args[1] = every rank's args[0], in rank order */
+} kgrt_collective_t;
 /* One launch of the plan: grid.x = ceil(units / per_block) * repeat, block =
  * the kernel's; skipped when units <= 0. A step with select.scale != 0 runs
  * only when select_min <= select <= select_max: a node built as several kernels
@@ -137,7 +153,9 @@ typedef struct kgrt_step {
   uint32_t repeat; /* >= 1: workgroups per unit block (tile columns, batches) */
   kgrt_expr_t select;
   int64_t select_min, select_max;
-  const kgrt_step_arg_t *args; /* kernel's num_args entries */
+  const kgrt_step_arg_t *args; /* kernel's num_args entries (collectives: 2) */
+  kgrt_collective_t collective;
+  kgrt_dtype_t dtype; /* collectives: the elements' dtype */
 } kgrt_step_t;
 
 /* Everything built for one architecture. */
@@ -178,6 +196,10 @@ typedef struct kgrt_model_table {
   const kgrt_tensor_info_t *outputs;
   uint32_t num_arches;
   const kgrt_arch_table_t *const *arches;
+  /* 0 or 1: a whole model; N: one rank's part of a model split over N ranks
+   * (tensor parallel): every rank loads this table and joins a communicator
+   * of N (kgrt_model_join). */
+  uint32_t ranks;
 } kgrt_model_table_t;
 
 #endif /* KGRT_TABLE_H */

@@ -80,6 +80,13 @@ kgrt_status_t kgrt_model_bind_weights(kgrt_model_t *model, const kgrt_weights_t 
                           "kgrt_model_bind_weights: unknown flags 0x%x", (unsigned)flags);
   const kgrt_model_table_t *table = kgrt_model_table(model);
   const char *model_name = table->name != NULL ? table->name : "?";
+  const uint32_t ranks = table->ranks > 1 ? table->ranks : 1;
+  if (ranks > 1 && kgrt_model_comm(model) == NULL)
+    return kgrt_error_set(
+        err, KGRT_STATUS_FAILED_PRECONDITION,
+        "model %s is one rank of %u: join a communicator before binding "
+        "its part of the weights (kgrt_model_join)",
+        model_name, ranks);
   const kgrt_allocator_t *alloc = &w->alloc;
   const kgrt_weight_info_t **found =
       kgrt_calloc(alloc, table->num_weights, sizeof *found);
@@ -153,6 +160,9 @@ kgrt_status_t kgrt_model_bind_weights(kgrt_model_t *model, const kgrt_weights_t 
     int same = tw->rank == f->ndim;
     for (uint32_t d = 0; d < tw->rank && d < KGRT_MAX_DIMS; ++d) {
       int64_t v = tw->dims[d].value;
+      if (tw->parts > 1 &&
+          d == tw->split) /* the whole of a split dim (checked at load) */
+        v *= tw->parts;
       if (tw->dims[d].sym >= 0) {
         v = kgrt_model_dim_value(model, (uint32_t)tw->dims[d].sym);
         if (v == 0) {
@@ -182,10 +192,10 @@ kgrt_status_t kgrt_model_bind_weights(kgrt_model_t *model, const kgrt_weights_t 
                              model_name, tw->name, f->name, got, want);
   }
 
-  /* 4. upload, each once, from the mapping */
+  /* 4. upload, each once, from the mapping (a split weight: this rank's part) */
   for (uint32_t i = 0; i < table->num_weights && st == KGRT_STATUS_OK; ++i)
-    st = kgrt_model_set_weight(model, table->weights[i].name, found[i]->data,
-                               found[i]->bytes, err);
+    st = kgrt_model_set_weight_whole(model, table->weights[i].name, found[i]->data,
+                                     found[i]->bytes, err);
   kgrt_free(alloc, found);
   kgrt_free(alloc, used);
   return st;

@@ -6,12 +6,17 @@
  * token read back (4 bytes) and streamed as text, and prints the prompt's
  * and the generation's tokens/s.
  *
- *   llm [--device SPEC] [--prompt TEXT | --tokens ID,ID,...] [-n N] MODEL
+ *   llm [--device SPEC] [--tp N] [--prompt TEXT | --tokens ID,ID,...] [-n N] MODEL
  *
  * --device: hip, cuda or sim:ARCH (default sim:gfx1100); -n: tokens to
  * generate (default 32; generation also stops at the end-of-text token or a
- * full context). Errors are one line and exit code 1. */
+ * full context); --tp: the model split over N GPUs (tensor parallel), which
+ * needs a table built for N ranks (LLM_TABLE_TP2: tp = 2): rank r runs on
+ * GPU r of a "hip" or "cuda" device, or on its own sim device, in its own
+ * thread, all joined to one communicator; rank 0 streams the text. Errors
+ * are one line and exit code 1. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +27,11 @@
 #include "kgrt_weights.h"
 #include "llm_tokenizer.h"
 #include LLM_TABLE_HEADER
+#ifdef LLM_TABLE_TP2_HEADER
+#include LLM_TABLE_TP2_HEADER
+#endif
 
-enum { MAX_PROMPT = 4096 };
+enum { MAX_PROMPT = 4096, MAX_RANKS = 8 };
 
 static double now_s(void) {
   struct timespec ts;
@@ -33,8 +41,8 @@ static double now_s(void) {
 
 static int usage(void) {
   fprintf(stderr,
-          "usage: llm [--device SPEC] [--prompt TEXT | --tokens ID,ID,...] [-n N] "
-          "MODEL.gguf|MODEL.safetensors\n");
+          "usage: llm [--device SPEC] [--tp N] [--prompt TEXT | --tokens ID,ID,...] "
+          "[-n N] MODEL.gguf|MODEL.safetensors\n");
   return 1;
 }
 
@@ -81,9 +89,124 @@ static kgrt_status_t run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0
   return kgrt_model_get_output(m, "next_token", next, sizeof *next, err);
 }
 
+/* One rank's (or the whole model's) run of the prompt and the generation.
+ * Every rank makes the same calls in the same order: their tokens are the
+ * same (sampled from the same gathered logits), so they stop together. */
+typedef struct rank_job {
+  const char *device, *path;
+  const kgrt_model_table_t *table;
+  const kgrt_weights_t *weights;
+  kgrt_comm_t *comm; /* NULL: the whole model */
+  uint32_t rank;
+  const int32_t *ids;
+  int n;
+  long gen;
+  const llm_tokenizer_t *tok; /* NULL: print ids */
+  int rc;
+} rank_job_t;
+
+static void *rank_main(void *arg) {
+  rank_job_t *j = arg;
+  const kgrt_model_table_t *table = j->table;
+  const int speaks = j->rank == 0; /* rank 0 streams the text and the rates */
+  const llm_tokenizer_t *tok = j->tok;
+  kgrt_error_t err = {0};
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *m = NULL;
+  const int64_t t_max = sym_max(table, "T"), s_max = sym_max(table, "S");
+  j->rc = 1;
+  kgrt_memory_t mem;
+  if (kgrt_device_open(j->device, NULL, &dev, &err) != KGRT_STATUS_OK ||
+      kgrt_model_memory(dev, table, &mem, &err) != KGRT_STATUS_OK) {
+    fprintf(stderr, "llm: %s\n", err.message);
+    goto done;
+  }
+  if (kgrt_model_load(dev, table, &m, &err) != KGRT_STATUS_OK ||
+      (j->comm != NULL && kgrt_model_join(m, j->comm, j->rank, &err) != KGRT_STATUS_OK) ||
+      kgrt_model_bind_weights(m, j->weights, 0, &err) != KGRT_STATUS_OK) {
+    fprintf(stderr, "llm: %s: %s\n", j->path, err.message);
+    goto done;
+  }
+  if (speaks)
+    fprintf(stderr, "llm: %s on %s%s: %.1f MB%s (weights %.1f MB, KV cache %.1f MB)\n",
+            table->name, kgrt_device_name(dev),
+            j->comm != NULL ? " and the other ranks" : "", (double)mem.total / 1e6,
+            j->comm != NULL ? " a rank" : "", (double)mem.weights / 1e6,
+            (double)mem.state / 1e6);
+
+  char piece[256];
+  if (speaks && tok != NULL)
+    for (int i = 0; i < j->n; ++i) {
+      if (j->ids[i] == tok->bos || j->ids[i] == tok->eos)
+        continue; /* control tokens are not text */
+      llm_tokenizer_piece(tok, j->ids[i], piece, sizeof piece);
+      fputs(piece, stdout);
+    }
+  fflush(stdout);
+  /* prefill in chunks of at most T tokens */
+  int32_t next = 0;
+  double t0 = now_s();
+  for (int at = 0; at < j->n; at += (int)t_max) {
+    int T = j->n - at < t_max ? j->n - at : (int)t_max;
+    if (run(m, j->ids + at, T, at, &next, &err) != KGRT_STATUS_OK) {
+      fprintf(stderr, "llm: %s\n", err.message);
+      goto done;
+    }
+  }
+  double prefill_s = now_s() - t0;
+  /* decode: one token a run, streamed */
+  long made = 0;
+  int pos = j->n;
+  t0 = now_s();
+  while (made < j->gen) {
+    if (speaks && tok != NULL) {
+      if (next != tok->bos && next != tok->eos) {
+        llm_tokenizer_piece(tok, next, piece, sizeof piece);
+        fputs(piece, stdout);
+      }
+    } else if (speaks) {
+      printf("%s%d", made ? "," : "", next);
+    }
+    fflush(stdout);
+    ++made;
+    if ((tok != NULL && next == tok->eos) || pos + 1 >= s_max || made == j->gen)
+      break;
+    if (run(m, &next, 1, pos++, &next, &err) != KGRT_STATUS_OK) {
+      fprintf(stderr, "\nllm: %s\n", err.message);
+      goto done;
+    }
+  }
+  double gen_s = now_s() - t0;
+  if (speaks) {
+    printf("\n");
+    fprintf(stderr,
+            "llm: prompt %d tokens, %.1f tok/s; generated %ld tokens, %.1f tok/s\n", j->n,
+            j->n / prefill_s, made, made > 1 ? (made - 1) / gen_s : 0.0);
+  }
+  j->rc = 0;
+done:
+  kgrt_model_unload(m);
+  kgrt_device_close(dev);
+  return NULL;
+}
+
+/* The table built for `tp` ranks, or NULL. */
+static const kgrt_model_table_t *table_for(long tp) {
+  const kgrt_model_table_t *tables[] = {
+      &LLM_TABLE,
+#ifdef LLM_TABLE_TP2
+      &LLM_TABLE_TP2,
+#endif
+  };
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; ++i)
+    if ((tables[i]->ranks > 1 ? tables[i]->ranks : 1) == (uint32_t)tp)
+      return tables[i];
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   const char *device = "sim:gfx1100", *prompt = NULL, *ids_arg = NULL, *path = NULL;
-  long gen = 32;
+  long gen = 32, tp = 1;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
       device = argv[++i];
@@ -91,13 +214,17 @@ int main(int argc, char **argv) {
       prompt = argv[++i];
     else if (strcmp(argv[i], "--tokens") == 0 && i + 1 < argc)
       ids_arg = argv[++i];
-    else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+    else if ((strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "--tp") == 0) &&
+             i + 1 < argc) {
+      const int is_n = argv[i][1] == 'n';
       char *end;
-      gen = strtol(argv[++i], &end, 10);
-      if (*end != 0 || gen < 1 || gen > 1 << 20) {
-        fprintf(stderr, "llm: -n takes a count from 1 to 1048576, got %s\n", argv[i]);
+      long v = strtol(argv[++i], &end, 10);
+      if (*end != 0 || v < 1 || v > (is_n ? 1 << 20 : MAX_RANKS)) {
+        fprintf(stderr, "llm: %s takes a count from 1 to %d, got %s\n", argv[i - 1],
+                is_n ? 1 << 20 : MAX_RANKS, argv[i]);
         return 1;
       }
+      *(is_n ? &gen : &tp) = v;
     } else if (argv[i][0] == '-' || path != NULL)
       return usage();
     else
@@ -106,11 +233,17 @@ int main(int argc, char **argv) {
   if (path == NULL || (prompt != NULL && ids_arg != NULL))
     return usage();
 
-  const kgrt_model_table_t *table = &LLM_TABLE;
+  const kgrt_model_table_t *table = table_for(tp);
+  if (table == NULL) {
+    fprintf(stderr,
+            "llm: --tp %ld: this llm has no table built for %ld ranks (tp = %ld "
+            "in the model's config)\n",
+            tp, tp, tp);
+    return 1;
+  }
   kgrt_error_t err = {0};
   kgrt_weights_t *w = NULL;
-  kgrt_device_t *dev = NULL;
-  kgrt_model_t *m = NULL;
+  kgrt_comm_t *comm = NULL;
   llm_tokenizer_t tok = {0};
   int have_tok = 0, rc = 1;
   static int32_t ids[MAX_PROMPT];
@@ -160,71 +293,47 @@ int main(int argc, char **argv) {
     goto done;
   }
 
-  kgrt_memory_t mem;
-  if (kgrt_device_open(device, NULL, &dev, &err) != KGRT_STATUS_OK ||
-      kgrt_model_memory(dev, table, &mem, &err) != KGRT_STATUS_OK) {
+  rank_job_t jobs[MAX_RANKS];
+  char specs[MAX_RANKS][64];
+  const int gpus = strcmp(device, "cuda") == 0 || strcmp(device, "hip") == 0;
+  if (tp > 1 && kgrt_comm_create((uint32_t)tp, NULL, &comm, &err) != KGRT_STATUS_OK) {
     fprintf(stderr, "llm: %s\n", err.message);
     goto done;
   }
-  if (kgrt_model_load(dev, table, &m, &err) != KGRT_STATUS_OK ||
-      kgrt_model_bind_weights(m, w, 0, &err) != KGRT_STATUS_OK) {
-    fprintf(stderr, "llm: %s: %s\n", path, err.message);
-    goto done;
+  for (long r = 0; r < tp; ++r) {
+    snprintf(specs[r], sizeof specs[r], gpus ? "%s:%ld" : "%s", device, r);
+    jobs[r] = (rank_job_t){.device = specs[r],
+                           .path = path,
+                           .table = table,
+                           .weights = w,
+                           .comm = comm,
+                           .rank = (uint32_t)r,
+                           .ids = ids,
+                           .n = n,
+                           .gen = gen,
+                           .tok = have_tok ? &tok : NULL,
+                           .rc = 1};
   }
-  fprintf(stderr, "llm: %s on %s: %.1f MB (weights %.1f MB, KV cache %.1f MB)\n",
-          table->name, kgrt_device_name(dev), (double)mem.total / 1e6,
-          (double)mem.weights / 1e6, (double)mem.state / 1e6);
-
-  char piece[256];
-  if (have_tok)
-    for (int i = 0; i < n; ++i) {
-      if (ids[i] == tok.bos || ids[i] == tok.eos)
-        continue; /* control tokens are not text */
-      llm_tokenizer_piece(&tok, ids[i], piece, sizeof piece);
-      fputs(piece, stdout);
+  if (tp == 1) {
+    rank_main(&jobs[0]);
+  } else {
+    pthread_t threads[MAX_RANKS];
+    long started = 0;
+    while (started < tp &&
+           pthread_create(&threads[started], NULL, rank_main, &jobs[started]) == 0)
+      started++;
+    if (started < tp) { /* the others would wait for it */
+      fprintf(stderr, "llm: cannot start a thread for rank %ld\n", started);
+      kgrt_comm_abort(comm, "the host could not start every rank");
     }
-  fflush(stdout);
-  /* prefill in chunks of at most T tokens */
-  int32_t next = 0;
-  double t0 = now_s();
-  for (int at = 0; at < n; at += (int)t_max) {
-    int T = n - at < t_max ? n - at : (int)t_max;
-    if (run(m, ids + at, T, at, &next, &err) != KGRT_STATUS_OK) {
-      fprintf(stderr, "llm: %s\n", err.message);
-      goto done;
-    }
+    for (long r = 0; r < started; ++r)
+      pthread_join(threads[r], NULL);
   }
-  double prefill_s = now_s() - t0;
-  /* decode: one token a run, streamed */
-  long made = 0;
-  int pos = n;
-  t0 = now_s();
-  while (made < gen) {
-    if (have_tok) {
-      if (next != tok.bos && next != tok.eos) {
-        llm_tokenizer_piece(&tok, next, piece, sizeof piece);
-        fputs(piece, stdout);
-      }
-    } else {
-      printf("%s%d", made ? "," : "", next);
-    }
-    fflush(stdout);
-    ++made;
-    if ((have_tok && next == tok.eos) || pos + 1 >= s_max || made == gen)
-      break;
-    if (run(m, &next, 1, pos++, &next, &err) != KGRT_STATUS_OK) {
-      fprintf(stderr, "\nllm: %s\n", err.message);
-      goto done;
-    }
-  }
-  double gen_s = now_s() - t0;
-  printf("\n");
-  fprintf(stderr, "llm: prompt %d tokens, %.1f tok/s; generated %ld tokens, %.1f tok/s\n",
-          n, n / prefill_s, made, made > 1 ? (made - 1) / gen_s : 0.0);
   rc = 0;
+  for (long r = 0; r < tp; ++r)
+    rc |= jobs[r].rc;
 done:
-  kgrt_model_unload(m);
-  kgrt_device_close(dev);
+  kgrt_comm_destroy(comm);
   kgrt_weights_close(w);
   if (have_tok)
     llm_tokenizer_free(&tok);

@@ -38,6 +38,14 @@
 --     them in f32, Hugging Face files in the model's dtype)
 --   max_tokens [512]: T's maximum; context [2048]: the KV cache's slots
 --   sampling [greedy]: { temperature, top_k, top_p, min_p } for `sample`
+--   tp [1]: tensor parallel over tp ranks (Megatron style): this table is
+--     one rank's part. Q, K, V, gate and up are split by their output rows,
+--     O and down by their input columns and followed by an all_reduce; the
+--     heads, KV heads and the KV cache by head (fewer KV heads than ranks:
+--     each KV head is shared by tp / kv_heads ranks); the LM head by vocab
+--     rows, its f32 logits gathered with all_gather (tied embeddings: the LM
+--     head is whole on every rank). Norms and the embedding are whole on
+--     every rank; each rank samples the same token from the same logits.
 local M = {}
 
 local function fail(fmt, ...)
@@ -147,52 +155,87 @@ function M.config(cfg)
     fail("config max_tokens %d is more than the context %d", c.max_tokens, c.context)
   end
   c.sampling = sampling_attrs(cfg)
+  c.tp = int_key(cfg, "tp", 1)
+  if c.tp > 1 then
+    local function divides(what, n)
+      if n % c.tp ~= 0 then fail("config %s %d is not a multiple of tp %d", what, n, c.tp) end
+    end
+    divides("heads", c.heads)
+    divides("ffn", c.ffn)
+    if not c.tied_embeddings then divides("vocab", c.vocab) end
+    if c.kv_heads % c.tp ~= 0 and c.tp % c.kv_heads ~= 0 then
+      fail("config kv_heads %d and tp %d: one must divide the other", c.kv_heads, c.tp)
+    end
+  end
   return c
 end
 
-local function layer_weight(l, kind, dt, shape)
-  return weight(string.format("blk_%d_%s_weight", l, kind), dt, shape)
+-- This rank's share of the sizes a split model cuts (the whole when tp is 1):
+-- heads, KV heads (kv_parts: the parts K and V are cut into), FFN rows.
+local function rank_sizes(c)
+  local s = { heads = c.heads // c.tp, ffn = c.ffn // c.tp, kv_parts = math.min(c.kv_heads, c.tp) }
+  s.kv_heads = c.kv_heads // s.kv_parts
+  return s
+end
+
+-- A weight of layer l; `split`: { dim, parts } when a split model cuts it.
+local function layer_weight(c, l, kind, dt, shape, split, parts)
+  local name = string.format("blk_%d_%s_weight", l, kind)
+  if c.tp == 1 or not split then return weight(name, dt, shape) end
+  return weight(name, dt, shape, { split = split, parts = parts })
+end
+
+-- A split model's partial sums, added over the ranks.
+local function combine(c, y)
+  if c.tp == 1 then return y end
+  return all_reduce(y)
 end
 
 -- One decoder layer: x [T, E] -> x [T, E]; returns the updated caches too.
 local function layer(c, l, x, pos, S, kc, vc)
   local T = x.shape[1]
-  local E, H, KVH, D = c.hidden, c.heads, c.kv_heads, c.head_dim
+  local r = rank_sizes(c)
+  local E, H, KVH, D = c.hidden, r.heads, r.kv_heads, c.head_dim
   local f = c.formats
-  local h = rmsnorm(x, layer_weight(l, "attn_norm", c.norms, { E }), { eps = c.norm_eps })
-  local function proj(kind, n)
-    local y = matmul(h, layer_weight(l, kind, f[kind], { n, E }))
+  local h = rmsnorm(x, layer_weight(c, l, "attn_norm", c.norms, { E }), { eps = c.norm_eps })
+  local function proj(kind, n, parts)
+    local y = matmul(h, layer_weight(c, l, kind, f[kind], { n, E }, 1, parts))
     if c.qkv_bias then
-      local b = weight(string.format("blk_%d_%s_bias", l, kind), c.norms, { n })
+      local name = string.format("blk_%d_%s_bias", l, kind)
+      local b = c.tp == 1 and weight(name, c.norms, { n })
+        or weight(name, c.norms, { n }, { split = 1, parts = parts })
       y = y + (c.dtype == c.norms and b or cast(b, c.dtype))
     end
     return y
   end
   local rope_attrs = { theta = c.rope_theta, layout = c.rope_layout, scaling = c.rope_scaling }
-  local q = rope(reshape(proj("attn_q", H * D), { T, H, D }), pos, rope_attrs)
-  local k = rope(reshape(proj("attn_k", KVH * D), { T, KVH, D }), pos, rope_attrs)
-  local v = reshape(proj("attn_v", KVH * D), { T, KVH, D })
+  local q = rope(reshape(proj("attn_q", H * D, c.tp), { T, H, D }), pos, rope_attrs)
+  local k = rope(reshape(proj("attn_k", KVH * D, r.kv_parts), { T, KVH, D }), pos, rope_attrs)
+  local v = reshape(proj("attn_v", KVH * D, r.kv_parts), { T, KVH, D })
   kc = kv_append(kc, k, pos, { layer = l })
   vc = kv_append(vc, v, pos, { layer = l })
   local a = attention(q, kc, vc, { layer = l, context = S, causal = true, window = c.sliding_window })
-  x = x + matmul(reshape(a, { T, H * D }), layer_weight(l, "attn_output", f.attn_output, { E, H * D }))
-  local h2 = rmsnorm(x, layer_weight(l, "ffn_norm", c.norms, { E }), { eps = c.norm_eps })
-  local g = matmul(h2, layer_weight(l, "ffn_gate", f.ffn_gate, { c.ffn, E }))
-  local u = matmul(h2, layer_weight(l, "ffn_up", f.ffn_up, { c.ffn, E }))
-  x = x + matmul(silu(g) * u, layer_weight(l, "ffn_down", f.ffn_down, { E, c.ffn }))
+  local wo = layer_weight(c, l, "attn_output", f.attn_output, { E, H * D }, 2, c.tp)
+  x = x + combine(c, matmul(reshape(a, { T, H * D }), wo))
+  local h2 = rmsnorm(x, layer_weight(c, l, "ffn_norm", c.norms, { E }), { eps = c.norm_eps })
+  local g = matmul(h2, layer_weight(c, l, "ffn_gate", f.ffn_gate, { r.ffn, E }, 1, c.tp))
+  local u = matmul(h2, layer_weight(c, l, "ffn_up", f.ffn_up, { r.ffn, E }, 1, c.tp))
+  local wd = layer_weight(c, l, "ffn_down", f.ffn_down, { E, r.ffn }, 2, c.tp)
+  x = x + combine(c, matmul(silu(g) * u, wd))
   return x, kc, vc
 end
 
 --- Declares the whole model (inputs, state, weights, outputs) from a config.
 function M.build(cfg)
   local c = M.config(cfg)
+  if c.tp > 1 then ranks(c.tp) end
   local T = sym("T", c.max_tokens)
   local S = sym("S", c.context)
   local tokens = input("tokens", i32, { T })
   local pos = input("pos", i32, { T })
   local last = input("last", i32, { 1 })
   local seed = input("seed", i32, { 1 })
-  local cache = { c.layers, c.kv_heads, c.context, c.head_dim }
+  local cache = { c.layers, rank_sizes(c).kv_heads, c.context, c.head_dim }
   local kc = input("k_cache", c.dtype, cache)
   local vc = input("v_cache", c.dtype, cache)
   local embd = weight("token_embd_weight", c.formats.token_embd, { c.vocab, c.hidden })
@@ -203,11 +246,17 @@ function M.build(cfg)
   end
   x = embedding(x, last) -- [1, E]: the row whose next token is wanted
   x = rmsnorm(x, weight("output_norm_weight", c.norms, { c.hidden }), { eps = c.norm_eps })
-  local head = embd
-  if not c.tied_embeddings then
+  local head, logits = embd, nil
+  if c.tied_embeddings then
+    logits = cast(matmul(x, head), f32)
+  elseif c.tp == 1 then
     head = weight("output_weight", c.formats.output, { c.vocab, c.hidden })
+    logits = cast(matmul(x, head), f32)
+  else -- this rank's rows of the vocabulary, their f32 logits gathered into [1, vocab]
+    head = weight("output_weight", c.formats.output, { c.vocab // c.tp, c.hidden },
+      { split = 1 })
+    logits = all_gather(cast(matmul(x, head), f32), { dim = 2 })
   end
-  local logits = cast(matmul(x, head), f32)
   output("logits", logits)
   output("next_token", sample(logits, seed, c.sampling))
   -- i32 has no arithmetic of its own: pos + 1 through f32 (exact below 2^24)

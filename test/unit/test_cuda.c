@@ -414,9 +414,11 @@ enum { COLS = 32, T_MAX = 8 };
 
 static const kgrt_sym_t syms[] = {{"T", T_MAX}};
 static const kgrt_tensor_info_t inputs[] = {
-    {"x", KGRT_DTYPE_F32, 2, {{0, 0}, {COLS, -1}}, 0}};
-static const kgrt_tensor_info_t weights[] = {{"w", KGRT_DTYPE_F32, 1, {{COLS, -1}}, 0}};
-static const kgrt_tensor_info_t outputs[] = {{"out", KGRT_DTYPE_F32, 1, {{0, 0}}, 0}};
+    {"x", KGRT_DTYPE_F32, 2, {{0, 0}, {COLS, -1}}, 0, 0, 0}};
+static const kgrt_tensor_info_t weights[] = {
+    {"w", KGRT_DTYPE_F32, 1, {{COLS, -1}}, 0, 0, 0}};
+static const kgrt_tensor_info_t outputs[] = {
+    {"out", KGRT_DTYPE_F32, 1, {{0, 0}}, 0, 0, 0}};
 
 static kgrt_expr_t expr(int64_t scale, int sym) {
   kgrt_expr_t e = {scale, {(int16_t)sym, -1, -1, -1}};

@@ -59,9 +59,11 @@ enum { COLS = 32, T_MAX = 8 };
 
 static const kgrt_sym_t syms[] = {{"T", T_MAX}};
 static const kgrt_tensor_info_t inputs[] = {
-    {"x", KGRT_DTYPE_F32, 2, {{0, 0}, {COLS, -1}}, 0}};
-static const kgrt_tensor_info_t weights[] = {{"w", KGRT_DTYPE_F32, 1, {{COLS, -1}}, 0}};
-static const kgrt_tensor_info_t outputs[] = {{"out", KGRT_DTYPE_F32, 1, {{0, 0}}, 0}};
+    {"x", KGRT_DTYPE_F32, 2, {{0, 0}, {COLS, -1}}, 0, 0, 0}};
+static const kgrt_tensor_info_t weights[] = {
+    {"w", KGRT_DTYPE_F32, 1, {{COLS, -1}}, 0, 0, 0}};
+static const kgrt_tensor_info_t outputs[] = {
+    {"out", KGRT_DTYPE_F32, 1, {{0, 0}}, 0, 0, 0}};
 
 /* scale * dim `sym`, and a constant. */
 static kgrt_expr_t expr(int64_t scale, int sym) {
@@ -1150,8 +1152,8 @@ static void test_loop(void) {
   test_model_t m;
   test_model_init(&m);
   static const kgrt_tensor_info_t y_out[] = {
-      {"y", KGRT_DTYPE_F32, 2, {{0, 0}, {COLS, -1}}, 0},
-      {"out", KGRT_DTYPE_F32, 1, {{0, 0}}, 0}};
+      {"y", KGRT_DTYPE_F32, 2, {{0, 0}, {COLS, -1}}, 0, 0, 0},
+      {"out", KGRT_DTYPE_F32, 1, {{0, 0}}, 0, 0, 0}};
   m.table.outputs = y_out;
   m.table.num_outputs = 2;
   m.step0_args[2] = buffer_arg(KGRT_SPACE_OUTPUT, expr(4 * COLS, 0));

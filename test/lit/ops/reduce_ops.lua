@@ -15,11 +15,11 @@
 -- CHECK-LABEL: reduce_ops_argmin_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(int) y)
 -- CHECK: kg_red_init<KG_RED_ARGMIN>()
 -- CHECK: acc.i
--- IO: {"s", KGRT_DTYPE_F32, 2, {{[{]}}{4, -1}, {6, -1}}, 0},
--- IO: {"m", KGRT_DTYPE_F32, 3, {{[{]}}{4, -1}, {6, -1}, {1, -1}}, 0},
--- IO: {"a", KGRT_DTYPE_BF16, 1, {{[{]}}{1, -1}}, 0},
--- IO: {"b", KGRT_DTYPE_BF16, 1, {{[{]}}{1, -1}}, 0},
--- IO: {"i", KGRT_DTYPE_I32, 1, {{[{]}}{1, -1}}, 0},
+-- IO: {"s", KGRT_DTYPE_F32, 2, {{[{]}}{4, -1}, {6, -1}}, 0, 0, 0},
+-- IO: {"m", KGRT_DTYPE_F32, 3, {{[{]}}{4, -1}, {6, -1}, {1, -1}}, 0, 0, 0},
+-- IO: {"a", KGRT_DTYPE_BF16, 1, {{[{]}}{1, -1}}, 0, 0, 0},
+-- IO: {"b", KGRT_DTYPE_BF16, 1, {{[{]}}{1, -1}}, 0, 0, 0},
+-- IO: {"i", KGRT_DTYPE_I32, 1, {{[{]}}{1, -1}}, 0, 0, 0},
 local x = input("x", f32, { 4, 6, 1000 })
 local z = input("z", bf16, { 77 })
 output("s", sum(x))

@@ -1,0 +1,264 @@
+/* kgrt_comm.c - the communicator between the ranks of a split model: its
+ * life, its rendezvous, the NCCL-style library it loads for cuda and hip
+ * ranks, and the sim device's in-process exchange (see kgrt_comm.h). */
+#include "kgrt_comm.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kgrt_half.h"
+
+kgrt_status_t kgrt_comm_create(uint32_t ranks, const kgrt_allocator_t *alloc,
+                               kgrt_comm_t **out_comm, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (out_comm == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_comm_create: out_comm is NULL");
+  *out_comm = NULL;
+  if (ranks < 1 || ranks > KGRT_MAX_RANKS)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_comm_create: %u ranks (1 to %d)", ranks, KGRT_MAX_RANKS);
+  kgrt_allocator_t a = alloc != NULL ? *alloc : (kgrt_allocator_t){0};
+  kgrt_comm_t *c = kgrt_calloc(&a, 1, sizeof *c);
+  kgrt_comm_slot_t *slots = kgrt_calloc(&a, ranks, sizeof *slots);
+  if (c == NULL || slots == NULL) {
+    kgrt_free(&a, c);
+    kgrt_free(&a, slots);
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY,
+                          "kgrt_comm_create: out of memory");
+  }
+  c->alloc = a;
+  c->ranks = ranks;
+  c->slots = slots;
+  if (pthread_mutex_init(&c->mutex, NULL) != 0) {
+    kgrt_free(&a, slots);
+    kgrt_free(&a, c);
+    return kgrt_error_set(err, KGRT_STATUS_INTERNAL, "kgrt_comm_create: no mutex");
+  }
+  if (pthread_cond_init(&c->cond, NULL) != 0) {
+    pthread_mutex_destroy(&c->mutex);
+    kgrt_free(&a, slots);
+    kgrt_free(&a, c);
+    return kgrt_error_set(err, KGRT_STATUS_INTERNAL, "kgrt_comm_create: no condition");
+  }
+  *out_comm = c;
+  return KGRT_STATUS_OK;
+}
+
+void kgrt_comm_destroy(kgrt_comm_t *comm) {
+  if (comm == NULL)
+    return;
+  if (comm->library != NULL)
+    dlclose(comm->library);
+  pthread_cond_destroy(&comm->cond);
+  pthread_mutex_destroy(&comm->mutex);
+  kgrt_allocator_t a = comm->alloc;
+  kgrt_free(&a, comm->slots);
+  kgrt_free(&a, comm);
+}
+
+void kgrt_comm_abort(kgrt_comm_t *comm, const char *why) {
+  if (comm != NULL)
+    kgrt_comm_break(comm, UINT32_MAX, why != NULL ? why : "aborted");
+}
+
+uint32_t kgrt_comm_ranks(const kgrt_comm_t *comm) {
+  return comm != NULL ? comm->ranks : 0;
+}
+
+/* The broken communicator's error; called with the mutex held. */
+static kgrt_status_t kgrt_comm_broken(const kgrt_comm_t *comm, kgrt_error_t *err) {
+  return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
+                        "communicator of %u ranks: broken by %s", comm->ranks, comm->why);
+}
+
+kgrt_status_t kgrt_comm_barrier(kgrt_comm_t *comm, kgrt_error_t *err) {
+  pthread_mutex_lock(&comm->mutex);
+  kgrt_status_t st = KGRT_STATUS_OK;
+  if (comm->broken) {
+    st = kgrt_comm_broken(comm, err);
+  } else if (++comm->arrived == comm->ranks) {
+    comm->arrived = 0;
+    comm->generation++;
+    pthread_cond_broadcast(&comm->cond);
+  } else {
+    const uint64_t gen = comm->generation;
+    while (comm->generation == gen && !comm->broken)
+      pthread_cond_wait(&comm->cond, &comm->mutex);
+    if (comm->generation == gen)
+      st = kgrt_comm_broken(comm, err);
+  }
+  pthread_mutex_unlock(&comm->mutex);
+  return st;
+}
+
+void kgrt_comm_break(kgrt_comm_t *comm, uint32_t rank, const char *why) {
+  pthread_mutex_lock(&comm->mutex);
+  if (!comm->broken) {
+    comm->broken = 1;
+    if (rank == UINT32_MAX) /* kgrt_comm_abort */
+      snprintf(comm->why, sizeof comm->why, "the host: %s", why);
+    else
+      snprintf(comm->why, sizeof comm->why, "rank %u: %s", rank, why);
+  }
+  pthread_cond_broadcast(&comm->cond);
+  pthread_mutex_unlock(&comm->mutex);
+}
+
+#define KGRT_NCCL_SYMBOL(name)                                                           \
+  { #name, offsetof(kgrt_nccl_api_t, name), 0 }
+static const kgrt_dl_symbol_t kgrt_nccl_symbols[] = {
+    KGRT_NCCL_SYMBOL(ncclGetUniqueId), KGRT_NCCL_SYMBOL(ncclCommInitRank),
+    KGRT_NCCL_SYMBOL(ncclCommDestroy), KGRT_NCCL_SYMBOL(ncclAllReduce),
+    KGRT_NCCL_SYMBOL(ncclAllGather),   KGRT_NCCL_SYMBOL(ncclGetErrorString),
+};
+
+/* Loads the library and makes the id; called with the mutex held. */
+static kgrt_status_t kgrt_comm_nccl_load(kgrt_comm_t *comm, const char *soname,
+                                         kgrt_error_t *err) {
+  void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "communicator: cannot load %s (%s)", soname, dlerror());
+  const char *missing = NULL;
+  if (kgrt_dl_resolve(lib, kgrt_nccl_symbols,
+                      sizeof kgrt_nccl_symbols / sizeof kgrt_nccl_symbols[0], &comm->nccl,
+                      &missing) != 0) {
+    dlclose(lib);
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "communicator: %s has no %s",
+                          soname, missing);
+  }
+  kgrt_nccl_result_t r = comm->nccl.ncclGetUniqueId(&comm->id);
+  if (r != 0) {
+    kgrt_status_t st =
+        kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR, "communicator: ncclGetUniqueId: %s",
+                       comm->nccl.ncclGetErrorString(r));
+    dlclose(lib);
+    return st;
+  }
+  comm->library = lib;
+  return KGRT_STATUS_OK;
+}
+
+kgrt_status_t kgrt_comm_nccl_join(kgrt_comm_t *comm, const char *soname, uint32_t rank,
+                                  const char *who, kgrt_comm_nccl_rank_t *out,
+                                  kgrt_error_t *err) {
+  out->api = NULL;
+  out->comm = NULL;
+  pthread_mutex_lock(&comm->mutex);
+  kgrt_status_t st = KGRT_STATUS_OK;
+  if (comm->library == NULL)
+    st = kgrt_comm_nccl_load(comm, soname, err);
+  const kgrt_nccl_id_t id = comm->id;
+  pthread_mutex_unlock(&comm->mutex);
+  KGRT_RETURN_IF_ERROR(st);
+  kgrt_nccl_result_t r =
+      comm->nccl.ncclCommInitRank(&out->comm, (int)comm->ranks, id, (int)rank);
+  if (r != 0)
+    return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR,
+                          "%s: ncclCommInitRank (rank %u of %u): %s", who, rank,
+                          comm->ranks, comm->nccl.ncclGetErrorString(r));
+  out->api = &comm->nccl;
+  return KGRT_STATUS_OK;
+}
+
+void kgrt_comm_nccl_leave(kgrt_comm_nccl_rank_t *rank) {
+  if (rank->comm != NULL)
+    rank->api->ncclCommDestroy(rank->comm);
+  rank->comm = NULL;
+}
+
+kgrt_status_t kgrt_comm_nccl_run(const kgrt_comm_nccl_rank_t *rank,
+                                 const kgrt_device_collective_t *c, void *stream,
+                                 const char *who, kgrt_error_t *err) {
+  const int dtype = c->dtype == KGRT_DTYPE_F16    ? KGRT_NCCL_FLOAT16
+                    : c->dtype == KGRT_DTYPE_BF16 ? KGRT_NCCL_BFLOAT16
+                                                  : KGRT_NCCL_FLOAT32;
+  const void *src = (const void *)(uintptr_t)c->src;
+  void *dst = (void *)(uintptr_t)c->dst;
+  kgrt_nccl_result_t r =
+      c->op == KGRT_COLLECTIVE_ALL_GATHER
+          ? rank->api->ncclAllGather(src, dst, (size_t)c->count, dtype, rank->comm,
+                                     stream)
+          : rank->api->ncclAllReduce(src, dst, (size_t)c->count, dtype, KGRT_NCCL_SUM,
+                                     rank->comm, stream);
+  if (r != 0)
+    return kgrt_error_set(
+        err, KGRT_STATUS_DEVICE_ERROR, "%s: %s of %llu elements: %s", who,
+        c->op == KGRT_COLLECTIVE_ALL_GATHER ? "ncclAllGather" : "ncclAllReduce",
+        (unsigned long long)c->count, rank->api->ncclGetErrorString(r));
+  return KGRT_STATUS_OK;
+}
+
+static float kgrt_comm_load(const unsigned char *p, kgrt_dtype_t dtype, uint64_t i) {
+  uint16_t h;
+  float f;
+  switch (dtype) {
+  case KGRT_DTYPE_F16:
+    memcpy(&h, p + 2 * i, 2);
+    return kgrt_f16_to_f32(h);
+  case KGRT_DTYPE_BF16:
+    memcpy(&h, p + 2 * i, 2);
+    return kgrt_bf16_to_f32(h);
+  default:
+    memcpy(&f, p + 4 * i, 4);
+    return f;
+  }
+}
+
+static void kgrt_comm_store(unsigned char *p, kgrt_dtype_t dtype, uint64_t i, float f) {
+  uint16_t h;
+  switch (dtype) {
+  case KGRT_DTYPE_F16:
+    h = kgrt_f32_to_f16(f);
+    memcpy(p + 2 * i, &h, 2);
+    break;
+  case KGRT_DTYPE_BF16:
+    h = kgrt_f32_to_bf16(f);
+    memcpy(p + 2 * i, &h, 2);
+    break;
+  default:
+    memcpy(p + 4 * i, &f, 4);
+    break;
+  }
+}
+
+kgrt_status_t kgrt_comm_sim_exchange(kgrt_comm_t *comm, uint32_t rank,
+                                     const kgrt_comm_slot_t *mine, kgrt_error_t *err) {
+  pthread_mutex_lock(&comm->mutex);
+  comm->slots[rank] = *mine;
+  pthread_mutex_unlock(&comm->mutex);
+  KGRT_RETURN_IF_ERROR(kgrt_comm_barrier(comm, err));
+  for (uint32_t r = 0; r < comm->ranks; ++r) {
+    const kgrt_comm_slot_t *s = &comm->slots[r];
+    if (s->op != mine->op || s->dtype != mine->dtype || s->count != mine->count) {
+      char why[160];
+      snprintf(why, sizeof why,
+               "collective %d of %llu elements, rank %u's %d of %llu: the ranks run "
+               "different plans",
+               (int)mine->op, (unsigned long long)mine->count, r, (int)s->op,
+               (unsigned long long)s->count);
+      kgrt_comm_break(comm, rank, why);
+      return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION, "rank %u: %s", rank,
+                            why);
+    }
+  }
+  unsigned char *dst = (unsigned char *)(uintptr_t)mine->dst;
+  size_t elem = mine->dtype == KGRT_DTYPE_F32 ? 4 : 2;
+  if (mine->op == KGRT_COLLECTIVE_ALL_GATHER) {
+    for (uint32_t r = 0; r < comm->ranks; ++r)
+      memcpy(dst + (size_t)r * mine->count * elem,
+             (const void *)(uintptr_t)comm->slots[r].src, mine->count * elem);
+  } else {
+    for (uint64_t i = 0; i < mine->count; ++i) {
+      float sum = 0.0f;
+      for (uint32_t r = 0; r < comm->ranks; ++r)
+        sum += kgrt_comm_load((const unsigned char *)(uintptr_t)comm->slots[r].src,
+                              mine->dtype, i);
+      kgrt_comm_store(dst, mine->dtype, i, sum);
+    }
+  }
+  /* no rank may change its src (its next step) before all have read it */
+  return kgrt_comm_barrier(comm, err);
+}

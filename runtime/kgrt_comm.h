@@ -1,0 +1,113 @@
+/* kgrt_comm.h - the communicator between the ranks of a split model
+ * (internal): what kgrt.c and the devices share of kgrt_comm_t.
+ *
+ * A communicator is created for N ranks; each rank's model joins it from its
+ * own thread (kgrt_model_join). Its rendezvous (a barrier that a failing rank
+ * breaks, so that no rank waits forever) serves joining on every device and
+ * the sim device's in-process exchange; the NCCL-style library (libnccl on
+ * cuda, librccl on hip: the same C API) is loaded once per communicator and
+ * its unique id made by the first rank to join.
+ *
+ * Needs kgrt.h, kgrt_base.h. Gives the communicator's internals and the
+ * NCCL API table. */
+#ifndef KGRT_COMM_H
+#define KGRT_COMM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kgrt.h"
+#include "kgrt_base.h"
+#include "kgrt_device.h"
+
+/* ---- the NCCL C API (NCCL 2.x; RCCL has the same) ------------------------ */
+typedef struct kgrt_nccl_id {
+  char internal[128]; /* NCCL_UNIQUE_ID_BYTES */
+} kgrt_nccl_id_t;
+typedef struct kgrt_nccl_comm *kgrt_nccl_comm_t;
+typedef int kgrt_nccl_result_t; /* 0: ncclSuccess */
+enum {
+  KGRT_NCCL_SUM = 0,
+  KGRT_NCCL_FLOAT16 = 6,
+  KGRT_NCCL_FLOAT32 = 7,
+  KGRT_NCCL_BFLOAT16 = 9,
+};
+typedef struct kgrt_nccl_api {
+  kgrt_nccl_result_t (*ncclGetUniqueId)(kgrt_nccl_id_t *id);
+  kgrt_nccl_result_t (*ncclCommInitRank)(kgrt_nccl_comm_t *comm, int nranks,
+                                         kgrt_nccl_id_t id, int rank);
+  kgrt_nccl_result_t (*ncclCommDestroy)(kgrt_nccl_comm_t comm);
+  kgrt_nccl_result_t (*ncclAllReduce)(const void *send, void *recv, size_t count,
+                                      int dtype, int op, kgrt_nccl_comm_t comm,
+                                      void *stream);
+  kgrt_nccl_result_t (*ncclAllGather)(const void *send, void *recv, size_t count,
+                                      int dtype, kgrt_nccl_comm_t comm, void *stream);
+  const char *(*ncclGetErrorString)(kgrt_nccl_result_t result);
+} kgrt_nccl_api_t;
+
+/* What one rank brings to a sim exchange. */
+typedef struct kgrt_comm_slot {
+  uint64_t src, dst; /* host addresses (sim buffers) */
+  uint64_t count;    /* elements of src */
+  kgrt_collective_t op;
+  kgrt_dtype_t dtype;
+} kgrt_comm_slot_t;
+
+struct kgrt_comm {
+  kgrt_allocator_t alloc;
+  uint32_t ranks;
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  /* the rendezvous: `arrived` of `ranks` at the barrier of this generation */
+  uint32_t arrived;
+  uint64_t generation;
+  int broken; /* a rank failed: every wait returns an error from now on */
+  char why[256];
+  uint64_t joined;         /* bit per rank that has joined */
+  const char *kind;        /* the device kind of the first to join ("sim", "cuda") */
+  kgrt_comm_slot_t *slots; /* ranks */
+  /* the library of cuda and hip ranks, and the id of their communicator */
+  void *library;
+  kgrt_nccl_api_t nccl;
+  kgrt_nccl_id_t id;
+};
+
+/* Waits until every rank has called it (a barrier), or fails with the
+ * reason when the communicator is broken (before or while waiting). */
+KGRT_INTERNAL kgrt_status_t kgrt_comm_barrier(kgrt_comm_t *comm, kgrt_error_t *err);
+/* Breaks the communicator for good: ranks waiting in kgrt_comm_barrier, and
+ * all that come later, fail with "rank R: why". */
+KGRT_INTERNAL void kgrt_comm_break(kgrt_comm_t *comm, uint32_t rank, const char *why);
+
+/* A rank of a communicator through an NCCL-style library (cuda: libnccl,
+ * hip: librccl). The device makes its context current before each call. */
+typedef struct kgrt_comm_nccl_rank {
+  const kgrt_nccl_api_t *api;
+  kgrt_nccl_comm_t comm;
+} kgrt_comm_nccl_rank_t;
+
+/* Loads `soname` (the first rank to call it; it makes the unique id too)
+ * and initialises this rank's NCCL communicator: returns once every rank
+ * has called it. `who` names the device in messages. */
+KGRT_INTERNAL kgrt_status_t kgrt_comm_nccl_join(kgrt_comm_t *comm, const char *soname,
+                                                uint32_t rank, const char *who,
+                                                kgrt_comm_nccl_rank_t *out,
+                                                kgrt_error_t *err);
+KGRT_INTERNAL void kgrt_comm_nccl_leave(kgrt_comm_nccl_rank_t *rank);
+/* Queues one collective step on `stream` (a CUstream or hipStream_t). */
+KGRT_INTERNAL kgrt_status_t kgrt_comm_nccl_run(const kgrt_comm_nccl_rank_t *rank,
+                                               const kgrt_device_collective_t *c,
+                                               void *stream, const char *who,
+                                               kgrt_error_t *err);
+
+/* The sim exchange of one collective step: every rank publishes its slot,
+ * then each computes its own dst from all ranks' src (the sum in f32 over the
+ * ranks in rank order, rounded once, so every rank's bits agree; or the
+ * ranks' src one after another), then all wait until every rank is done
+ * reading. Ranks that bring different ops, dtypes or counts fail. */
+KGRT_INTERNAL kgrt_status_t kgrt_comm_sim_exchange(kgrt_comm_t *comm, uint32_t rank,
+                                                   const kgrt_comm_slot_t *mine,
+                                                   kgrt_error_t *err);
+
+#endif /* KGRT_COMM_H */

@@ -1,0 +1,442 @@
+/* test_llama_tp.c - the bf16 test Llama split over 2 and 4 ranks (tensor
+ * parallel, lua/models/llama.lua's tp) against the same model whole, on sim
+ * devices: one thread per rank, each with its own device, all joined to one
+ * communicator (the sim's in-process exchange), each binding its part of the
+ * same GGUF file. A 37-token prefill, then 16 decode steps fed the whole
+ * model's tokens: every rank's logits within NMSE 1e-4 of the whole model's
+ * and of the float64 reference, every rank's greedy token the whole model's
+ * wherever its best two logits are far enough apart to call; then the same
+ * decode as a device-resident loop on every rank (kgrt_model_run_steps),
+ * whose tokens must be the host-driven loop's. Also, on a sim spec: a split
+ * table refuses to run or bind before it joins, and a rank whose run fails
+ * breaks the communicator instead of leaving the others waiting.
+ *
+ * Usage: test_llama_tp [--ranks 2,4] [DEVICE_SPEC...] (default sim:gfx1100 and
+ * sim:gfx942; ranks 2 and 4). Rank r runs on the spec itself for sim, and
+ * on GPU r for a spec of "cuda" or "hip" (the whole model on GPU 0). */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kgrt.h"
+#include "kgrt_weights.h"
+#include "llama_bf16.h"
+#include "llama_tp2.h"
+#include "llama_tp4.h"
+#include "llm_model.h"
+#include "test.h"
+#include "weights_writer.h"
+
+enum { PROMPT = 37, STEPS = 16, RUNS = STEPS + 1, MAX_RANKS = 4, VOCAB = 1000 };
+
+/* llama_bf16.lua's config (tiny.lua's sizes) */
+static const llm_config_t config = {.hidden = 256,
+                                    .layers = 2,
+                                    .heads = 8,
+                                    .kv_heads = 2,
+                                    .head_dim = 64,
+                                    .ffn = 768,
+                                    .vocab = VOCAB,
+                                    .context = 64,
+                                    .rope_theta = 500000,
+                                    .rope_factor = 8,
+                                    .rope_low = 1,
+                                    .rope_high = 4,
+                                    .rope_original = 64,
+                                    .fmt = {WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,
+                                            WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,
+                                            WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16}};
+static const double nmse_bound = 1e-4;
+
+/* What every rank runs: the tokens of each run (the prompt, then the whole
+ * model's greedy tokens), and what it gives back. */
+typedef struct schedule {
+  int32_t prompt[PROMPT];
+  int32_t tokens[RUNS]; /* run r + 1 feeds tokens[r] */
+} schedule_t;
+
+typedef struct rank_job {
+  const char *spec, *path;
+  const kgrt_model_table_t *table;
+  const schedule_t *sched;
+  kgrt_comm_t *comm;
+  uint32_t rank;
+  float *logits;         /* RUNS x vocab */
+  int32_t tokens[RUNS];  /* next_token of each run */
+  int32_t looped[STEPS]; /* the device-resident loop's tokens */
+  kgrt_error_t err;      /* the first failure */
+  int failed;
+} rank_job_t;
+
+/* Sets dims T, S and the inputs of one run of tokens at pos0; runs it. */
+static kgrt_status_t run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0,
+                         kgrt_error_t *err) {
+  int32_t pos[PROMPT], last = T - 1, seed = 0;
+  for (int t = 0; t < T; ++t)
+    pos[t] = pos0 + t;
+  kgrt_status_t st;
+  if ((st = kgrt_model_set_dim(m, "T", T, err)) ||
+      (st = kgrt_model_set_dim(m, "S", pos0 + T, err)) ||
+      (st =
+           kgrt_model_set_input(m, "tokens", tokens, sizeof(int32_t) * (size_t)T, err)) ||
+      (st = kgrt_model_set_input(m, "pos", pos, sizeof(int32_t) * (size_t)T, err)) ||
+      (st = kgrt_model_set_input(m, "last", &last, sizeof last, err)) ||
+      (st = kgrt_model_set_input(m, "seed", &seed, sizeof seed, err)))
+    return st;
+  return kgrt_model_run(m, err);
+}
+
+#define JOB_OK(call)                                                                     \
+  do {                                                                                   \
+    if ((call) != KGRT_STATUS_OK) {                                                      \
+      j->failed = __LINE__;                                                              \
+      goto done;                                                                         \
+    }                                                                                    \
+  } while (0)
+
+/* One rank (or the whole model, comm NULL): the host-driven runs, then the
+ * device-resident loop. */
+static void *rank_main(void *arg) {
+  rank_job_t *j = arg;
+  kgrt_error_t *err = &j->err;
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *m = NULL;
+  kgrt_weights_t *w = NULL;
+  const size_t V = (size_t)config.vocab;
+  JOB_OK(kgrt_device_open(j->spec, NULL, &dev, err));
+  JOB_OK(kgrt_model_load(dev, j->table, &m, err));
+  if (j->comm != NULL)
+    JOB_OK(kgrt_model_join(m, j->comm, j->rank, err));
+  JOB_OK(kgrt_weights_open(j->path, NULL, &w, err));
+  JOB_OK(kgrt_model_bind_weights(m, w, KGRT_BIND_REFUSE_UNUSED, err));
+  for (int r = 0; r < RUNS; ++r) {
+    const int T = r == 0 ? PROMPT : 1, pos0 = r == 0 ? 0 : PROMPT + r - 1;
+    const int32_t *tokens = r == 0 ? j->sched->prompt : &j->sched->tokens[r - 1];
+    float *logits = j->logits + (size_t)r * V;
+    for (size_t v = 0; v < V; ++v)
+      logits[v] = NAN;
+    JOB_OK(run(m, tokens, T, pos0, err));
+    JOB_OK(kgrt_model_get_output(m, "logits", logits, sizeof(float) * V, err));
+    JOB_OK(kgrt_model_get_output(m, "next_token", &j->tokens[r], sizeof(int32_t), err));
+  }
+  /* the device-resident loop from the same prefill, its own tokens fed back */
+  int32_t first = -1, zero = 0, pos = PROMPT;
+  JOB_OK(kgrt_model_reset_state(m, err));
+  JOB_OK(run(m, j->sched->prompt, PROMPT, 0, err));
+  JOB_OK(kgrt_model_get_output(m, "next_token", &first, sizeof first, err));
+  JOB_OK(kgrt_model_set_dim(m, "T", 1, err));
+  JOB_OK(kgrt_model_set_dim(m, "S", PROMPT + 1, err));
+  JOB_OK(kgrt_model_set_input(m, "tokens", &first, sizeof first, err));
+  JOB_OK(kgrt_model_set_input(m, "pos", &pos, sizeof pos, err));
+  JOB_OK(kgrt_model_set_input(m, "last", &zero, sizeof zero, err));
+  JOB_OK(kgrt_model_link(m, "next_token", "tokens", err));
+  JOB_OK(kgrt_model_link(m, "next_pos", "pos", err));
+  JOB_OK(kgrt_model_step_dim(m, "S", 1, err));
+  JOB_OK(kgrt_model_run_steps(m, STEPS, "next_token", j->looped, sizeof j->looped, err));
+done:
+  kgrt_weights_close(w);
+  kgrt_model_unload(m);
+  kgrt_device_close(dev);
+  return NULL;
+}
+
+/* The margin between a run's best two logits in units that an NMSE of
+ * nmse_bound cannot cross; > 1: the greedy token is clear enough to call. */
+static double call_margin(const double *ref, int V, int *out_best) {
+  int best = 0, second = -1;
+  double rms = 0;
+  for (int v = 0; v < V; ++v) {
+    rms += ref[v] * ref[v];
+    if (ref[v] > ref[best]) {
+      second = best;
+      best = v;
+    } else if (v != best && (second < 0 || ref[v] > ref[second])) {
+      second = v;
+    }
+  }
+  rms = sqrt(rms / V);
+  *out_best = best;
+  return (ref[best] - ref[second]) / (4 * sqrt(nmse_bound) * rms);
+}
+
+/* The whole model's run (the schedule's tokens are its own), then each rank
+ * of the split table on `spec`; their logits and tokens compared. */
+static void run_split(const char *spec, const char *path, const llm_model_t *lm,
+                      const kgrt_model_table_t *split, uint32_t ranks) {
+  const int V = config.vocab;
+  schedule_t sched;
+  rank_job_t whole = {0}, jobs[MAX_RANKS];
+  memset(jobs, 0, sizeof jobs);
+  kgrt_comm_t *comm = NULL;
+  kgrt_error_t err = {0};
+  llm_ref_t ref = {0};
+  double *want = malloc(sizeof(double) * (size_t)RUNS * (size_t)V);
+  whole.logits = malloc(sizeof(float) * (size_t)RUNS * (size_t)V);
+  for (uint32_t r = 0; r < ranks; ++r)
+    jobs[r].logits = malloc(sizeof(float) * (size_t)RUNS * (size_t)V);
+  uint32_t s = 12345;
+  for (int t = 0; t < PROMPT; ++t) {
+    s = s * 1664525u + 1013904223u;
+    sched.prompt[t] = (int32_t)((s >> 8) % (uint32_t)V);
+  }
+  /* the whole model first, feeding its own tokens; the reference too */
+  if (want == NULL || whole.logits == NULL || llm_ref_init(&ref, lm) != 0) {
+    TEST_FAIL_("out of memory");
+    goto done;
+  }
+  whole.spec = spec, whole.path = path, whole.table = &kgen_llama_bf16;
+  whole.sched = &sched;
+  {
+    /* the whole model's tokens are its schedule: run it once step by step */
+    kgrt_device_t *dev = NULL;
+    kgrt_model_t *m = NULL;
+    kgrt_weights_t *w = NULL;
+    int ok = kgrt_device_open(spec, NULL, &dev, &err) == KGRT_STATUS_OK &&
+             kgrt_model_load(dev, &kgen_llama_bf16, &m, &err) == KGRT_STATUS_OK &&
+             kgrt_weights_open(path, NULL, &w, &err) == KGRT_STATUS_OK &&
+             kgrt_model_bind_weights(m, w, 0, &err) == KGRT_STATUS_OK;
+    for (int r = 0; r < RUNS && ok; ++r) {
+      const int T = r == 0 ? PROMPT : 1, pos0 = r == 0 ? 0 : PROMPT + r - 1;
+      ok = run(m, r == 0 ? sched.prompt : &sched.tokens[r - 1], T, pos0, &err) ==
+               KGRT_STATUS_OK &&
+           kgrt_model_get_output(m, "next_token", &sched.tokens[r], sizeof(int32_t),
+                                 &err) == KGRT_STATUS_OK;
+    }
+    kgrt_weights_close(w);
+    kgrt_model_unload(m);
+    kgrt_device_close(dev);
+    if (!ok) {
+      TEST_FAIL_("%s: the whole model: %s", spec, err.message);
+      goto done;
+    }
+  }
+  rank_main(&whole); /* its logits over the schedule, and its own loop */
+  if (whole.failed) {
+    TEST_FAIL_("%s: the whole model (line %d): %s", spec, whole.failed,
+               whole.err.message);
+    goto done;
+  }
+  for (int r = 0; r < RUNS; ++r)
+    if (llm_ref_forward(&ref, r == 0 ? sched.prompt : &sched.tokens[r - 1],
+                        r == 0 ? PROMPT : 1, r == 0 ? 0 : PROMPT + r - 1,
+                        want + (size_t)r * (size_t)V) != 0) {
+      TEST_FAIL_("the reference failed at run %d", r);
+      goto done;
+    }
+  /* the ranks, each in its own thread */
+  if (kgrt_comm_create(ranks, NULL, &comm, &err) != KGRT_STATUS_OK) {
+    TEST_FAIL_("kgrt_comm_create: %s", err.message);
+    goto done;
+  }
+  pthread_t threads[MAX_RANKS];
+  char rank_specs[MAX_RANKS][64];
+  for (uint32_t r = 0; r < ranks; ++r) {
+    const size_t kind = strncmp(spec, "cuda", 4) == 0  ? 4
+                        : strncmp(spec, "hip", 3) == 0 ? 3
+                                                       : 0;
+    if (kind > 0 && (spec[kind] == '\0' || spec[kind] == ',')) { /* GPU r, the options */
+      snprintf(rank_specs[r], sizeof rank_specs[r], "%.*s:%u%s", (int)kind, spec, r,
+               spec + kind);
+      jobs[r].spec = rank_specs[r];
+    } else {
+      jobs[r].spec = spec;
+    }
+    jobs[r].path = path, jobs[r].table = split;
+    jobs[r].sched = &sched, jobs[r].comm = comm, jobs[r].rank = r;
+    if (jobs[r].logits == NULL ||
+        pthread_create(&threads[r], NULL, rank_main, &jobs[r])) {
+      TEST_FAIL_("cannot start rank %u", r);
+      for (uint32_t q = 0; q < r; ++q)
+        pthread_join(threads[q], NULL);
+      goto done;
+    }
+  }
+  for (uint32_t r = 0; r < ranks; ++r)
+    pthread_join(threads[r], NULL);
+  int called = 0;
+  for (uint32_t r = 0; r < ranks; ++r) {
+    rank_job_t *j = &jobs[r];
+    test_checks++;
+    if (j->failed) {
+      TEST_FAIL_("%s rank %u of %u (line %d): %s", spec, r, ranks, j->failed,
+                 j->err.message);
+      continue;
+    }
+    for (int k = 0; k < RUNS; ++k) {
+      const float *got = j->logits + (size_t)k * (size_t)V;
+      const double *ref = want + (size_t)k * (size_t)V;
+      double whole_ref[VOCAB];
+      for (int v = 0; v < V; ++v)
+        whole_ref[v] = whole.logits[(size_t)k * (size_t)V + (size_t)v];
+      const double vs_ref = llm_nmse(got, ref, V), vs_whole = llm_nmse(got, whole_ref, V);
+      int best = -1;
+      const int sure = call_margin(whole_ref, V, &best) > 1;
+      called += sure && r == 0;
+      test_checks += 3;
+      if (!(vs_ref <= nmse_bound))
+        TEST_FAIL_("%s rank %u/%u run %d: NMSE %.3g vs the reference", spec, r, ranks, k,
+                   vs_ref);
+      if (!(vs_whole <= nmse_bound))
+        TEST_FAIL_("%s rank %u/%u run %d: NMSE %.3g vs the whole model", spec, r, ranks,
+                   k, vs_whole);
+      if (sure && j->tokens[k] != sched.tokens[k])
+        TEST_FAIL_("%s rank %u/%u run %d: token %d, the whole model's %d", spec, r, ranks,
+                   k, j->tokens[k], sched.tokens[k]);
+      if (r == 0)
+        printf("%s tp %u run %2d: NMSE %.3g vs whole, %.3g vs float64; token %d%s\n",
+               spec, ranks, k, vs_whole, vs_ref, j->tokens[k],
+               sure ? "" : " (too close to call)");
+    }
+    /* every rank samples the same token from the same gathered logits; the
+     * loop feeds its own tokens, so it is the host-driven runs (fed the whole
+     * model's) while the tokens it was fed are the same */
+    int fed_same = j->tokens[0] == sched.tokens[0];
+    for (int k = 0; k < STEPS; ++k) {
+      CHECK_EQ(j->looped[k], jobs[0].looped[k]);
+      if (fed_same)
+        CHECK_EQ(j->looped[k], j->tokens[k + 1]);
+      fed_same = fed_same && j->looped[k] == sched.tokens[k + 1];
+    }
+  }
+  test_checks++;
+  if (called < RUNS / 2)
+    TEST_FAIL_("%s tp %u: only %d of %d runs had a token clear enough to check", spec,
+               ranks, called, RUNS);
+done:
+  kgrt_comm_destroy(comm);
+  llm_ref_free(&ref);
+  free(want);
+  free(whole.logits);
+  for (uint32_t r = 0; r < ranks; ++r)
+    free(jobs[r].logits);
+}
+
+/* A split table: no run and no binding before it joins; a communicator of
+ * other ranks, or a rank taken twice, refused. */
+static void test_join_rules(const char *spec, const char *path) {
+  kgrt_error_t err = {0};
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *m = NULL;
+  kgrt_weights_t *w = NULL;
+  kgrt_comm_t *comm3 = NULL;
+  CHECK_EQ(kgrt_device_open(spec, NULL, &dev, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_load(dev, &kgen_llama_tp2, &m, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_weights_open(path, NULL, &w, &err), KGRT_STATUS_OK);
+  if (m == NULL || w == NULL)
+    goto done;
+  CHECK_EQ(kgrt_model_bind_weights(m, w, 0, &err), KGRT_STATUS_FAILED_PRECONDITION);
+  CHECK(strstr(err.message, "kgrt_model_join") != NULL);
+  CHECK_EQ(kgrt_model_run(m, &err), KGRT_STATUS_FAILED_PRECONDITION);
+  CHECK(strstr(err.message, "one rank of 2") != NULL);
+  CHECK_EQ(kgrt_comm_create(3, NULL, &comm3, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_join(m, comm3, 0, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "communicator of 3") != NULL);
+  CHECK_EQ(kgrt_comm_create(0, NULL, &comm3, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(comm3 == NULL);
+done:
+  kgrt_comm_destroy(comm3);
+  kgrt_weights_close(w);
+  kgrt_model_unload(m);
+  kgrt_device_close(dev);
+}
+
+/* Rank 1 never binds its weights, so its first run fails: it breaks the
+ * communicator, and rank 0, waiting in its first all_reduce, fails too
+ * instead of hanging. */
+typedef struct broken_job {
+  const char *spec, *path;
+  kgrt_comm_t *comm;
+  uint32_t rank;
+  kgrt_status_t join, run;
+  kgrt_error_t err;
+} broken_job_t;
+
+static void *broken_main(void *arg) {
+  broken_job_t *j = arg;
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *m = NULL;
+  kgrt_weights_t *w = NULL;
+  int32_t tok = 1;
+  j->run = KGRT_STATUS_INTERNAL;
+  if (kgrt_device_open(j->spec, NULL, &dev, &j->err) ||
+      kgrt_model_load(dev, &kgen_llama_tp2, &m, &j->err))
+    goto done;
+  j->join = kgrt_model_join(m, j->comm, j->rank, &j->err);
+  if (j->join != KGRT_STATUS_OK)
+    goto done;
+  if (j->rank == 0 && (kgrt_weights_open(j->path, NULL, &w, &j->err) ||
+                       kgrt_model_bind_weights(m, w, 0, &j->err)))
+    goto done;
+  j->run = run(m, &tok, 1, 0, &j->err);
+done:
+  kgrt_weights_close(w);
+  kgrt_model_unload(m);
+  kgrt_device_close(dev);
+  return NULL;
+}
+
+static void test_broken(const char *spec, const char *path) {
+  kgrt_comm_t *comm = NULL;
+  kgrt_error_t err;
+  CHECK_EQ(kgrt_comm_create(2, NULL, &comm, &err), KGRT_STATUS_OK);
+  if (comm == NULL)
+    return;
+  broken_job_t jobs[2] = {{spec, path, comm, 0, 0, 0, {0}},
+                          {spec, path, comm, 1, 0, 0, {0}}};
+  pthread_t t[2];
+  for (int r = 0; r < 2; ++r)
+    CHECK_EQ(pthread_create(&t[r], NULL, broken_main, &jobs[r]), 0);
+  for (int r = 0; r < 2; ++r)
+    pthread_join(t[r], NULL);
+  CHECK_EQ(jobs[0].join, KGRT_STATUS_OK);
+  CHECK_EQ(jobs[1].join, KGRT_STATUS_OK);
+  CHECK_EQ(jobs[1].run, KGRT_STATUS_FAILED_PRECONDITION); /* not bound */
+  CHECK_EQ(jobs[0].run, KGRT_STATUS_FAILED_PRECONDITION); /* the broken comm */
+  CHECK(strstr(jobs[0].err.message, "broken by rank 1") != NULL);
+  printf("broken: rank 0: %s\n", jobs[0].err.message);
+  kgrt_comm_destroy(comm);
+}
+
+int main(int argc, char **argv) {
+  char path[] = "/tmp/kgen_test_llama_tp_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    perror("mkstemp");
+    return 1;
+  }
+  close(fd);
+  llm_model_t lm;
+  if (llm_model_init(&lm, &config, 1) != 0 || llm_model_write_gguf(&lm, path) != 0) {
+    fprintf(stderr, "test_llama_tp: cannot write the model to %s\n", path);
+    unlink(path);
+    return 1;
+  }
+  int tp2 = 1, tp4 = 1, first = 1;
+  if (argc > 2 && strcmp(argv[1], "--ranks") == 0) {
+    tp2 = strstr(argv[2], "2") != NULL;
+    tp4 = strstr(argv[2], "4") != NULL;
+    first = 3;
+  }
+  const char *defaults[] = {"sim:gfx1100", "sim:gfx942"};
+  const int n = argc > first ? argc - first : 2;
+  for (int i = 0; i < n; ++i) {
+    const char *spec = argc > first ? argv[first + i] : defaults[i];
+    if (tp2)
+      run_split(spec, path, &lm, &kgen_llama_tp2, 2);
+    if (tp4)
+      run_split(spec, path, &lm, &kgen_llama_tp4, 4);
+  }
+  /* the runtime's rules, on the sim (two ranks of one GPU cannot join NCCL) */
+  const char *one = argc > first ? argv[first] : defaults[0];
+  if (strncmp(one, "sim", 3) == 0) {
+    test_join_rules(one, path);
+    test_broken(one, path);
+  }
+  unlink(path);
+  llm_model_free(&lm);
+  return TEST_DONE();
+}

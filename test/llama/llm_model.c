@@ -393,3 +393,47 @@ double llm_nmse(const float *a, const double *ref, int n) {
   }
   return num / den;
 }
+
+kgrt_status_t llm_run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0,
+                      kgrt_error_t *err) {
+  int32_t pos[LLM_RUN_MAX_T], last = T - 1, seed = 0;
+  if (T < 1 || T > LLM_RUN_MAX_T) {
+    if (err != NULL) {
+      err->status = KGRT_STATUS_OUT_OF_RANGE;
+      snprintf(err->message, sizeof err->message, "llm_run: T %d is not in 1 .. %d", T,
+               LLM_RUN_MAX_T);
+    }
+    return KGRT_STATUS_OUT_OF_RANGE;
+  }
+  for (int t = 0; t < T; ++t)
+    pos[t] = pos0 + t;
+  kgrt_status_t st;
+  if ((st = kgrt_model_set_dim(m, "T", T, err)) ||
+      (st = kgrt_model_set_dim(m, "S", pos0 + T, err)) ||
+      (st =
+           kgrt_model_set_input(m, "tokens", tokens, sizeof(int32_t) * (size_t)T, err)) ||
+      (st = kgrt_model_set_input(m, "pos", pos, sizeof(int32_t) * (size_t)T, err)) ||
+      (st = kgrt_model_set_input(m, "last", &last, sizeof last, err)) ||
+      (st = kgrt_model_set_input(m, "seed", &seed, sizeof seed, err)))
+    return st;
+  return kgrt_model_run(m, err);
+}
+
+int llm_token_clear(const double *ref, int n, double nmse_bound, int *out_best,
+                    double *out_gap) {
+  int best = 0, second = -1;
+  double rms = 0;
+  for (int v = 0; v < n; ++v) {
+    rms += ref[v] * ref[v];
+    if (ref[v] > ref[best]) {
+      second = best;
+      best = v;
+    } else if (v != best && (second < 0 || ref[v] > ref[second])) {
+      second = v;
+    }
+  }
+  rms = sqrt(rms / n);
+  *out_best = best;
+  *out_gap = second >= 0 ? ref[best] - ref[second] : INFINITY;
+  return *out_gap > 4 * sqrt(nmse_bound) * rms;
+}

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kgrt.h"
+
 /* Weight kinds with a format of their own (lua/models/llama.lua's). */
 enum {
   LLM_TOKEN_EMBD,
@@ -88,5 +90,19 @@ int llm_ref_forward(llm_ref_t *r, const int32_t *tokens, int T, int pos0, double
 
 /* sum (a - ref)^2 / sum ref^2; NaN when a holds a NaN. */
 double llm_nmse(const float *a, const double *ref, int n);
+
+/* Whether ref's greedy token is clear under an NMSE of nmse_bound: its best
+ * two logits further apart than 4 sqrt(nmse_bound) x their rms, which logits
+ * off by that NMSE cannot swap. *out_best is the best; *out_gap the two's
+ * difference. */
+int llm_token_clear(const double *ref, int n, double nmse_bound, int *out_best,
+                    double *out_gap);
+
+/* One run of a lua/models/llama.lua table: dims T and S (pos0 + T), inputs
+ * tokens, pos (pos0 ..), last (T - 1) and seed (0), then kgrt_model_run.
+ * T at most LLM_RUN_MAX_T. */
+#define LLM_RUN_MAX_T 64
+kgrt_status_t llm_run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0,
+                      kgrt_error_t *err);
 
 #endif /* KG_LLM_MODEL_H */

@@ -88,44 +88,14 @@ enum { PROMPT = 37, STEPS = 16 };
     }                                                                                    \
   } while (0)
 
-/* Sets dims T, S and the inputs of one run of tokens at pos0 ..; runs it. */
-static kgrt_status_t run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0,
-                         kgrt_error_t *err) {
-  int32_t pos[PROMPT], last = T - 1, seed = 0;
-  for (int t = 0; t < T; ++t)
-    pos[t] = pos0 + t;
-  kgrt_status_t st;
-  if ((st = kgrt_model_set_dim(m, "T", T, err)) ||
-      (st = kgrt_model_set_dim(m, "S", pos0 + T, err)) ||
-      (st =
-           kgrt_model_set_input(m, "tokens", tokens, sizeof(int32_t) * (size_t)T, err)) ||
-      (st = kgrt_model_set_input(m, "pos", pos, sizeof(int32_t) * (size_t)T, err)) ||
-      (st = kgrt_model_set_input(m, "last", &last, sizeof last, err)) ||
-      (st = kgrt_model_set_input(m, "seed", &seed, sizeof seed, err)))
-    return st;
-  return kgrt_model_run(m, err);
-}
-
 /* Checks one step: logits against ref, the token where the reference is
  * sure, next_pos. Counts the steps whose token could be called. */
 static void check_step(const char *spec, int step, const float *logits, const double *ref,
                        int32_t token, int32_t next_pos, int want_pos, int *called) {
   const int V = config.vocab;
-  double nmse = llm_nmse(logits, ref, V);
-  int best = 0, second = -1;
-  double rms = 0;
-  for (int v = 0; v < V; ++v) {
-    rms += ref[v] * ref[v];
-    if (ref[v] > ref[best]) {
-      second = best;
-      best = v;
-    } else if (v != best && (second < 0 || ref[v] > ref[second])) {
-      second = v;
-    }
-  }
-  rms = sqrt(rms / V);
-  /* logits off by sqrt(nmse_bound) x rms cannot swap two that far apart */
-  int sure = ref[best] - ref[second] > 4 * sqrt(nmse_bound) * rms;
+  double nmse = llm_nmse(logits, ref, V), gap;
+  int best;
+  const int sure = llm_token_clear(ref, V, nmse_bound, &best, &gap);
   *called += sure;
   test_checks++;
   if (!(nmse <= nmse_bound))
@@ -133,7 +103,7 @@ static void check_step(const char *spec, int step, const float *logits, const do
   test_checks++;
   if (sure && token != best)
     TEST_FAIL_("%s step %d: token %d, the reference's %d (margin %.3g)", spec, step,
-               token, best, ref[best] - ref[second]);
+               token, best, gap);
   CHECK_EQ(next_pos, want_pos);
   printf("%s step %2d: NMSE %.3g token %d%s\n", spec, step, nmse, token,
          sure ? "" : " (too close to call)");
@@ -174,7 +144,7 @@ static void run_device(const char *spec, const char *path, const llm_model_t *lm
       TEST_FAIL_("the reference failed at step %d", step);
       goto done;
     }
-    OK(run(m, tokens, T, pos0, &err));
+    OK(llm_run(m, tokens, T, pos0, &err));
     OK(kgrt_model_get_output(m, "logits", logits, sizeof(float) * (size_t)V, &err));
     OK(kgrt_model_get_output(m, "next_token", &token, sizeof token, &err));
     OK(kgrt_model_get_output(m, "next_pos", &next_pos, sizeof next_pos, &err));
@@ -189,7 +159,7 @@ static void run_device(const char *spec, const char *path, const llm_model_t *lm
    * 16 steps with next_token and next_pos fed back by kgrt_model_run_steps,
    * the tokens read back once: exactly the host-driven loop's */
   OK(kgrt_model_reset_state(m, &err));
-  OK(run(m, prompt, PROMPT, 0, &err));
+  OK(llm_run(m, prompt, PROMPT, 0, &err));
   int32_t first = -1, zero = 0, pos = PROMPT;
   OK(kgrt_model_get_output(m, "next_token", &first, sizeof first, &err));
   CHECK_EQ(first, host_tokens[0]);

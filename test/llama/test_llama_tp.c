@@ -72,24 +72,6 @@ typedef struct rank_job {
   int failed;
 } rank_job_t;
 
-/* Sets dims T, S and the inputs of one run of tokens at pos0; runs it. */
-static kgrt_status_t run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0,
-                         kgrt_error_t *err) {
-  int32_t pos[PROMPT], last = T - 1, seed = 0;
-  for (int t = 0; t < T; ++t)
-    pos[t] = pos0 + t;
-  kgrt_status_t st;
-  if ((st = kgrt_model_set_dim(m, "T", T, err)) ||
-      (st = kgrt_model_set_dim(m, "S", pos0 + T, err)) ||
-      (st =
-           kgrt_model_set_input(m, "tokens", tokens, sizeof(int32_t) * (size_t)T, err)) ||
-      (st = kgrt_model_set_input(m, "pos", pos, sizeof(int32_t) * (size_t)T, err)) ||
-      (st = kgrt_model_set_input(m, "last", &last, sizeof last, err)) ||
-      (st = kgrt_model_set_input(m, "seed", &seed, sizeof seed, err)))
-    return st;
-  return kgrt_model_run(m, err);
-}
-
 #define JOB_OK(call)                                                                     \
   do {                                                                                   \
     if ((call) != KGRT_STATUS_OK) {                                                      \
@@ -119,14 +101,14 @@ static void *rank_main(void *arg) {
     float *logits = j->logits + (size_t)r * V;
     for (size_t v = 0; v < V; ++v)
       logits[v] = NAN;
-    JOB_OK(run(m, tokens, T, pos0, err));
+    JOB_OK(llm_run(m, tokens, T, pos0, err));
     JOB_OK(kgrt_model_get_output(m, "logits", logits, sizeof(float) * V, err));
     JOB_OK(kgrt_model_get_output(m, "next_token", &j->tokens[r], sizeof(int32_t), err));
   }
   /* the device-resident loop from the same prefill, its own tokens fed back */
   int32_t first = -1, zero = 0, pos = PROMPT;
   JOB_OK(kgrt_model_reset_state(m, err));
-  JOB_OK(run(m, j->sched->prompt, PROMPT, 0, err));
+  JOB_OK(llm_run(m, j->sched->prompt, PROMPT, 0, err));
   JOB_OK(kgrt_model_get_output(m, "next_token", &first, sizeof first, err));
   JOB_OK(kgrt_model_set_dim(m, "T", 1, err));
   JOB_OK(kgrt_model_set_dim(m, "S", PROMPT + 1, err));
@@ -142,25 +124,6 @@ done:
   kgrt_model_unload(m);
   kgrt_device_close(dev);
   return NULL;
-}
-
-/* The margin between a run's best two logits in units that an NMSE of
- * nmse_bound cannot cross; > 1: the greedy token is clear enough to call. */
-static double call_margin(const double *ref, int V, int *out_best) {
-  int best = 0, second = -1;
-  double rms = 0;
-  for (int v = 0; v < V; ++v) {
-    rms += ref[v] * ref[v];
-    if (ref[v] > ref[best]) {
-      second = best;
-      best = v;
-    } else if (v != best && (second < 0 || ref[v] > ref[second])) {
-      second = v;
-    }
-  }
-  rms = sqrt(rms / V);
-  *out_best = best;
-  return (ref[best] - ref[second]) / (4 * sqrt(nmse_bound) * rms);
 }
 
 /* The whole model's run (the schedule's tokens are its own), then each rank
@@ -201,7 +164,7 @@ static void run_split(const char *spec, const char *path, const llm_model_t *lm,
              kgrt_model_bind_weights(m, w, 0, &err) == KGRT_STATUS_OK;
     for (int r = 0; r < RUNS && ok; ++r) {
       const int T = r == 0 ? PROMPT : 1, pos0 = r == 0 ? 0 : PROMPT + r - 1;
-      ok = run(m, r == 0 ? sched.prompt : &sched.tokens[r - 1], T, pos0, &err) ==
+      ok = llm_run(m, r == 0 ? sched.prompt : &sched.tokens[r - 1], T, pos0, &err) ==
                KGRT_STATUS_OK &&
            kgrt_model_get_output(m, "next_token", &sched.tokens[r], sizeof(int32_t),
                                  &err) == KGRT_STATUS_OK;
@@ -274,7 +237,8 @@ static void run_split(const char *spec, const char *path, const llm_model_t *lm,
         whole_ref[v] = whole.logits[(size_t)k * (size_t)V + (size_t)v];
       const double vs_ref = llm_nmse(got, ref, V), vs_whole = llm_nmse(got, whole_ref, V);
       int best = -1;
-      const int sure = call_margin(whole_ref, V, &best) > 1;
+      double gap;
+      const int sure = llm_token_clear(whole_ref, V, nmse_bound, &best, &gap);
       called += sure && r == 0;
       test_checks += 3;
       if (!(vs_ref <= nmse_bound))
@@ -371,7 +335,7 @@ static void *broken_main(void *arg) {
   if (j->rank == 0 && (kgrt_weights_open(j->path, NULL, &w, &j->err) ||
                        kgrt_model_bind_weights(m, w, 0, &j->err)))
     goto done;
-  j->run = run(m, &tok, 1, 0, &j->err);
+  j->run = llm_run(m, &tok, 1, 0, &j->err);
 done:
   kgrt_weights_close(w);
   kgrt_model_unload(m);

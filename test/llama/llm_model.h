@@ -66,6 +66,22 @@ typedef struct llm_model {
   const float *scores;
 } llm_model_t;
 
+/* The sizes every test Llama shares (tiny.lua): 2 layers, hidden 256, 8
+ * heads over 2 KV heads of 64, FFN 768, vocab 1000, a 64-slot KV cache. */
+#define LLM_TINY_VOCAB 1000
+#define LLM_TINY_SIZES                                                                   \
+  .hidden = 256, .layers = 2, .heads = 8, .kv_heads = 2, .head_dim = 64, .ffn = 768,     \
+  .vocab = LLM_TINY_VOCAB, .context = 64
+/* llama_bf16.lua's config (and llama_tp2/4.lua's): Llama 3.1's RoPE scaling,
+ * bf16 weights (weights_writer.h's WW_GGML_BF16). */
+/* clang-format off */
+#define LLM_TINY_BF16                                                                    \
+  {LLM_TINY_SIZES, .rope_theta = 500000, .rope_factor = 8, .rope_low = 1,                \
+   .rope_high = 4, .rope_original = 64,                                                  \
+   .fmt = {WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,         \
+           WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16}}
+/* clang-format on */
+
 /* Draws the weights from seed: embeddings and norms near their usual
  * scales, projections with std about 1 / sqrt(K). 0 on success. */
 int llm_model_init(llm_model_t *m, const llm_config_t *c, uint32_t seed);

@@ -27,27 +27,15 @@
 #include "test.h"
 #include "weights_writer.h"
 
-#define LLM_SIZES                                                                        \
-  .hidden = 256, .layers = 2, .heads = 8, .kv_heads = 2, .head_dim = 64, .ffn = 768,     \
-  .vocab = 1000, .context = 64
-
 #if LLAMA_VARIANT == 1
 #include "llama_bf16.h"
 #define TABLE kgen_llama_bf16
-static const llm_config_t config = {LLM_SIZES,
-                                    .rope_theta = 500000,
-                                    .rope_factor = 8,
-                                    .rope_low = 1,
-                                    .rope_high = 4,
-                                    .rope_original = 64,
-                                    .fmt = {WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,
-                                            WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,
-                                            WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16}};
+static const llm_config_t config = LLM_TINY_BF16;
 static const double nmse_bound = 1e-4;
 #elif LLAMA_VARIANT == 2
 #include "llama_f16.h"
 #define TABLE kgen_llama_f16
-static const llm_config_t config = {LLM_SIZES,
+static const llm_config_t config = {LLM_TINY_SIZES,
                                     .rope_theta = 1000000,
                                     .rope_half = 1,
                                     .qkv_bias = 1,
@@ -60,7 +48,7 @@ static const double nmse_bound = 1e-6;
 #elif LLAMA_VARIANT == 3
 #include "llama_q8_0.h"
 #define TABLE kgen_llama_q8_0
-static const llm_config_t config = {LLM_SIZES, .sliding_window = 16,
+static const llm_config_t config = {LLM_TINY_SIZES, .sliding_window = 16,
                                     .fmt = {WW_GGML_F16, WW_GGML_Q8_0, WW_GGML_Q8_0,
                                             WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0,
                                             WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0}};
@@ -68,7 +56,7 @@ static const double nmse_bound = 1e-6;
 #elif LLAMA_VARIANT == 4
 #include "llama_q4_k.h"
 #define TABLE kgen_llama_q4_k
-static const llm_config_t config = {LLM_SIZES,
+static const llm_config_t config = {LLM_TINY_SIZES,
                                     .fmt = {WW_GGML_F16, WW_GGML_Q6_K, WW_GGML_Q4_K,
                                             WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K,
                                             WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K}};

@@ -31,25 +31,9 @@
 #include "test.h"
 #include "weights_writer.h"
 
-enum { PROMPT = 37, STEPS = 16, RUNS = STEPS + 1, MAX_RANKS = 4, VOCAB = 1000 };
+enum { PROMPT = 37, STEPS = 16, RUNS = STEPS + 1, MAX_RANKS = 4, VOCAB = LLM_TINY_VOCAB };
 
-/* llama_bf16.lua's config (tiny.lua's sizes) */
-static const llm_config_t config = {.hidden = 256,
-                                    .layers = 2,
-                                    .heads = 8,
-                                    .kv_heads = 2,
-                                    .head_dim = 64,
-                                    .ffn = 768,
-                                    .vocab = VOCAB,
-                                    .context = 64,
-                                    .rope_theta = 500000,
-                                    .rope_factor = 8,
-                                    .rope_low = 1,
-                                    .rope_high = 4,
-                                    .rope_original = 64,
-                                    .fmt = {WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,
-                                            WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,
-                                            WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16}};
+static const llm_config_t config = LLM_TINY_BF16; /* llama_bf16.lua's */
 static const double nmse_bound = 1e-4;
 
 /* What every rank runs: the tokens of each run (the prompt, then the whole

@@ -40,7 +40,9 @@
 --   sampling [greedy]: { temperature, top_k, top_p, min_p } for `sample`
 --   tp [1]: tensor parallel over tp ranks (Megatron style): this table is
 --     one rank's part. Q, K, V, gate and up are split by their output rows,
---     O and down by their input columns and followed by an all_reduce; the
+--     O and down by their input columns and followed by an all_reduce (each
+--     rank adds residual / tp in its matmul's epilogue, so the all_reduce
+--     gives the new residual with no add kernel after it); the
 --     heads, KV heads and the KV cache by head (fewer KV heads than ranks:
 --     each KV head is shared by tp / kv_heads ranks); the LM head by vocab
 --     rows, its f32 logits gathered with all_gather (tied embeddings: the LM
@@ -185,10 +187,12 @@ local function layer_weight(c, l, kind, dt, shape, split, parts)
   return weight(name, dt, shape, { split = split, parts = parts })
 end
 
--- A split model's partial sums, added over the ranks.
-local function combine(c, y)
-  if c.tp == 1 then return y end
-  return all_reduce(y)
+-- x + the sum over the ranks of y, a split model's partial sums: each rank
+-- adds x / tp to its own part in y's epilogue (exact when tp is a power of
+-- two), and the all_reduce's sum is the new residual, with no add after it.
+local function combine(c, x, y)
+  if c.tp == 1 then return x + y end
+  return all_reduce(y + affine(x, { mul = 1 / c.tp }))
 end
 
 -- One decoder layer: x [T, E] -> x [T, E]; returns the updated caches too.
@@ -216,12 +220,12 @@ local function layer(c, l, x, pos, S, kc, vc)
   vc = kv_append(vc, v, pos, { layer = l })
   local a = attention(q, kc, vc, { layer = l, context = S, causal = true, window = c.sliding_window })
   local wo = layer_weight(c, l, "attn_output", f.attn_output, { E, H * D }, 2, c.tp)
-  x = x + combine(c, matmul(reshape(a, { T, H * D }), wo))
+  x = combine(c, x, matmul(reshape(a, { T, H * D }), wo))
   local h2 = rmsnorm(x, layer_weight(c, l, "ffn_norm", c.norms, { E }), { eps = c.norm_eps })
   local g = matmul(h2, layer_weight(c, l, "ffn_gate", f.ffn_gate, { r.ffn, E }, 1, c.tp))
   local u = matmul(h2, layer_weight(c, l, "ffn_up", f.ffn_up, { r.ffn, E }, 1, c.tp))
   local wd = layer_weight(c, l, "ffn_down", f.ffn_down, { E, r.ffn }, 2, c.tp)
-  x = x + combine(c, matmul(silu(g) * u, wd))
+  x = combine(c, x, matmul(silu(g) * u, wd))
   return x, kc, vc
 end
 

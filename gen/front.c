@@ -438,16 +438,18 @@ static int read_ids(lua_State *L, int top, const char *key, const kg_graph_t *g,
   return 0;
 }
 
-/* A collective node: one float operand, one result of its dtype, of the
- * same shape (all_reduce) or with ranks times its constant first dim
- * (all_gather); no kernel, no in-place update. */
+/* A collective node: one float operand (a broadcast's may be i32), one
+ * result of its dtype, of the same shape (all_reduce, broadcast) or with ranks times its
+ * constant first dim (all_gather); no kernel, no in-place update. */
 static int check_collective(const kg_graph_t *g, const kg_node_t *n, kg_diag_t *d) {
   if (n->num_inputs != 1 || n->num_outputs != 1 || n->inplace >= 0)
     return kg_error(d, "internal: %s: a collective takes one operand to one result",
                     n->op);
   const kg_tensor_t *x = &g->tensors[n->inputs[0]], *y = &g->tensors[n->output];
-  int ok = x->dtype.size > 0 && x->dtype.code != KGRT_DTYPE_I32 &&
-           x->dtype.code == y->dtype.code && x->rank == y->rank;
+  int ok =
+      x->dtype.size > 0 &&
+      (x->dtype.code != KGRT_DTYPE_I32 || n->collective == KGRT_COLLECTIVE_BROADCAST) &&
+      x->dtype.code == y->dtype.code && x->rank == y->rank;
   /* all_gather: the first dim that differs is ranks times x's (a constant),
    * every dim before it 1 */
   int gathered = n->collective == KGRT_COLLECTIVE_ALL_GATHER && g->ranks > 1 ? 0 : -1;
@@ -496,15 +498,24 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
   if (inplace < 0 || inplace > n->num_inputs || (inplace > 0 && n->num_outputs != 1))
     return kg_error(d, "internal: %s: bad in-place operand", n->op);
   n->inplace = (int)inplace - 1;
+  /* a pipeline stage's rank (on_rank) or a broadcast's root; -1: every rank */
+  const int64_t rank = get_int(L, top, "rank", -1);
+  if (rank < -1 || rank >= g->ranks)
+    return kg_error(d, "internal: %s: rank %lld of %d", n->op, (long long)rank, g->ranks);
+  n->rank = (int)rank;
   /* a collective step: how it combines the ranks' values */
   char *coll = get_string(L, top, "combine");
   if (coll) {
     n->collective = strcmp(coll, "sum") == 0           ? KGRT_COLLECTIVE_ALL_REDUCE
                     : strcmp(coll, "rank_concat") == 0 ? KGRT_COLLECTIVE_ALL_GATHER
+                    : strcmp(coll, "from_rank") == 0   ? KGRT_COLLECTIVE_BROADCAST
                                                        : KGRT_COLLECTIVE_NONE;
     free(coll);
     if (n->collective == KGRT_COLLECTIVE_NONE)
       return kg_error(d, "internal: %s: an unknown collective", n->op);
+    if ((n->collective == KGRT_COLLECTIVE_BROADCAST) != (n->rank >= 0))
+      return kg_error(
+          d, "internal: %s: a broadcast has a root, other collectives no rank", n->op);
     return check_collective(g, n, d);
   }
   if (raw_field(L, top, "variants") != LUA_TTABLE) {
@@ -610,6 +621,46 @@ static int check_split(const kg_graph_t *g, const kg_tensor_t *t, kg_diag_t *d) 
       t->dims[t->split].sym >= 0 || t->dims[t->split].value < 1 ||
       t->dims[t->split].value > INT32_MAX / t->parts)
     return kg_error(d, "internal: weight %s: a bad split", t->name);
+  return 0;
+}
+
+/* The rank a tensor's value is on: its producer's (through views), -1 for
+ * every rank (inputs, weights, broadcasts' results, ops on every rank). */
+static int value_rank(const kg_graph_t *g, int t) {
+  while (g->tensors[t].view)
+    t = g->tensors[t].alias;
+  const int p = g->tensors[t].producer;
+  if (p < 0 || g->nodes[p].collective == KGRT_COLLECTIVE_BROADCAST)
+    return -1;
+  return g->nodes[p].rank;
+}
+
+/* A pipeline's ranks: every operand is on the rank its op runs on (or on
+ * every rank), and every output on every rank: kg.node and kg.output put a
+ * broadcast wherever a value crosses ranks. A pipeline splits no weight and
+ * combines no partial values (tensor parallel in one model with it: not
+ * built). */
+static int check_ranks(const kg_graph_t *g, kg_diag_t *d) {
+  int placed = 0, tensor_parallel = 0;
+  for (int n = 0; n < g->num_nodes; n++) {
+    const kg_node_t *node = &g->nodes[n];
+    placed |= node->rank >= 0;
+    tensor_parallel |= node->collective == KGRT_COLLECTIVE_ALL_REDUCE ||
+                       node->collective == KGRT_COLLECTIVE_ALL_GATHER;
+    for (int i = 0; i < node->num_inputs; i++) {
+      const int r = value_rank(g, node->inputs[i]);
+      if (r >= 0 && r != node->rank)
+        return kg_error(d, "internal: %s: operand %d is on rank %d, the op on %d",
+                        node->op, i, r, node->rank);
+    }
+  }
+  for (int i = 0; i < g->num_weights; i++)
+    tensor_parallel |= g->tensors[g->weights[i]].parts > 1;
+  if (placed && tensor_parallel)
+    return kg_error(d, "internal: ops placed on ranks with tensor-parallel ops");
+  for (int i = 0; i < g->num_outputs; i++)
+    if (value_rank(g, g->outputs[i].tensor) >= 0)
+      return kg_error(d, "internal: output %s is on one rank", g->outputs[i].name);
   return 0;
 }
 
@@ -755,6 +806,7 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     t->output_index = i;
   }
   lua_pop(L, 1);
+  KG_TRY(check_ranks(g, d));
   /* every name once: inputs, weights and outputs share one namespace */
   for (int i = 0; i < g->num_tensors; i++)
     for (int j = 0; j < i && g->tensors[i].name; j++)

@@ -353,7 +353,7 @@ static int region_candidate(const kg_graph_t *g, int n) {
 static int region_sibling(const kg_graph_t *g, int a, int b) {
   const kg_node_t *x = &g->nodes[a], *y = &g->nodes[b];
   if (!region_candidate(g, b) || x->inputs[0] != y->inputs[0] ||
-      x->num_variants != y->num_variants)
+      x->num_variants != y->num_variants || x->rank != y->rank)
     return 0;
   const kg_tensor_t *wa = &g->tensors[x->inputs[1]], *wb = &g->tensors[y->inputs[1]];
   if (wa->dtype.code != wb->dtype.code || wa->dims[1].value != wb->dims[1].value)
@@ -596,6 +596,37 @@ static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *taken
                       const kg_kernel_t *taken_sel, const int *leader, kg_program_t *p,
                       kg_diag_t *d);
 
+/* The rank kernel k runs on: its nodes' (kg_node_t.rank). A value crosses
+ * ranks only through a broadcast, so the nodes one kernel fuses are on one
+ * rank, or on every rank (-1) and read there only; a broadcast step's rank
+ * is its root. */
+static int kernel_rank(const kg_graph_t *g, kg_kernel_t *k, kg_diag_t *d) {
+  if (k->collective != KGRT_COLLECTIVE_NONE) {
+    k->rank = g->nodes[k->node].rank;
+    return 0;
+  }
+  int nodes[3 + 2 * KG_MAX_REGIONS + KG_MAX_OUTPUTS], n = 0;
+  nodes[n++] = k->node;
+  nodes[n++] = k->epilogue_root;
+  nodes[n++] = k->norm;
+  for (int r = 0; r < KG_MAX_REGIONS; r++) {
+    nodes[n++] = r < k->num_regions ? k->rope[r] : -1;
+    nodes[n++] = r < k->num_regions ? k->cache[r] : -1;
+  }
+  for (int i = 0; i < k->num_outs; i++)
+    nodes[n++] = g->tensors[k->outs[i]].producer;
+  k->rank = -1;
+  for (int i = 0; i < n; i++) {
+    const int r = nodes[i] >= 0 ? g->nodes[nodes[i]].rank : -1;
+    if (r >= 0 && k->rank >= 0 && r != k->rank)
+      return kg_error(d, "internal: kernel %s fuses ops of ranks %d and %d", k->name,
+                      k->rank, r);
+    if (r >= 0)
+      k->rank = r;
+  }
+  return 0;
+}
+
 int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   memset(p, 0, sizeof *p);
   int cap = 1;
@@ -643,6 +674,8 @@ int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       }
   }
   int rc = fuse_nodes(g, norm_of, taken_gone, taken_sel, leader, p, d);
+  for (int k = 0; rc == 0 && k < p->num_kernels; k++)
+    rc = kernel_rank(g, &p->kernels[k], d);
   free(leader);
   free(norm_of);
   free(taken_gone);

@@ -140,6 +140,9 @@ typedef struct kg_node {
   int outputs[KG_MAX_OUTPUTS];
   int inplace;                  /* operand index the kernel updates in place, or -1 */
   kgrt_collective_t collective; /* a collective step (no variants), else NONE */
+  /* the rank it runs on (a pipeline stage, on_rank), -1: every rank; a
+   * broadcast: its root (the result is on every rank) */
+  int rank;
   int dead;   /* no output, state or live node needs its results: no kernel */
   char *expr; /* map: expression over $0, $1, ... */
   /* one kernel per variant; several when the run-time dims choose among them
@@ -182,6 +185,7 @@ typedef struct kg_kernel {
   char name[128];
   const char *tmpl;             /* NULL for a collective step */
   kgrt_collective_t collective; /* a collective step: ins[0] -> outs[0], no kernel */
+  int rank;                     /* the step's rank (kgrt_step_t.rank): -1 every rank */
   int node;                     /* the root node (its outputs are the kernel's) */
   int variant;                  /* which of the root node's variants */
   /* a matmul kernel with an epilogue: the map node whose result it writes

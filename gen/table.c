@@ -318,12 +318,14 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
     kg_buf_printf(out, ", %lldLL, %lldLL, s%d_args", (long long)lw->select_min,
                   (long long)lw->select_max, k);
     if (c == KGRT_COLLECTIVE_NONE)
-      kg_buf_puts(out, ", 0, 0},\n");
+      kg_buf_puts(out, ", 0, 0");
     else
-      kg_buf_printf(out, ", %s, %s},\n",
-                    c == KGRT_COLLECTIVE_ALL_REDUCE ? "KGRT_COLLECTIVE_ALL_REDUCE"
-                                                    : "KGRT_COLLECTIVE_ALL_GATHER",
+      kg_buf_printf(out, ", %s, %s",
+                    c == KGRT_COLLECTIVE_ALL_REDUCE   ? "KGRT_COLLECTIVE_ALL_REDUCE"
+                    : c == KGRT_COLLECTIVE_ALL_GATHER ? "KGRT_COLLECTIVE_ALL_GATHER"
+                                                      : "KGRT_COLLECTIVE_BROADCAST",
                     dtype_enum(g->tensors[p->kernels[k].ins[0]].dtype.code));
+    kg_buf_printf(out, ", %d},\n", p->kernels[k].rank);
   }
   kg_buf_puts(out, "};\n\n");
   kg_buf_printf(out,

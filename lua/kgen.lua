@@ -348,6 +348,60 @@ function kg.num_ranks()
   return graph.ranks
 end
 
+--- For what splits the model tensor parallel (a split weight, all_reduce,
+--- all_gather): refused in a pipeline (on_rank), which runs each op on one
+--- rank. Returns the ranks.
+function kg.tensor_parallel(what)
+  if graph.placed then
+    fail("%s: tensor parallel in a model that places ops on ranks (on_rank, pipeline parallel): not supported", what)
+  end
+  graph.tensor_parallel = true
+  return kg.num_ranks()
+end
+
+--- on_rank(r, fn): the ops fn makes run on rank r only (pipeline parallel:
+--- a stage's layers); returns fn's results. A value read on another rank
+--- than its own, and every model output, goes to every rank by a broadcast
+--- step from its rank (one per value, however many read it): kgrt runs it
+--- through the ranks' communicator. Outside on_rank, ops run on every rank.
+function kg.on_rank(r, fn)
+  local ranks = kg.num_ranks()
+  if math.type(r) ~= "integer" or r < 0 or r >= ranks then
+    fail("on_rank: r must be a rank from 0 to %d (ranks(%d)), got %s", ranks - 1, ranks, tostring(r))
+  end
+  if type(fn) ~= "function" then fail("on_rank: fn must be a function, got %s", type(fn)) end
+  if graph.tensor_parallel then
+    fail("on_rank: the model is tensor parallel (a split weight, all_reduce or all_gather); placing ops on ranks in it is not supported")
+  end
+  local outer = graph.rank
+  graph.placed, graph.rank = true, r
+  local results = table.pack(fn())
+  graph.rank = outer
+  return table.unpack(results, 1, results.n)
+end
+
+-- The rank a tensor's value is on: its producer's, through views; nil for
+-- every rank (inputs, weights, broadcasts' results, ops outside on_rank).
+local function value_rank(r)
+  while r.view_of do r = r.view_of end
+  local p = r.producer
+  return p and p.rank ~= nil and p.combine ~= "from_rank" and p.rank or nil
+end
+
+-- t on every rank: t itself, or the broadcast of t from its rank (made once).
+local function everywhere(t)
+  local r = tensor_rec[t]
+  local from = value_rank(r)
+  if from == nil then return t end
+  if not r.everywhere then
+    r.everywhere = kg.node("broadcast", { t }, {}, function(node, ins)
+      node.combine, node.rank = "from_rank", from
+      node.out_dtype, node.out_shape = ins[1].dtype, ins[1].shape
+    end)
+  end
+  return r.everywhere
+end
+
 -- weight(..., { split = dim, parts = n }): the shape is this rank's part of
 -- the file's tensor, cut into `parts` (default: the ranks) equal parts along
 -- `dim`; rank r binds part r * parts / ranks, so parts < ranks shares each
@@ -361,7 +415,7 @@ local function split_weight(name, r, opts)
       fail("weight %s: unknown key %s (known: parts, split)", name, tostring(k))
     end
   end
-  local ranks = kg.num_ranks()
+  local ranks = kg.tensor_parallel("weight " .. name)
   local dim, parts = rawget(opts, "split"), rawget(opts, "parts")
   if parts == nil then parts = ranks end
   if math.type(dim) ~= "integer" or dim < 1 or dim > #r.shape then
@@ -393,6 +447,7 @@ function kg.output(name, t)
   check_name("output", name)
   if names[name] then fail("output %s: the name is already used by an %s", name, names[name]) end
   if not kg.is_tensor(t) then fail("output %s: expected a tensor, got %s", name, type(t)) end
+  if tensor_rec[t].version == tensor_rec[t].mem.version then t = everywhere(t) end
   local r = tensor_rec[t]
   if r.version ~= r.mem.version then
     fail("output %s: the tensor was updated in place by %s since it was made; output a value computed from that op's result",
@@ -594,7 +649,14 @@ function kg.node(opname, ins, a, build)
     fail("%s: more than %d ops in the model (the most kgen builds)", opname, kg.max_nodes)
   end
   for i, t in ipairs(ins) do check_current(opname, i, t) end
-  local node = { op = opname, inputs = ins, attrs = a }
+  -- operands on another rank than this op's come by broadcast (on_rank)
+  if graph.placed and opname ~= "broadcast" then
+    for i, t in ipairs(ins) do
+      local from = value_rank(tensor_rec[t])
+      if from ~= nil and from ~= graph.rank then ins[i] = everywhere(t) end
+    end
+  end
+  local node = { op = opname, inputs = ins, attrs = a, rank = graph.rank }
   node.file, node.line = kg_where()
   build(node, ins, a)
   -- quantized operands only where the build dequantizes them; never results
@@ -813,6 +875,7 @@ function kg.env()
   require "ops.parallel"
   local env = {
     sym = kg.sym, input = kg.input, weight = kg.weight, output = kg.output, ranks = kg.ranks,
+    on_rank = kg.on_rank,
   }
   for name, dt in pairs(kg.dtypes) do env[name] = dt end
   for _, name in ipairs(kg.op_order) do

@@ -305,9 +305,10 @@ static kgrt_status_t kgrt_space_capacity(const kgrt_model_table_t *table,
 }
 
 /* Everything in the picked arch table that does not need the code object. */
-/* A collective step: a known kind of a float dtype, unselected, reading
- * args[0] of `units` elements and writing args[1] of as many (all_gather:
- * ranks times as many), both inside their buffers at the dims' maxima. */
+/* A collective step: a known kind of a float dtype (a broadcast's may be
+ * i32), unselected, reading args[0] of `units` elements and writing args[1]
+ * of as many (all_gather: ranks times as many), both inside their buffers
+ * at the dims' maxima; a broadcast's root a rank, no other's. */
 static kgrt_status_t kgrt_check_collective(const kgrt_model_table_t *table,
                                            const kgrt_arch_table_t *arch,
                                            const int64_t *max, uint32_t s,
@@ -315,14 +316,17 @@ static kgrt_status_t kgrt_check_collective(const kgrt_model_table_t *table,
   const char *name = kgrt_table_name(table);
   const kgrt_step_t *step = &arch->steps[s];
   const uint32_t ranks = table->ranks > 1 ? table->ranks : 1;
+  const int broadcast = step->collective == KGRT_COLLECTIVE_BROADCAST;
   const int64_t size = step->dtype == KGRT_DTYPE_F32 ? 4
                        : step->dtype == KGRT_DTYPE_F16 || step->dtype == KGRT_DTYPE_BF16
                            ? 2
-                           : 0;
+                       : step->dtype == KGRT_DTYPE_I32 && broadcast ? 4
+                                                                    : 0;
   if ((step->collective != KGRT_COLLECTIVE_ALL_REDUCE &&
-       step->collective != KGRT_COLLECTIVE_ALL_GATHER) ||
+       step->collective != KGRT_COLLECTIVE_ALL_GATHER && !broadcast) ||
       size == 0 || step->per_block != 1 || step->repeat != 1 || step->select.scale != 0 ||
-      step->args == NULL)
+      step->args == NULL || (broadcast ? step->rank < 0 : step->rank != -1) ||
+      step->rank >= (int64_t)ranks)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "model %s: %s: step %u: a bad collective (%d of dtype %d)",
                           name, arch->arch, s, (int)step->collective, (int)step->dtype);
@@ -414,12 +418,13 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
       KGRT_RETURN_IF_ERROR(kgrt_check_collective(table, arch, max, s, err));
       continue;
     }
-    if (step->kernel >= arch->num_kernels || step->per_block == 0 || step->repeat == 0)
+    if (step->kernel >= arch->num_kernels || step->per_block == 0 || step->repeat == 0 ||
+        step->rank < -1 || step->rank >= (int64_t)(table->ranks > 1 ? table->ranks : 1))
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                             "model %s: %s: step %u: kernel %u of %u, per_block %u, "
-                            "repeat %u",
+                            "repeat %u, rank %d",
                             name, arch->arch, s, step->kernel, arch->num_kernels,
-                            step->per_block, step->repeat);
+                            step->per_block, step->repeat, (int)step->rank);
     const kgrt_kernel_t *kern = &arch->kernels[step->kernel];
     if (kern->num_args > 0 && step->args == NULL)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
@@ -598,6 +603,9 @@ typedef struct kgrt_tensor_buffer {
   size_t capacity;    /* bytes with every dim at its max */
   size_t bound_bytes; /* bytes last copied in */
   int bound;
+  /* a pipeline's input or weight that only other ranks' steps read: never
+   * allocated on this rank, and binding it is a no-op */
+  int elsewhere;
 } kgrt_tensor_buffer_t;
 
 struct kgrt_model {
@@ -626,6 +634,9 @@ struct kgrt_model {
   /* a split model's communicator (kgrt_model_join), else NULL */
   kgrt_comm_t *comm;
   uint32_t rank;
+  /* steps placed on ranks (pipeline parallel): inputs and weights are
+   * allocated at join, each rank only those its steps read */
+  int pipeline;
 };
 
 static void kgrt_buffers_free(kgrt_model_t *model, kgrt_tensor_buffer_t *b, uint32_t n) {
@@ -686,8 +697,10 @@ static kgrt_status_t kgrt_model_alloc(kgrt_model_t *model, size_t bytes, uint64_
   return st;
 }
 
+/* The buffers of n tensors, allocated at the dims' maxima (with `defer`,
+ * sized only: a pipeline's, kgrt_model_place allocates them). */
 static kgrt_status_t kgrt_buffers_alloc(kgrt_model_t *model, const kgrt_tensor_info_t *t,
-                                        uint32_t n, kgrt_tensor_buffer_t **out,
+                                        uint32_t n, int defer, kgrt_tensor_buffer_t **out,
                                         kgrt_error_t *err) {
   kgrt_device_t *dev = model->device;
   kgrt_tensor_buffer_t *b = kgrt_calloc(&dev->alloc, n, sizeof *b);
@@ -698,7 +711,8 @@ static kgrt_status_t kgrt_buffers_alloc(kgrt_model_t *model, const kgrt_tensor_i
   for (uint32_t i = 0; i < n; ++i) {
     kgrt_tensor_size(&t[i], model->max_dims, &b[i].capacity);
     size_t bytes = b[i].capacity > 0 ? b[i].capacity : 1;
-    KGRT_RETURN_IF_ERROR(kgrt_model_alloc(model, bytes, &b[i].addr, err));
+    if (!defer)
+      KGRT_RETURN_IF_ERROR(kgrt_model_alloc(model, bytes, &b[i].addr, err));
   }
   return KGRT_STATUS_OK;
 }
@@ -731,7 +745,7 @@ static kgrt_status_t kgrt_model_zero_state(kgrt_model_t *model, kgrt_error_t *er
   KGRT_RETURN_IF_ERROR(
       kgrt_model_zero(model, model->arena_addr, model->arch->arena_zero_bytes, err));
   for (uint32_t i = 0; i < table->num_inputs; ++i)
-    if (table->inputs[i].flags & KGRT_TENSOR_STATE)
+    if ((table->inputs[i].flags & KGRT_TENSOR_STATE) && model->inputs[i].addr != 0)
       KGRT_RETURN_IF_ERROR(
           kgrt_model_zero(model, model->inputs[i].addr, model->inputs[i].capacity, err));
   return KGRT_STATUS_OK;
@@ -770,11 +784,14 @@ static kgrt_status_t kgrt_model_init(kgrt_model_t *model, kgrt_error_t *err) {
     model->arena_addr =
         align ? (model->arena_raw + align - 1) & ~(align - 1) : model->arena_raw;
   }
-  KGRT_RETURN_IF_ERROR(
-      kgrt_buffers_alloc(model, table->inputs, table->num_inputs, &model->inputs, err));
+  for (uint32_t s = 0; s < arch->num_steps; ++s)
+    model->pipeline |= arch->steps[s].collective == KGRT_COLLECTIVE_NONE &&
+                       arch->steps[s].rank >= 0 && table->ranks > 1;
+  KGRT_RETURN_IF_ERROR(kgrt_buffers_alloc(model, table->inputs, table->num_inputs,
+                                          model->pipeline, &model->inputs, err));
   KGRT_RETURN_IF_ERROR(kgrt_buffers_alloc(model, table->weights, table->num_weights,
-                                          &model->weights, err));
-  KGRT_RETURN_IF_ERROR(kgrt_buffers_alloc(model, table->outputs, table->num_outputs,
+                                          model->pipeline, &model->weights, err));
+  KGRT_RETURN_IF_ERROR(kgrt_buffers_alloc(model, table->outputs, table->num_outputs, 0,
                                           &model->outputs, err));
   return kgrt_model_zero_state(model, err);
 }
@@ -820,6 +837,33 @@ static void kgrt_memory_of(const kgrt_model_table_t *table, const kgrt_arch_tabl
       if (t[k][i].flags & KGRT_TENSOR_STATE)
         out->state += bytes;
     }
+  out->total = out->arena + out->inputs + out->weights + out->outputs;
+}
+
+void kgrt_model_held_memory(const kgrt_model_t *model, kgrt_memory_t *out) {
+  memset(out, 0, sizeof *out);
+  if (model == NULL)
+    return;
+  kgrt_memory_of(model->table, model->arch, model->max_dims, out);
+  if (!model->pipeline)
+    return;
+  const kgrt_model_table_t *table = model->table;
+  const kgrt_tensor_buffer_t *b[] = {model->inputs, model->weights};
+  const kgrt_tensor_info_t *t[] = {table->inputs, table->weights};
+  const uint32_t n[] = {table->num_inputs, table->num_weights};
+  uint64_t *sum[] = {&out->inputs, &out->weights};
+  out->state = model->arch->arena_zero_bytes;
+  for (int k = 0; k < 2; ++k) {
+    *sum[k] = 0;
+    for (uint32_t i = 0; i < n[k]; ++i) {
+      if (b[k][i].addr == 0)
+        continue;
+      const uint64_t bytes = b[k][i].capacity > 0 ? b[k][i].capacity : 1;
+      *sum[k] += bytes;
+      if (t[k][i].flags & KGRT_TENSOR_STATE)
+        out->state += b[k][i].capacity;
+    }
+  }
   out->total = out->arena + out->inputs + out->weights + out->outputs;
 }
 
@@ -1016,6 +1060,12 @@ static kgrt_status_t kgrt_model_bind(kgrt_model_t *model, kgrt_tensor_kind_t kin
   if (!kgrt_tensor_find(model, kind, name, &t, &b))
     return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no %s %s",
                           kgrt_table_name(model->table), kind_name, name);
+  if (model->pipeline && model->comm == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
+                          "model %s is one rank of a pipeline of %u: join a communicator "
+                          "before binding %s %s (kgrt_model_join)",
+                          kgrt_table_name(model->table), model->table->ranks, kind_name,
+                          name);
   size_t want;
   KGRT_RETURN_IF_ERROR(kgrt_tensor_bytes_now(model, kind, t, &want, err));
   if (bytes != want)
@@ -1024,7 +1074,7 @@ static kgrt_status_t kgrt_model_bind(kgrt_model_t *model, kgrt_tensor_kind_t kin
                           kgrt_table_name(model->table), kind_name, name, want, bytes);
   b->bound = 0;
   model->advance_pending = 0;
-  if (bytes > 0)
+  if (bytes > 0 && !b->elsewhere) /* another rank's: nothing here reads it */
     KGRT_RETURN_IF_ERROR(model->device->vtable->buffer_write(
         model->device, model->program, b->addr, host, bytes, err));
   b->bound = 1;
@@ -1124,8 +1174,8 @@ static kgrt_status_t kgrt_model_check_ready_(const kgrt_model_t *model,
     uint32_t n = kind == KGRT_TENSOR_INPUT ? table->num_inputs : table->num_weights;
     for (uint32_t i = 0; i < n; ++i) {
       size_t now = 0;
-      if (t[i].flags & KGRT_TENSOR_STATE)
-        continue; /* on the device since load */
+      if ((t[i].flags & KGRT_TENSOR_STATE) || b[i].elsewhere)
+        continue; /* on the device since load (or join), or another rank's */
       kgrt_tensor_size(&t[i], model->dims, &now);
       if (!b[i].bound)
         return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
@@ -1193,8 +1243,16 @@ static kgrt_status_t kgrt_model_run_collective(kgrt_model_t *model,
       .src = src,
       .dst = dst,
       .count = (uint64_t)units,
+      .root = step->rank > 0 ? (uint32_t)step->rank : 0,
   };
   return dev->vtable->collective(dev, model->program, &c, err);
+}
+
+/* Does this rank run kernel step `step` (a pipeline's steps run on one rank
+ * each; the rest, and every collective, on every rank)? */
+static int kgrt_model_runs(const kgrt_model_t *model, const kgrt_step_t *step) {
+  return step->collective != KGRT_COLLECTIVE_NONE || step->rank < 0 ||
+         (uint32_t)step->rank == model->rank;
 }
 
 /* Evaluates one step and hands it to the device; skipped when it has no units. */
@@ -1203,6 +1261,8 @@ static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
   const kgrt_step_t *step = &model->arch->steps[s];
   if (step->collective != KGRT_COLLECTIVE_NONE)
     return kgrt_model_run_collective(model, step, err);
+  if (!kgrt_model_runs(model, step))
+    return KGRT_STATUS_OK;
   const kgrt_kernel_t *kern = &model->arch->kernels[step->kernel];
   int64_t units = 0, v = 0;
   kgrt_expr_eval(&step->units, model->dims, &units); /* bounded at load */
@@ -1438,7 +1498,7 @@ static kgrt_status_t kgrt_model_advance(kgrt_model_t *model, kgrt_error_t *err) 
                             "with the dims set now",
                             kgrt_table_name(table), table->outputs[o].name, out_bytes,
                             table->inputs[i].name, in_bytes);
-    if (out_bytes > 0)
+    if (out_bytes > 0 && !model->inputs[i].elsewhere)
       KGRT_RETURN_IF_ERROR(
           dev->vtable->buffer_copy(dev, model->program, model->inputs[i].addr,
                                    model->outputs[o].addr, out_bytes, err));
@@ -1603,8 +1663,9 @@ kgrt_status_t kgrt_model_profile(kgrt_model_t *model, uint32_t reps,
     int64_t units = 0, v = 0;
     out[s].step = s;
     if (step->collective != KGRT_COLLECTIVE_NONE) { /* no workgroups of ours */
-      out[s].kernel =
-          step->collective == KGRT_COLLECTIVE_ALL_REDUCE ? "all_reduce" : "all_gather";
+      out[s].kernel = step->collective == KGRT_COLLECTIVE_ALL_REDUCE   ? "all_reduce"
+                      : step->collective == KGRT_COLLECTIVE_ALL_GATHER ? "all_gather"
+                                                                       : "broadcast";
       kgrt_expr_eval(&step->units, model->dims, &units);
       out[s].launched = units > 0;
       for (int i = 0; i < 2; ++i) {
@@ -1621,7 +1682,7 @@ kgrt_status_t kgrt_model_profile(kgrt_model_t *model, uint32_t reps,
       if (v < step->select_min || v > step->select_max)
         units = 0;
     }
-    if (units <= 0)
+    if (units <= 0 || !kgrt_model_runs(model, step))
       continue;
     out[s].launched = 1;
     out[s].workgroups = (uint32_t)(((uint64_t)units + step->per_block - 1) /
@@ -1694,16 +1755,18 @@ kgrt_status_t kgrt_model_get_output(kgrt_model_t *model, const char *name, void 
 
 /* ---- several GPUs ---------------------------------------------------------- */
 
-/* Runs each kind of the plan's collectives (op and dtype) once at counts of
- * 1, 16, 256, ... up to the largest the plan has at the dims' maxima, on
- * scratch buffers, and waits for them: a library that connects its ranks
- * lazily for each algorithm it picks by size (NCCL) does so here, since it
- * cannot while a graph is being captured. Every rank runs the same ones. */
+/* Runs each kind of the plan's collectives (op, dtype and a broadcast's
+ * root) once at counts of 1, 16, 256, ... up to the largest the plan has at
+ * the dims' maxima, on scratch buffers, and waits for them: a library that
+ * connects its ranks lazily for each algorithm it picks by size (NCCL) does
+ * so here, since it cannot while a graph is being captured. Every rank runs
+ * the same ones. */
 static kgrt_status_t kgrt_model_warm_collectives(kgrt_model_t *model, kgrt_error_t *err) {
   kgrt_device_t *dev = model->device;
   const kgrt_arch_table_t *arch = model->arch;
   const uint32_t ranks = model->table->ranks > 1 ? model->table->ranks : 1;
-  uint64_t most[3][3] = {{0}}; /* [op][dtype: f32, f16, bf16]: the largest count */
+  /* [op][dtype: f32, f16, bf16, i32]: the largest count; broadcasts' roots */
+  uint64_t most[4][4] = {{0}}, roots = 0;
   for (uint32_t s = 0; s < arch->num_steps; ++s) {
     const kgrt_step_t *step = &arch->steps[s];
     int64_t units = 0;
@@ -1713,35 +1776,83 @@ static kgrt_status_t kgrt_model_warm_collectives(kgrt_model_t *model, kgrt_error
     uint64_t *m = &most[step->collective][step->dtype];    /* checked at load */
     if ((uint64_t)units > *m)
       *m = (uint64_t)units;
+    if (step->collective == KGRT_COLLECTIVE_BROADCAST)
+      roots |= (uint64_t)1 << step->rank; /* < ranks <= 64: checked at load */
   }
   kgrt_status_t st = KGRT_STATUS_OK;
-  for (int op = 1; op < 3 && st == KGRT_STATUS_OK; ++op)
-    for (int dt = 0; dt < 3 && st == KGRT_STATUS_OK; ++dt) {
-      const uint64_t n = most[op][dt], size = dt == 0 ? 4 : 2;
-      if (n == 0)
-        continue;
-      uint64_t src = 0, dst = 0;
-      st = dev->vtable->buffer_alloc(dev, n * size, &src, err);
-      if (st == KGRT_STATUS_OK)
-        st = dev->vtable->buffer_alloc(dev, n * size * ranks, &dst, err);
-      for (uint64_t count = 1; st == KGRT_STATUS_OK;
-           count = count * 16 < n ? count * 16 : n) {
-        const kgrt_device_collective_t c = {.op = (kgrt_collective_t)op,
-                                            .dtype = (kgrt_dtype_t)dt,
-                                            .src = src,
-                                            .dst = dst,
-                                            .count = count};
-        st = dev->vtable->collective(dev, model->program, &c, err);
-        if (count == n)
-          break;
-      }
-      unsigned char byte;
-      if (st == KGRT_STATUS_OK) /* waits for the queue */
-        st = dev->vtable->buffer_read(dev, model->program, &byte, dst, 1, err);
-      dev->vtable->buffer_free(dev, src);
-      dev->vtable->buffer_free(dev, dst);
+  for (uint32_t w = 0; w < 4 * 4 * 64 && st == KGRT_STATUS_OK; ++w) {
+    const int op = (int)(w / 256), dt = (int)(w / 64 % 4);
+    const uint32_t root = w % 64;
+    const uint64_t n = most[op][dt], size = dt == 1 || dt == 2 ? 2 : 4;
+    if (n == 0 || (op == KGRT_COLLECTIVE_BROADCAST ? !((roots >> root) & 1) : root != 0))
+      continue;
+    uint64_t src = 0, dst = 0;
+    st = dev->vtable->buffer_alloc(dev, n * size, &src, err);
+    if (st == KGRT_STATUS_OK)
+      st = dev->vtable->buffer_alloc(dev, n * size * ranks, &dst, err);
+    for (uint64_t count = 1; st == KGRT_STATUS_OK;
+         count = count * 16 < n ? count * 16 : n) {
+      const kgrt_device_collective_t c = {.op = (kgrt_collective_t)op,
+                                          .dtype = (kgrt_dtype_t)dt,
+                                          .src = src,
+                                          .dst = dst,
+                                          .count = count,
+                                          .root = root};
+      st = dev->vtable->collective(dev, model->program, &c, err);
+      if (count == n)
+        break;
     }
+    unsigned char byte;
+    if (st == KGRT_STATUS_OK) /* waits for the queue */
+      st = dev->vtable->buffer_read(dev, model->program, &byte, dst, 1, err);
+    dev->vtable->buffer_free(dev, src);
+    dev->vtable->buffer_free(dev, dst);
+  }
   return st;
+}
+
+/* A pipeline's rank: allocates the inputs and weights that its steps (and
+ * every collective) read, zeroes its state, and marks the rest elsewhere. */
+static kgrt_status_t kgrt_model_place(kgrt_model_t *model, uint32_t rank,
+                                      kgrt_error_t *err) {
+  const kgrt_model_table_t *table = model->table;
+  const kgrt_arch_table_t *arch = model->arch;
+  for (uint32_t i = 0; i < table->num_inputs; ++i)
+    model->inputs[i].elsewhere = 1;
+  for (uint32_t i = 0; i < table->num_weights; ++i)
+    model->weights[i].elsewhere = 1;
+  for (uint32_t s = 0; s < arch->num_steps; ++s) {
+    const kgrt_step_t *step = &arch->steps[s];
+    if (step->collective == KGRT_COLLECTIVE_NONE && step->rank >= 0 &&
+        (uint32_t)step->rank != rank)
+      continue;
+    const uint32_t n = step->collective != KGRT_COLLECTIVE_NONE
+                           ? 2
+                           : arch->kernels[step->kernel].num_args;
+    for (uint32_t i = 0; i < n; ++i) { /* spaces and indices checked at load */
+      const kgrt_step_arg_t *a = &step->args[i];
+      if (step->collective == KGRT_COLLECTIVE_NONE &&
+          arch->kernels[step->kernel].args[i].kind != KGRT_ARG_BUFFER)
+        continue;
+      if (a->space == KGRT_SPACE_INPUT)
+        model->inputs[a->index].elsewhere = 0;
+      else if (a->space == KGRT_SPACE_WEIGHT)
+        model->weights[a->index].elsewhere = 0;
+    }
+  }
+  kgrt_tensor_buffer_t *const lists[2] = {model->inputs, model->weights};
+  const uint32_t counts[2] = {table->num_inputs, table->num_weights};
+  for (int k = 0; k < 2; ++k)
+    for (uint32_t i = 0; i < counts[k]; ++i) {
+      kgrt_tensor_buffer_t *b = &lists[k][i];
+      if (b->elsewhere || b->addr != 0)
+        continue;
+      KGRT_RETURN_IF_ERROR(
+          kgrt_model_alloc(model, b->capacity > 0 ? b->capacity : 1, &b->addr, err));
+      if (k == 0 && (table->inputs[i].flags & KGRT_TENSOR_STATE))
+        KGRT_RETURN_IF_ERROR(kgrt_model_zero(model, b->addr, b->capacity, err));
+    }
+  return KGRT_STATUS_OK;
 }
 
 kgrt_status_t kgrt_model_join(kgrt_model_t *model, kgrt_comm_t *comm, uint32_t rank,
@@ -1779,6 +1890,8 @@ kgrt_status_t kgrt_model_join(kgrt_model_t *model, kgrt_comm_t *comm, uint32_t r
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "model %s: rank %u %s", name,
                           rank, why);
   kgrt_status_t st = dev->vtable->comm_join(dev, model->program, comm, rank, err);
+  if (st == KGRT_STATUS_OK && model->pipeline)
+    st = kgrt_model_place(model, rank, err);
   if (st == KGRT_STATUS_OK)
     st = kgrt_model_warm_collectives(model, err);
   if (st != KGRT_STATUS_OK) {

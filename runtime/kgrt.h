@@ -109,6 +109,10 @@ typedef struct kgrt_memory {
  * KGRT_STATUS_OUT_OF_MEMORY and a message with this total. */
 kgrt_status_t kgrt_model_memory(kgrt_device_t *device, const kgrt_model_table_t *table,
                                 kgrt_memory_t *out_memory, kgrt_error_t *err);
+/* What a loaded model holds on its device now: as kgrt_model_memory, but a
+ * pipeline's rank (joined) counts only the inputs and weights its own steps
+ * read, the ones it allocated (before it joins: none of them). */
+void kgrt_model_held_memory(const kgrt_model_t *model, kgrt_memory_t *out_memory);
 
 /* State: the inputs a table marks KGRT_TENSOR_STATE (KV caches an op updates
  * in place) and the values kernels keep in the arena across runs. They are

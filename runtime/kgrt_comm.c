@@ -109,9 +109,10 @@ void kgrt_comm_break(kgrt_comm_t *comm, uint32_t rank, const char *why) {
 #define KGRT_NCCL_SYMBOL(name)                                                           \
   { #name, offsetof(kgrt_nccl_api_t, name), 0 }
 static const kgrt_dl_symbol_t kgrt_nccl_symbols[] = {
-    KGRT_NCCL_SYMBOL(ncclGetUniqueId), KGRT_NCCL_SYMBOL(ncclCommInitRank),
-    KGRT_NCCL_SYMBOL(ncclCommDestroy), KGRT_NCCL_SYMBOL(ncclAllReduce),
-    KGRT_NCCL_SYMBOL(ncclAllGather),   KGRT_NCCL_SYMBOL(ncclGetErrorString),
+    KGRT_NCCL_SYMBOL(ncclGetUniqueId),    KGRT_NCCL_SYMBOL(ncclCommInitRank),
+    KGRT_NCCL_SYMBOL(ncclCommDestroy),    KGRT_NCCL_SYMBOL(ncclAllReduce),
+    KGRT_NCCL_SYMBOL(ncclAllGather),      KGRT_NCCL_SYMBOL(ncclBroadcast),
+    KGRT_NCCL_SYMBOL(ncclGetErrorString),
 };
 
 /* Loads the library and makes the id; called with the mutex held. */
@@ -174,20 +175,31 @@ kgrt_status_t kgrt_comm_nccl_run(const kgrt_comm_nccl_rank_t *rank,
                                  const char *who, kgrt_error_t *err) {
   const int dtype = c->dtype == KGRT_DTYPE_F16    ? KGRT_NCCL_FLOAT16
                     : c->dtype == KGRT_DTYPE_BF16 ? KGRT_NCCL_BFLOAT16
+                    : c->dtype == KGRT_DTYPE_I32  ? KGRT_NCCL_INT32
                                                   : KGRT_NCCL_FLOAT32;
   const void *src = (const void *)(uintptr_t)c->src;
   void *dst = (void *)(uintptr_t)c->dst;
-  kgrt_nccl_result_t r =
-      c->op == KGRT_COLLECTIVE_ALL_GATHER
-          ? rank->api->ncclAllGather(src, dst, (size_t)c->count, dtype, rank->comm,
-                                     stream)
-          : rank->api->ncclAllReduce(src, dst, (size_t)c->count, dtype, KGRT_NCCL_SUM,
-                                     rank->comm, stream);
+  const size_t n = (size_t)c->count;
+  kgrt_nccl_result_t r;
+  const char *call;
+  switch (c->op) {
+  case KGRT_COLLECTIVE_ALL_GATHER:
+    call = "ncclAllGather";
+    r = rank->api->ncclAllGather(src, dst, n, dtype, rank->comm, stream);
+    break;
+  case KGRT_COLLECTIVE_BROADCAST:
+    call = "ncclBroadcast";
+    r = rank->api->ncclBroadcast(src, dst, n, dtype, (int)c->root, rank->comm, stream);
+    break;
+  default:
+    call = "ncclAllReduce";
+    r = rank->api->ncclAllReduce(src, dst, n, dtype, KGRT_NCCL_SUM, rank->comm, stream);
+    break;
+  }
   if (r != 0)
-    return kgrt_error_set(
-        err, KGRT_STATUS_DEVICE_ERROR, "%s: %s of %llu elements: %s", who,
-        c->op == KGRT_COLLECTIVE_ALL_GATHER ? "ncclAllGather" : "ncclAllReduce",
-        (unsigned long long)c->count, rank->api->ncclGetErrorString(r));
+    return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR, "%s: %s of %llu elements: %s",
+                          who, call, (unsigned long long)c->count,
+                          rank->api->ncclGetErrorString(r));
   return KGRT_STATUS_OK;
 }
 
@@ -232,7 +244,8 @@ kgrt_status_t kgrt_comm_sim_exchange(kgrt_comm_t *comm, uint32_t rank,
   KGRT_RETURN_IF_ERROR(kgrt_comm_barrier(comm, err));
   for (uint32_t r = 0; r < comm->ranks; ++r) {
     const kgrt_comm_slot_t *s = &comm->slots[r];
-    if (s->op != mine->op || s->dtype != mine->dtype || s->count != mine->count) {
+    if (s->op != mine->op || s->dtype != mine->dtype || s->count != mine->count ||
+        s->root != mine->root) {
       char why[160];
       snprintf(why, sizeof why,
                "collective %d of %llu elements, rank %u's %d of %llu: the ranks run "
@@ -245,8 +258,12 @@ kgrt_status_t kgrt_comm_sim_exchange(kgrt_comm_t *comm, uint32_t rank,
     }
   }
   unsigned char *dst = (unsigned char *)(uintptr_t)mine->dst;
-  size_t elem = mine->dtype == KGRT_DTYPE_F32 ? 4 : 2;
-  if (mine->op == KGRT_COLLECTIVE_ALL_GATHER) {
+  size_t elem = mine->dtype == KGRT_DTYPE_F16 || mine->dtype == KGRT_DTYPE_BF16 ? 2 : 4;
+  if (mine->op == KGRT_COLLECTIVE_BROADCAST) {
+    /* the root's bytes as they are (its own dst too, src != dst) */
+    memmove(dst, (const void *)(uintptr_t)comm->slots[mine->root].src,
+            mine->count * elem);
+  } else if (mine->op == KGRT_COLLECTIVE_ALL_GATHER) {
     for (uint32_t r = 0; r < comm->ranks; ++r)
       memcpy(dst + (size_t)r * mine->count * elem,
              (const void *)(uintptr_t)comm->slots[r].src, mine->count * elem);

@@ -29,6 +29,7 @@ typedef struct kgrt_nccl_comm *kgrt_nccl_comm_t;
 typedef int kgrt_nccl_result_t; /* 0: ncclSuccess */
 enum {
   KGRT_NCCL_SUM = 0,
+  KGRT_NCCL_INT32 = 2,
   KGRT_NCCL_FLOAT16 = 6,
   KGRT_NCCL_FLOAT32 = 7,
   KGRT_NCCL_BFLOAT16 = 9,
@@ -41,6 +42,9 @@ typedef struct kgrt_nccl_api {
   kgrt_nccl_result_t (*ncclAllReduce)(const void *send, void *recv, size_t count,
                                       int dtype, int op, kgrt_nccl_comm_t comm,
                                       void *stream);
+  kgrt_nccl_result_t (*ncclBroadcast)(const void *send, void *recv, size_t count,
+                                      int dtype, int root, kgrt_nccl_comm_t comm,
+                                      void *stream);
   kgrt_nccl_result_t (*ncclAllGather)(const void *send, void *recv, size_t count,
                                       int dtype, kgrt_nccl_comm_t comm, void *stream);
   const char *(*ncclGetErrorString)(kgrt_nccl_result_t result);
@@ -52,6 +56,7 @@ typedef struct kgrt_comm_slot {
   uint64_t count;    /* elements of src */
   kgrt_collective_t op;
   kgrt_dtype_t dtype;
+  uint32_t root; /* a broadcast's */
 } kgrt_comm_slot_t;
 
 struct kgrt_comm {

@@ -53,12 +53,14 @@ typedef struct kgrt_device_launch {
 } kgrt_device_launch_t;
 
 /* One collective step, evaluated by the plan: `count` elements of `dtype`
- * at src, and dst (count of them; all_gather: ranks times count). */
+ * at src, and dst (count of them; all_gather: ranks times count); a
+ * broadcast's root. */
 typedef struct kgrt_device_collective {
   kgrt_collective_t op;
   kgrt_dtype_t dtype;
   uint64_t src, dst;
   uint64_t count;
+  uint32_t root;
 } kgrt_device_collective_t;
 struct kgrt_device_vtable {
   const char *kind; /* "sim", "hip", "cuda": the ranks of a communicator share one */

@@ -346,8 +346,12 @@ static kgrt_status_t kgrt_sim_collective(kgrt_device_t *device,
     return kgrt_sim_record(device, program->capturing, NULL, c, 0, 0, 0, err);
   if (program->comm == NULL)
     return kgrt_error_set(err, KGRT_STATUS_INTERNAL, "sim: a collective without a comm");
-  const kgrt_comm_slot_t mine = {
-      .src = c->src, .dst = c->dst, .count = c->count, .op = c->op, .dtype = c->dtype};
+  const kgrt_comm_slot_t mine = {.src = c->src,
+                                 .dst = c->dst,
+                                 .count = c->count,
+                                 .op = c->op,
+                                 .dtype = c->dtype,
+                                 .root = c->root};
   return kgrt_comm_sim_exchange(program->comm, program->rank, &mine, err);
 }
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 8
+#define KGRT_TABLE_ABI 9
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
@@ -135,17 +135,20 @@ typedef struct kgrt_step_arg {
  * split model instead of launching a kernel (its kernel is unused). Its two
  * arguments are buffers, args[0] read and args[1] written, of `dtype`;
  * units is args[0]'s elements. A model not joined to a communicator (one
- * rank) copies args[0] into args[1]. */
+ * rank) copies args[0] into args[1]. Every rank runs every collective step. */
 typedef enum kgrt_collective {
   KGRT_COLLECTIVE_NONE = 0,       /* a kernel launch */
   KGRT_COLLECTIVE_ALL_REDUCE = 1, /* args[1] = the sum over the ranks of args[0] */
   KGRT_COLLECTIVE_ALL_GATHER = 2, /* args[1] = every rank's args[0], in rank order */
+  KGRT_COLLECTIVE_BROADCAST = 3,  /* args[1] = rank `rank`'s args[0] (the root's) */
 } kgrt_collective_t;
 /* One launch of the plan: grid.x = ceil(units / per_block) * repeat, block =
  * the kernel's; skipped when units <= 0. A step with select.scale != 0 runs
  * only when select_min <= select <= select_max: a node built as several kernels
  * (matmul: GEMV for a few rows, GEMM for more) has one step per kernel, and
- * the run-time dims pick exactly one of them. */
+ * the run-time dims pick exactly one of them. A kernel step with rank >= 0
+ * runs on that rank only (a pipeline's stage: the ops a model placed there
+ * with on_rank); -1: on every rank. */
 typedef struct kgrt_step {
   uint32_t kernel;
   kgrt_expr_t units;
@@ -156,6 +159,7 @@ typedef struct kgrt_step {
   const kgrt_step_arg_t *args; /* kernel's num_args entries (collectives: 2) */
   kgrt_collective_t collective;
   kgrt_dtype_t dtype; /* collectives: the elements' dtype */
+  int32_t rank;       /* the rank a kernel step runs on, a broadcast's root; -1 */
 } kgrt_step_t;
 
 /* Everything built for one architecture. */
@@ -196,9 +200,10 @@ typedef struct kgrt_model_table {
   const kgrt_tensor_info_t *outputs;
   uint32_t num_arches;
   const kgrt_arch_table_t *const *arches;
-  /* 0 or 1: a whole model; N: one rank's part of a model split over N ranks
-   * (tensor parallel): every rank loads this table and joins a communicator
-   * of N (kgrt_model_join). */
+  /* 0 or 1: a whole model; N: a model split over N ranks, tensor parallel
+   * (every rank runs every step on its part of the weights) or pipeline
+   * parallel (steps placed on ranks, values handed on by broadcasts): every
+   * rank loads this table and joins a communicator of N (kgrt_model_join). */
   uint32_t ranks;
 } kgrt_model_table_t;
 

@@ -12,6 +12,9 @@
 --                   bytes): the LM head's logits [1, vocab / ranks], split
 --                   by vocab rows, gathered into [1, vocab] before sampling
 -- A model of 1 rank, or one not joined to a communicator, copies x.
+-- Pipeline parallel (on_rank, lua/kgen.lua) needs no op of its own: kgen
+-- puts a broadcast step (from the value's rank) wherever a value crosses
+-- ranks.
 local kg = require "kgen"
 local fail = kg.fail
 
@@ -22,7 +25,7 @@ kg.op {
   build = function(node, ins)
     local x = ins[1]
     kg.check_float("all_reduce", x, "x")
-    kg.num_ranks()
+    kg.tensor_parallel("all_reduce")
     node.combine = "sum"
     node.out_dtype, node.out_shape = x.dtype, x.shape
   end,
@@ -54,7 +57,7 @@ kg.op {
     if math.type(d) ~= "integer" then
       fail("all_gather: x's dim %d must be a constant, got %s", a.dim, kg.shape_str(shape))
     end
-    local ranks = kg.num_ranks()
+    local ranks = kg.tensor_parallel("all_gather")
     if d > kg.max_dim // ranks then
       fail("all_gather: %d ranks of %d is more than 2^31 - 1", ranks, d)
     end

@@ -20,18 +20,18 @@
 -- SUM-NOT: gfx1100
 -- TABLE: static const kgrt_kernel_t kernels[5] = {
 -- TABLE: static const kgrt_step_t steps[12] = {
--- TABLE-NEXT: {0, {{.*}} s0_args, 0, 0},
--- TABLE-NEXT: {1, {{.*}} s1_args, 0, 0},
--- TABLE-NEXT: {2, {{.*}} s2_args, 0, 0},
--- TABLE-NEXT: {0, {{.*}} s3_args, 0, 0},
--- TABLE-NEXT: {1, {{.*}} s4_args, 0, 0},
--- TABLE-NEXT: {2, {{.*}} s5_args, 0, 0},
--- TABLE-NEXT: {0, {{.*}} s6_args, 0, 0},
--- TABLE-NEXT: {1, {{.*}} s7_args, 0, 0},
--- TABLE-NEXT: {2, {{.*}} s8_args, 0, 0},
--- TABLE-NEXT: {3, {{.*}} s9_args, 0, 0},
--- TABLE-NEXT: {4, {{.*}} s10_args, 0, 0},
--- TABLE-NEXT: {2, {{.*}} s11_args, 0, 0},
+-- TABLE-NEXT: {0, {{.*}} s0_args, 0, 0, -1},
+-- TABLE-NEXT: {1, {{.*}} s1_args, 0, 0, -1},
+-- TABLE-NEXT: {2, {{.*}} s2_args, 0, 0, -1},
+-- TABLE-NEXT: {0, {{.*}} s3_args, 0, 0, -1},
+-- TABLE-NEXT: {1, {{.*}} s4_args, 0, 0, -1},
+-- TABLE-NEXT: {2, {{.*}} s5_args, 0, 0, -1},
+-- TABLE-NEXT: {0, {{.*}} s6_args, 0, 0, -1},
+-- TABLE-NEXT: {1, {{.*}} s7_args, 0, 0, -1},
+-- TABLE-NEXT: {2, {{.*}} s8_args, 0, 0, -1},
+-- TABLE-NEXT: {3, {{.*}} s9_args, 0, 0, -1},
+-- TABLE-NEXT: {4, {{.*}} s10_args, 0, 0, -1},
+-- TABLE-NEXT: {2, {{.*}} s11_args, 0, 0, -1},
 -- HIP: {{^}}content_addressed_rmsnorm_{{[0-9a-f]+}}(
 -- HIP: {{^}}content_addressed_rmsnorm_matmul_add_gemv_{{[0-9a-f]+}}(
 -- HIP-NOT: {{^}}content_addressed_matmul_add_gemv_{{[0-9a-f]+}}(

@@ -7,9 +7,9 @@
 -- CHECK: {"table_rmsnorm_{{[0-9a-f]+}}", 256, 24, 3, k0_args, 64,
 -- CHECK-LABEL: static const kgrt_step_t steps[2] = {
 -- rmsnorm: one workgroup per row, T rows (per_block 1, repeat 1), always run
--- CHECK-NEXT: {0, {1, {0, -1, -1, -1}}, 1, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s0_args, 0, 0},
+-- CHECK-NEXT: {0, {1, {0, -1, -1, -1}}, 1, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s0_args, 0, 0, -1},
 -- softmax over the arena value: T rows
--- CHECK-NEXT: {1, {1, {0, -1, -1, -1}}, 1, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s1_args, 0, 0},
+-- CHECK-NEXT: {1, {1, {0, -1, -1, -1}}, 1, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s1_args, 0, 0, -1},
 -- CHECK: const kgrt_arch_table_t kgen_table_gfx942 = {
 -- CHECK-NEXT: "gfx942", "amdgcn-amd-amdhsa", 64,
 local T = sym("T", 32)

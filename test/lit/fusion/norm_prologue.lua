@@ -18,13 +18,13 @@
 -- TABLE-NEXT: {"norm_prologue_matmul_silu_matmul_gemm_{{[0-9a-f]+}}"
 -- the regions GEMV covers 512 + 128 columns: 640 units of 8
 -- TABLE-LABEL: static const kgrt_step_t steps[7] = {
--- TABLE-NEXT: {0, {{.*}}, 9LL, 9223372036854775807LL, s0_args, 0, 0},
--- TABLE-NEXT: {1, {640, {{.*}}, 0LL, 8LL, s1_args, 0, 0},
--- TABLE-NEXT: {2, {{.*}}, 9LL, 9223372036854775807LL, s2_args, 0, 0},
--- TABLE-NEXT: {3, {{.*}}, 9LL, 9223372036854775807LL, s3_args, 0, 0},
--- TABLE-NEXT: {0, {{.*}}, 9LL, 9223372036854775807LL, s4_args, 0, 0},
--- TABLE-NEXT: {4, {{.*}}, 0LL, 8LL, s5_args, 0, 0},
--- TABLE-NEXT: {5, {{.*}}, 9LL, 9223372036854775807LL, s6_args, 0, 0},
+-- TABLE-NEXT: {0, {{.*}}, 9LL, 9223372036854775807LL, s0_args, 0, 0, -1},
+-- TABLE-NEXT: {1, {640, {{.*}}, 0LL, 8LL, s1_args, 0, 0, -1},
+-- TABLE-NEXT: {2, {{.*}}, 9LL, 9223372036854775807LL, s2_args, 0, 0, -1},
+-- TABLE-NEXT: {3, {{.*}}, 9LL, 9223372036854775807LL, s3_args, 0, 0, -1},
+-- TABLE-NEXT: {0, {{.*}}, 9LL, 9223372036854775807LL, s4_args, 0, 0, -1},
+-- TABLE-NEXT: {4, {{.*}}, 0LL, 8LL, s5_args, 0, 0, -1},
+-- TABLE-NEXT: {5, {{.*}}, 9LL, 9223372036854775807LL, s6_args, 0, 0, -1},
 -- CHECK-LABEL: norm_prologue_rmsnorm_matmul2_gemv_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) wr1, KG_GLOBAL(const kg_bf16) ng, KG_GLOBAL(kg_bf16) y, KG_GLOBAL(kg_bf16) yr1, long M)
 -- CHECK: rg[c] = n < 512L ? 0 : 1;
 -- CHECK: wv[c][u] = kg_ldv<8>(kg_pick(rg[c], w, wr1), wrow[c]

@@ -67,8 +67,8 @@
 -- A64: global_atomic_add
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- TABLE-LABEL: static const kgrt_step_t steps[2] = {
--- TABLE-NEXT: {0, {4, {0, -1, -1, -1}}, 64, 8, {1, {0, -1, -1, -1}}, 5LL, 9223372036854775807LL, s0_args, 0, 0},
--- TABLE-NEXT: {1, {4, {0, -1, -1, -1}}, 16, 192, {1, {0, -1, -1, -1}}, 0LL, 4LL, s1_args, 0, 0},
+-- TABLE-NEXT: {0, {4, {0, -1, -1, -1}}, 64, 8, {1, {0, -1, -1, -1}}, 5LL, 9223372036854775807LL, s0_args, 0, 0, -1},
+-- TABLE-NEXT: {1, {4, {0, -1, -1, -1}}, 16, 192, {1, {0, -1, -1, -1}}, 0LL, 4LL, s1_args, 0, 0, -1},
 -- TABLE: const kgrt_arch_table_t kgen_attention_gfx1100 = {
 -- TABLE: 2, steps,
 -- TABLE-NEXT: {{[0-9]+}}, 256, 256,

@@ -42,8 +42,8 @@
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- the plan: GEMV (4096 columns, 8 per workgroup) when T <= 8; GEMM over ceil(T / 128) x 32 tiles when T >= 9
 -- TABLE-LABEL: static const kgrt_step_t steps[4] = {
--- TABLE-NEXT: {0, {4096, {-1, -1, -1, -1}}, 8, 1, {1, {0, -1, -1, -1}}, 0LL, 8LL, s0_args, 0, 0},
--- TABLE-NEXT: {1, {1, {0, -1, -1, -1}}, 128, 32, {1, {0, -1, -1, -1}}, 9LL, 9223372036854775807LL, s1_args, 0, 0},
+-- TABLE-NEXT: {0, {4096, {-1, -1, -1, -1}}, 8, 1, {1, {0, -1, -1, -1}}, 0LL, 8LL, s0_args, 0, 0, -1},
+-- TABLE-NEXT: {1, {1, {0, -1, -1, -1}}, 128, 32, {1, {0, -1, -1, -1}}, 9LL, 9223372036854775807LL, s1_args, 0, 0, -1},
 local T = sym("T", 512)
 local x = input("x", f16, { T, 4096 })
 local w = weight("w", f16, { 4096, 4096 })

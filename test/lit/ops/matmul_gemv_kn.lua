@@ -70,10 +70,10 @@
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- the plan: the GEMV over 4096 columns, 64 per workgroup, when T <= 8; the GEMM when T >= 9
 -- TABLE-LABEL: static const kgrt_step_t steps[4] = {
--- TABLE-NEXT: {0, {4096, {-1, -1, -1, -1}}, 64, 1, {1, {0, -1, -1, -1}}, 0LL, 8LL, s0_args, 0, 0},
--- TABLE-NEXT: {1, {1, {0, -1, -1, -1}}, 128, 32, {1, {0, -1, -1, -1}}, 9LL, 9223372036854775807LL, s1_args, 0, 0},
--- TABLE-NEXT: {2, {33, {-1, -1, -1, -1}}, 32, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s2_args, 0, 0},
--- TABLE-NEXT: {3, {80, {-1, -1, -1, -1}}, 64, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s3_args, 0, 0},
+-- TABLE-NEXT: {0, {4096, {-1, -1, -1, -1}}, 64, 1, {1, {0, -1, -1, -1}}, 0LL, 8LL, s0_args, 0, 0, -1},
+-- TABLE-NEXT: {1, {1, {0, -1, -1, -1}}, 128, 32, {1, {0, -1, -1, -1}}, 9LL, 9223372036854775807LL, s1_args, 0, 0, -1},
+-- TABLE-NEXT: {2, {33, {-1, -1, -1, -1}}, 32, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s2_args, 0, 0, -1},
+-- TABLE-NEXT: {3, {80, {-1, -1, -1, -1}}, 64, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s3_args, 0, 0, -1},
 local T = sym("T", 64)
 local x = input("x", bf16, { T, 4096 })
 local w = weight("w", bf16, { 4096, 4096 })

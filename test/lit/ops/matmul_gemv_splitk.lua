@@ -65,9 +65,9 @@
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- the plan: the split GEMV over 16 columns, 2 per workgroup, for T <= 8; the GEMM above
 -- TABLE-LABEL: static const kgrt_step_t steps[3] = {
--- TABLE-NEXT: {0, {16, {-1, -1, -1, -1}}, 2, 1, {1, {0, -1, -1, -1}}, 0LL, 8LL, s0_args, 0, 0},
--- TABLE-NEXT: {1, {1, {0, -1, -1, -1}}, 128, 1, {1, {0, -1, -1, -1}}, 9LL, 9223372036854775807LL, s1_args, 0, 0},
--- TABLE-NEXT: {2, {64, {-1, -1, -1, -1}}, 2, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s2_args, 0, 0},
+-- TABLE-NEXT: {0, {16, {-1, -1, -1, -1}}, 2, 1, {1, {0, -1, -1, -1}}, 0LL, 8LL, s0_args, 0, 0, -1},
+-- TABLE-NEXT: {1, {1, {0, -1, -1, -1}}, 128, 1, {1, {0, -1, -1, -1}}, 9LL, 9223372036854775807LL, s1_args, 0, 0, -1},
+-- TABLE-NEXT: {2, {64, {-1, -1, -1, -1}}, 2, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s2_args, 0, 0, -1},
 local T = sym("T", 64)
 local x = input("x", bf16, { T, 4096 })
 local w = weight("w", bf16, { 16, 4096 })

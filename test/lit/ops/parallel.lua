@@ -21,13 +21,13 @@ local down = weight("down", bf16, { 256, 384 }, { split = 2 })
 local norm = weight("norm", bf16, { 256 })
 local head = weight("head", bf16, { 250, 256 }, { split = 1, parts = 2 })
 -- PLAN-LABEL: static const kgrt_step_t steps[
--- PLAN: s{{[0-9]+}}_args, 0, 0},
+-- PLAN: s{{[0-9]+}}_args, 0, 0, -1},
 -- the partial sums [T, 256] in bf16: T x 256 elements, summed over the ranks
--- PLAN: {0, {256, {0, -1, -1, -1}}, 1, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s[[AR:[0-9]+]]_args, KGRT_COLLECTIVE_ALL_REDUCE, KGRT_DTYPE_BF16},
+-- PLAN: {0, {256, {0, -1, -1, -1}}, 1, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s[[AR:[0-9]+]]_args, KGRT_COLLECTIVE_ALL_REDUCE, KGRT_DTYPE_BF16, -1},
 -- the last row's 250 logits from each rank, gathered in rank order (f32,
 -- then bf16)
--- PLAN: {0, {250, {-1, -1, -1, -1}}, 1, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s{{[0-9]+}}_args, KGRT_COLLECTIVE_ALL_GATHER, KGRT_DTYPE_F32},
--- PLAN: {0, {250, {-1, -1, -1, -1}}, 1, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s{{[0-9]+}}_args, KGRT_COLLECTIVE_ALL_GATHER, KGRT_DTYPE_BF16},
+-- PLAN: {0, {250, {-1, -1, -1, -1}}, 1, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s{{[0-9]+}}_args, KGRT_COLLECTIVE_ALL_GATHER, KGRT_DTYPE_F32, -1},
+-- PLAN: {0, {250, {-1, -1, -1, -1}}, 1, 1, {0, {-1, -1, -1, -1}}, 0LL, 0LL, s{{[0-9]+}}_args, KGRT_COLLECTIVE_ALL_GATHER, KGRT_DTYPE_BF16, -1},
 local y = x + all_reduce(matmul(silu(matmul(x, up)), down))
 local last = embedding(rmsnorm(y, norm), input("last", i32, { 1 }))
 output("logits", all_gather(cast(matmul(last, head), f32), { dim = 2 }))

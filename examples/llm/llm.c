@@ -6,15 +6,16 @@
  * token read back (4 bytes) and streamed as text, and prints the prompt's
  * and the generation's tokens/s.
  *
- *   llm [--device SPEC] [--tp N] [--prompt TEXT | --tokens ID,ID,...] [-n N] MODEL
+ *   llm [--device SPEC] [--tp N | --pp N] [--prompt TEXT | --tokens ID,...] [-n N] MODEL
  *
  * --device: hip, cuda or sim:ARCH (default sim:gfx1100); -n: tokens to
  * generate (default 32; generation also stops at the end-of-text token or a
- * full context); --tp: the model split over N GPUs (tensor parallel), which
- * needs a table built for N ranks (LLM_TABLE_TP2: tp = 2): rank r runs on
- * GPU r of a "hip" or "cuda" device, or on its own sim device, in its own
- * thread, all joined to one communicator; rank 0 streams the text. Errors
- * are one line and exit code 1. */
+ * full context); --tp / --pp: the model split over N GPUs, tensor parallel or
+ * as a pipeline, which needs a table built for it (LLM_TABLE_TP2: tp = 2,
+ * LLM_TABLE_PP2: pp = 2): rank r runs on GPU r of a "hip" or "cuda" device,
+ * or on its own sim device, in its own thread, all joined to one
+ * communicator; rank 0 streams the text. Errors are one line and exit code
+ * 1. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -30,6 +31,9 @@
 #ifdef LLM_TABLE_TP2_HEADER
 #include LLM_TABLE_TP2_HEADER
 #endif
+#ifdef LLM_TABLE_PP2_HEADER
+#include LLM_TABLE_PP2_HEADER
+#endif
 
 enum { MAX_PROMPT = 4096, MAX_RANKS = 8 };
 
@@ -40,9 +44,10 @@ static double now_s(void) {
 }
 
 static int usage(void) {
-  fprintf(stderr,
-          "usage: llm [--device SPEC] [--tp N] [--prompt TEXT | --tokens ID,ID,...] "
-          "[-n N] MODEL.gguf|MODEL.safetensors\n");
+  fprintf(
+      stderr,
+      "usage: llm [--device SPEC] [--tp N | --pp N] [--prompt TEXT | --tokens ID,...] "
+      "[-n N] MODEL.gguf|MODEL.safetensors\n");
   return 1;
 }
 
@@ -127,6 +132,7 @@ static void *rank_main(void *arg) {
     fprintf(stderr, "llm: %s: %s\n", j->path, err.message);
     goto done;
   }
+  kgrt_model_held_memory(m, &mem); /* a pipeline's rank: its own stage's */
   if (speaks)
     fprintf(stderr, "llm: %s on %s%s: %.1f MB%s (weights %.1f MB, KV cache %.1f MB)\n",
             table->name, kgrt_device_name(dev),
@@ -190,23 +196,33 @@ done:
   return NULL;
 }
 
-/* The table built for `tp` ranks, or NULL. */
-static const kgrt_model_table_t *table_for(long tp) {
-  const kgrt_model_table_t *tables[] = {
-      &LLM_TABLE,
+/* The table built for `ranks` ranks split as `mode` ("tp" or "pp"; any for
+ * one rank), or NULL. */
+static const kgrt_model_table_t *table_for(long ranks, const char *mode) {
+  const struct {
+    const kgrt_model_table_t *table;
+    const char *mode;
+  } tables[] = {
+      {&LLM_TABLE, "tp"},
 #ifdef LLM_TABLE_TP2
-      &LLM_TABLE_TP2,
+      {&LLM_TABLE_TP2, "tp"},
+#endif
+#ifdef LLM_TABLE_PP2
+      {&LLM_TABLE_PP2, "pp"},
 #endif
   };
-  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; ++i)
-    if ((tables[i]->ranks > 1 ? tables[i]->ranks : 1) == (uint32_t)tp)
-      return tables[i];
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; ++i) {
+    const uint32_t n = tables[i].table->ranks > 1 ? tables[i].table->ranks : 1;
+    if (n == (uint32_t)ranks && (n == 1 || strcmp(tables[i].mode, mode) == 0))
+      return tables[i].table;
+  }
   return NULL;
 }
 
 int main(int argc, char **argv) {
   const char *device = "sim:gfx1100", *prompt = NULL, *ids_arg = NULL, *path = NULL;
   long gen = 32, tp = 1;
+  const char *mode = NULL; /* "tp" or "pp": the flag that set tp */
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
       device = argv[++i];
@@ -214,9 +230,16 @@ int main(int argc, char **argv) {
       prompt = argv[++i];
     else if (strcmp(argv[i], "--tokens") == 0 && i + 1 < argc)
       ids_arg = argv[++i];
-    else if ((strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "--tp") == 0) &&
+    else if ((strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "--tp") == 0 ||
+              strcmp(argv[i], "--pp") == 0) &&
              i + 1 < argc) {
       const int is_n = argv[i][1] == 'n';
+      if (!is_n && mode != NULL) {
+        fprintf(stderr, "llm: --%s and %s: give one of them\n", mode, argv[i]);
+        return 1;
+      }
+      if (!is_n)
+        mode = argv[i] + 2;
       char *end;
       long v = strtol(argv[++i], &end, 10);
       if (*end != 0 || v < 1 || v > (is_n ? 1 << 20 : MAX_RANKS)) {
@@ -233,12 +256,14 @@ int main(int argc, char **argv) {
   if (path == NULL || (prompt != NULL && ids_arg != NULL))
     return usage();
 
-  const kgrt_model_table_t *table = table_for(tp);
+  if (mode == NULL)
+    mode = "tp";
+  const kgrt_model_table_t *table = table_for(tp, mode);
   if (table == NULL) {
     fprintf(stderr,
-            "llm: --tp %ld: this llm has no table built for %ld ranks (tp = %ld "
+            "llm: --%s %ld: this llm has no table built for %ld ranks (%s = %ld "
             "in the model's config)\n",
-            tp, tp, tp);
+            mode, tp, tp, mode, tp);
     return 1;
   }
   kgrt_error_t err = {0};

@@ -48,6 +48,12 @@
 --     rows, its f32 logits gathered with all_gather (tied embeddings: the LM
 --     head is whole on every rank). Norms and the embedding are whole on
 --     every rank; each rank samples the same token from the same logits.
+--   pp [1]: pipeline parallel over pp ranks: layer l runs on rank
+--     l * pp // layers (contiguous stages), the embedding on rank 0, the
+--     final norm and the LM head on the last rank; each stage keeps the KV
+--     cache of its own layers (state k_cache_<s>, v_cache_<s>), and kgen
+--     hands the residual on from stage to stage (and the logits to every
+--     rank, which all sample the same token). Not with tp.
 local M = {}
 
 local function fail(fmt, ...)
@@ -158,6 +164,9 @@ function M.config(cfg)
   end
   c.sampling = sampling_attrs(cfg)
   c.tp = int_key(cfg, "tp", 1)
+  c.pp = int_key(cfg, "pp", 1)
+  if c.pp > 1 and c.tp > 1 then fail("config tp %d and pp %d: one of them must be 1", c.tp, c.pp) end
+  if c.pp > c.layers then fail("config pp %d is more than the layers %d", c.pp, c.layers) end
   if c.tp > 1 then
     local function divides(what, n)
       if n % c.tp ~= 0 then fail("config %s %d is not a multiple of tp %d", what, n, c.tp) end
@@ -195,8 +204,9 @@ local function combine(c, x, y)
   return all_reduce(y + affine(x, { mul = 1 / c.tp }))
 end
 
--- One decoder layer: x [T, E] -> x [T, E]; returns the updated caches too.
-local function layer(c, l, x, pos, S, kc, vc)
+-- One decoder layer: x [T, E] -> x [T, E]; returns the updated caches too
+-- (cl: l's layer in them).
+local function layer(c, l, cl, x, pos, S, kc, vc)
   local T = x.shape[1]
   local r = rank_sizes(c)
   local E, H, KVH, D = c.hidden, r.heads, r.kv_heads, c.head_dim
@@ -216,9 +226,9 @@ local function layer(c, l, x, pos, S, kc, vc)
   local q = rope(reshape(proj("attn_q", H * D, c.tp), { T, H, D }), pos, rope_attrs)
   local k = rope(reshape(proj("attn_k", KVH * D, r.kv_parts), { T, KVH, D }), pos, rope_attrs)
   local v = reshape(proj("attn_v", KVH * D, r.kv_parts), { T, KVH, D })
-  kc = kv_append(kc, k, pos, { layer = l })
-  vc = kv_append(vc, v, pos, { layer = l })
-  local a = attention(q, kc, vc, { layer = l, context = S, causal = true, window = c.sliding_window })
+  kc = kv_append(kc, k, pos, { layer = cl })
+  vc = kv_append(vc, v, pos, { layer = cl })
+  local a = attention(q, kc, vc, { layer = cl, context = S, causal = true, window = c.sliding_window })
   local wo = layer_weight(c, l, "attn_output", f.attn_output, { E, H * D }, 2, c.tp)
   x = combine(c, x, matmul(reshape(a, { T, H * D }), wo))
   local h2 = rmsnorm(x, layer_weight(c, l, "ffn_norm", c.norms, { E }), { eps = c.norm_eps })
@@ -233,34 +243,54 @@ end
 function M.build(cfg)
   local c = M.config(cfg)
   if c.tp > 1 then ranks(c.tp) end
+  if c.pp > 1 then ranks(c.pp) end
+  local last_rank = c.pp - 1
+  local function stage(l) return l * c.pp // c.layers end
+  -- fn's ops on pipeline rank r (a whole or tensor-parallel model: everywhere)
+  local function place(r, fn)
+    if c.pp == 1 then return fn() end
+    return on_rank(r, fn)
+  end
   local T = sym("T", c.max_tokens)
   local S = sym("S", c.context)
   local tokens = input("tokens", i32, { T })
   local pos = input("pos", i32, { T })
   local last = input("last", i32, { 1 })
   local seed = input("seed", i32, { 1 })
-  local cache = { c.layers, rank_sizes(c).kv_heads, c.context, c.head_dim }
-  local kc = input("k_cache", c.dtype, cache)
-  local vc = input("v_cache", c.dtype, cache)
+  -- the KV cache: one for the whole model, or each pipeline stage its own
+  local kcs, vcs, first = {}, {}, {}
+  for l = c.layers - 1, 0, -1 do first[stage(l)] = l end
+  for s = 0, c.pp - 1 do
+    local n = (s + 1 < c.pp and first[s + 1] or c.layers) - first[s]
+    local cache = { n, rank_sizes(c).kv_heads, c.context, c.head_dim }
+    local suffix = c.pp > 1 and "_" .. s or ""
+    kcs[s] = input("k_cache" .. suffix, c.dtype, cache)
+    vcs[s] = input("v_cache" .. suffix, c.dtype, cache)
+  end
   local embd = weight("token_embd_weight", c.formats.token_embd, { c.vocab, c.hidden })
-  local x = embedding(embd, tokens)
-  if c.formats.token_embd ~= c.dtype then x = cast(x, c.dtype) end
+  local x = place(0, function()
+    local e = embedding(embd, tokens)
+    if c.formats.token_embd ~= c.dtype then e = cast(e, c.dtype) end
+    return e
+  end)
   for l = 0, c.layers - 1 do
-    x, kc, vc = layer(c, l, x, pos, S, kc, vc)
+    local s = stage(l)
+    x, kcs[s], vcs[s] = place(s, function()
+      return layer(c, l, l - first[s], x, pos, S, kcs[s], vcs[s])
+    end)
   end
-  x = embedding(x, last) -- [1, E]: the row whose next token is wanted
-  x = rmsnorm(x, weight("output_norm_weight", c.norms, { c.hidden }), { eps = c.norm_eps })
-  local head, logits = embd, nil
-  if c.tied_embeddings then
-    logits = cast(matmul(x, head), f32)
-  elseif c.tp == 1 then
-    head = weight("output_weight", c.formats.output, { c.vocab, c.hidden })
-    logits = cast(matmul(x, head), f32)
-  else -- this rank's rows of the vocabulary, their f32 logits gathered into [1, vocab]
-    head = weight("output_weight", c.formats.output, { c.vocab // c.tp, c.hidden },
+  local logits = place(last_rank, function()
+    local h = embedding(x, last) -- [1, E]: the row whose next token is wanted
+    h = rmsnorm(h, weight("output_norm_weight", c.norms, { c.hidden }), { eps = c.norm_eps })
+    if c.tied_embeddings then return cast(matmul(h, embd), f32) end
+    if c.tp == 1 then
+      return cast(matmul(h, weight("output_weight", c.formats.output, { c.vocab, c.hidden })), f32)
+    end
+    -- this rank's rows of the vocabulary, their f32 logits gathered into [1, vocab]
+    local head = weight("output_weight", c.formats.output, { c.vocab // c.tp, c.hidden },
       { split = 1 })
-    logits = all_gather(cast(matmul(x, head), f32), { dim = 2 })
-  end
+    return all_gather(cast(matmul(h, head), f32), { dim = 2 })
+  end)
   output("logits", logits)
   output("next_token", sample(logits, seed, c.sampling))
   -- i32 has no arithmetic of its own: pos + 1 through f32 (exact below 2^24)

@@ -1,10 +1,10 @@
 /* test_llama_tp.c - the bf16 test Llama split over 2 and 4 ranks (tensor
- * parallel, lua/models/llama.lua's tp) against the same model whole, on sim
- * devices: one thread per rank, each with its own device, all joined to one
- * communicator (the sim's in-process exchange), each binding its part of the
- * same GGUF file. A 37-token prefill, then 16 decode steps fed the whole
- * model's tokens: every rank's logits within NMSE 1e-4 of the whole model's
- * and of the float64 reference, every rank's greedy token the whole model's
+ * parallel, lua/models/llama.lua's tp) and over 2 (pipeline parallel, its
+ * pp: a layer on each rank) against the same model whole, on sim devices: one thread per
+ * rank, each with its own device, all joined to one communicator (the sim's in-process
+ * exchange), each binding its part of the same GGUF file. A 37-token prefill, then 16
+ * decode steps fed the whole model's tokens: every rank's logits within NMSE 1e-4 of the
+ * whole model's and of the float64 reference, every rank's greedy token the whole model's
  * wherever its best two logits are far enough apart to call; then the same
  * decode as a device-resident loop on every rank (kgrt_model_run_steps),
  * whose tokens must be the host-driven loop's. Also, on a sim spec: a split
@@ -12,8 +12,8 @@
  * breaks the communicator instead of leaving the others waiting.
  *
  * Usage: test_llama_tp [--ranks 2,4] [DEVICE_SPEC...] (default sim:gfx1100 and
- * sim:gfx942; ranks 2 and 4). Rank r runs on the spec itself for sim, and
- * on GPU r for a spec of "cuda" or "hip" (the whole model on GPU 0). */
+ * sim:gfx942; ranks 2 (tp and pp) and 4 (tp)). Rank r runs on the spec itself for sim,
+ * and on GPU r for a spec of "cuda" or "hip" (the whole model on GPU 0). */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -25,6 +25,7 @@
 #include "kgrt.h"
 #include "kgrt_weights.h"
 #include "llama_bf16.h"
+#include "llama_pp2.h"
 #include "llama_tp2.h"
 #include "llama_tp4.h"
 #include "llm_model.h"
@@ -50,6 +51,7 @@ typedef struct rank_job {
   kgrt_comm_t *comm;
   uint32_t rank;
   float *logits;         /* RUNS x vocab */
+  kgrt_memory_t held;    /* what the rank holds once joined and bound */
   int32_t tokens[RUNS];  /* next_token of each run */
   int32_t looped[STEPS]; /* the device-resident loop's tokens */
   kgrt_error_t err;      /* the first failure */
@@ -79,6 +81,7 @@ static void *rank_main(void *arg) {
     JOB_OK(kgrt_model_join(m, j->comm, j->rank, err));
   JOB_OK(kgrt_weights_open(j->path, NULL, &w, err));
   JOB_OK(kgrt_model_bind_weights(m, w, KGRT_BIND_REFUSE_UNUSED, err));
+  kgrt_model_held_memory(m, &j->held);
   for (int r = 0; r < RUNS; ++r) {
     const int T = r == 0 ? PROMPT : 1, pos0 = r == 0 ? 0 : PROMPT + r - 1;
     const int32_t *tokens = r == 0 ? j->sched->prompt : &j->sched->tokens[r - 1];
@@ -113,7 +116,7 @@ done:
 /* The whole model's run (the schedule's tokens are its own), then each rank
  * of the split table on `spec`; their logits and tokens compared. */
 static void run_split(const char *spec, const char *path, const llm_model_t *lm,
-                      const kgrt_model_table_t *split, uint32_t ranks) {
+                      const kgrt_model_table_t *split, const char *mode, uint32_t ranks) {
   const int V = config.vocab;
   schedule_t sched;
   rank_job_t whole = {0}, jobs[MAX_RANKS];
@@ -205,6 +208,20 @@ static void run_split(const char *spec, const char *path, const llm_model_t *lm,
   for (uint32_t r = 0; r < ranks; ++r)
     pthread_join(threads[r], NULL);
   int called = 0;
+  /* a pipeline's rank holds its own stage's weights and KV cache: rank 0
+   * the embedding and layer 0, rank 1 layer 1 and the head (the tiny
+   * model's 2 layers); together about the whole model's */
+  if (strcmp(mode, "pp") == 0 && !jobs[0].failed && !jobs[1].failed) {
+    const kgrt_memory_t *a = &jobs[0].held, *b = &jobs[1].held, *all = &whole.held;
+    printf("%s pp %u: weights %llu + %llu bytes (whole %llu), state %llu + %llu (whole "
+           "%llu)\n",
+           spec, ranks, (unsigned long long)a->weights, (unsigned long long)b->weights,
+           (unsigned long long)all->weights, (unsigned long long)a->state,
+           (unsigned long long)b->state, (unsigned long long)all->state);
+    CHECK(a->weights < all->weights && b->weights < all->weights);
+    CHECK(a->weights + b->weights >= all->weights);
+    CHECK(a->state < all->state && b->state < all->state);
+  }
   for (uint32_t r = 0; r < ranks; ++r) {
     rank_job_t *j = &jobs[r];
     test_checks++;
@@ -235,8 +252,8 @@ static void run_split(const char *spec, const char *path, const llm_model_t *lm,
         TEST_FAIL_("%s rank %u/%u run %d: token %d, the whole model's %d", spec, r, ranks,
                    k, j->tokens[k], sched.tokens[k]);
       if (r == 0)
-        printf("%s tp %u run %2d: NMSE %.3g vs whole, %.3g vs float64; token %d%s\n",
-               spec, ranks, k, vs_whole, vs_ref, j->tokens[k],
+        printf("%s %s %u run %2d: NMSE %.3g vs whole, %.3g vs float64; token %d%s\n",
+               spec, mode, ranks, k, vs_whole, vs_ref, j->tokens[k],
                sure ? "" : " (too close to call)");
     }
     /* every rank samples the same token from the same gathered logits; the
@@ -252,8 +269,8 @@ static void run_split(const char *spec, const char *path, const llm_model_t *lm,
   }
   test_checks++;
   if (called < RUNS / 2)
-    TEST_FAIL_("%s tp %u: only %d of %d runs had a token clear enough to check", spec,
-               ranks, called, RUNS);
+    TEST_FAIL_("%s %s %u: only %d of %d runs had a token clear enough to check", spec,
+               mode, ranks, called, RUNS);
 done:
   kgrt_comm_destroy(comm);
   llm_ref_free(&ref);
@@ -261,6 +278,30 @@ done:
   free(whole.logits);
   for (uint32_t r = 0; r < ranks; ++r)
     free(jobs[r].logits);
+}
+
+/* A pipeline's rank: no input or weight bound before it joins (it allocates
+ * only those its own steps read, at join), no run. */
+static void test_pipeline_join(const char *spec) {
+  kgrt_error_t err = {0};
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *m = NULL;
+  CHECK_EQ(kgrt_device_open(spec, NULL, &dev, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_load(dev, &kgen_llama_pp2, &m, &err), KGRT_STATUS_OK);
+  if (m != NULL) {
+    static unsigned char norm[4 * 256];
+    int32_t tok = 1;
+    CHECK_EQ(kgrt_model_set_weight(m, "blk_0_attn_norm_weight", norm, sizeof norm, &err),
+             KGRT_STATUS_FAILED_PRECONDITION);
+    CHECK(strstr(err.message, "pipeline of 2") != NULL);
+    CHECK_EQ(kgrt_model_set_dim(m, "T", 1, &err), KGRT_STATUS_OK);
+    CHECK_EQ(kgrt_model_set_input(m, "tokens", &tok, sizeof tok, &err),
+             KGRT_STATUS_FAILED_PRECONDITION);
+    CHECK_EQ(kgrt_model_run(m, &err), KGRT_STATUS_FAILED_PRECONDITION);
+    CHECK(strstr(err.message, "kgrt_model_join") != NULL);
+  }
+  kgrt_model_unload(m);
+  kgrt_device_close(dev);
 }
 
 /* A split table: no run and no binding before it joins; a communicator of
@@ -374,14 +415,17 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n; ++i) {
     const char *spec = argc > first ? argv[first + i] : defaults[i];
     if (tp2)
-      run_split(spec, path, &lm, &kgen_llama_tp2, 2);
+      run_split(spec, path, &lm, &kgen_llama_tp2, "tp", 2);
     if (tp4)
-      run_split(spec, path, &lm, &kgen_llama_tp4, 4);
+      run_split(spec, path, &lm, &kgen_llama_tp4, "tp", 4);
+    if (tp2)
+      run_split(spec, path, &lm, &kgen_llama_pp2, "pp", 2);
   }
   /* the runtime's rules, on the sim (two ranks of one GPU cannot join NCCL) */
   const char *one = argc > first ? argv[first] : defaults[0];
   if (strncmp(one, "sim", 3) == 0) {
     test_join_rules(one, path);
+    test_pipeline_join(one);
     test_broken(one, path);
   }
   unlink(path);

@@ -2,7 +2,8 @@
  * split over two (tensor parallel: models/llama3_8b_2k.lua and
  * llama3_8b_2k_tp2.lua), in one run, one host thread per rank:
  *   1. prefill of 2048 tokens (kgrt_model_time: median of 5 behind the
- *      L2-evicting write, every rank timing at once; rank 0's time);
+ *      L2-evicting write, every rank timing at once; rank 0's time), then
+ *      one prefill profiled (kgrt_model_profile), summed by kernel;
  *   2. greedy decode from a 512-token prompt: 32 runs one by one, the split
  *      model fed the whole one's tokens, every run's logits read back and
  *      compared (NMSE; the greedy token wherever the whole model's best two
@@ -13,6 +14,8 @@
  * Both get the same weights: every tensor is made whole from a seed of its
  * own (its index in the table) and each rank binds its part of it with
  * kgrt_model_set_weight_whole.
+ * The same for the model as a pipeline over the two (llama3_8b_2k_pp2.lua:
+ * 16 layers a GPU, the residual handed on by a broadcast).
  * Usage: llama_tp SPEC0 SPEC1 (cuda:0 cuda:1). Prints JSON lines, then the
  * ratios split / whole. */
 #include <math.h>
@@ -25,6 +28,7 @@
 
 #include "kgrt.h"
 #include "llama3_8b_2k.h"
+#include "llama3_8b_2k_pp2.h"
 #include "llama3_8b_2k_tp2.h"
 
 enum {
@@ -80,6 +84,8 @@ typedef struct job {
   float *logits;             /* CHECKED x VOCAB */
   kgrt_step_profile_t *prof; /* one decode step at context 768 */
   uint32_t num_prof;
+  kgrt_step_profile_t *prefill_prof; /* one prefill of 2048 tokens */
+  uint32_t num_prefill_prof;
   int32_t tokens[CHECKED + STEPS];
   kgrt_error_t err;
   int failed; /* the line that failed */
@@ -136,6 +142,12 @@ static void *rank_main(void *arg) {
   OK(kgrt_model_set_input(m, "last", &last, sizeof last, err));
   OK(kgrt_model_set_input(m, "seed", &seed, sizeof seed, err));
   OK(kgrt_model_time(m, 2, 5, &j->prefill_us, err));
+  j->prefill_prof = calloc(PROFILE_CAP, sizeof *j->prefill_prof);
+  if (j->prefill_prof == NULL) {
+    j->failed = __LINE__;
+    goto done;
+  }
+  OK(kgrt_model_profile(m, 3, j->prefill_prof, PROFILE_CAP, &j->num_prefill_prof, err));
   /* 2. decode from a 512-token prompt (the prefill's first 512) */
   OK(kgrt_model_reset_state(m, err));
   last = PROMPT - 1;
@@ -224,58 +236,45 @@ static int run(const char *const *specs, uint32_t ranks, const kgrt_model_table_
   return rc;
 }
 
-int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: llama_tp SPEC0 SPEC1\n");
-    return 2;
+/* A profile summed by kernel (a kernel's name up to its hash): a line for the
+ * whole, then a line a kernel, `kind` and `kind`_kernel. */
+static void print_profile(const char *kind, int ranks, const kgrt_step_profile_t *prof,
+                          uint32_t num) {
+  double total = 0, sums[64] = {0};
+  char names[64][96];
+  int kinds = 0;
+  for (uint32_t i = 0; i < num; ++i) {
+    char name[96];
+    snprintf(name, sizeof name, "%s", prof[i].kernel);
+    char *cut = strrchr(name, '_');
+    if (cut != NULL && strlen(cut) == 9)
+      *cut = '\0';
+    int n = 0;
+    while (n < kinds && strcmp(names[n], name) != 0)
+      ++n;
+    if (n == kinds && kinds < 64)
+      memcpy(names[kinds++], name, sizeof name);
+    if (n < kinds)
+      sums[n] += prof[i].us;
+    total += prof[i].us;
   }
-  const char *const specs[2] = {argv[1], argv[2]};
-  static job_t whole[1], split[MAX_RANKS];
-  if (run(specs, 1, &kgen_llama3_8b_2k, NULL, whole) != 0 ||
-      run(specs, 2, &kgen_llama3_8b_2k_tp2, whole[0].tokens, split) != 0)
-    return 1;
-  const job_t *jobs[2] = {&whole[0], &split[0]};
-  for (int k = 0; k < 2; ++k)
-    printf(
-        "{\"kind\": \"tp\", \"ranks\": %d, \"prefill_tokens\": %d, \"prefill_us\": %.1f, "
-        "\"prefill_tok_s\": %.0f, \"decode_tok_s\": %.1f, \"context\": \"%d-%d\"}\n",
-        k + 1, PREFILL, jobs[k]->prefill_us, PREFILL / (jobs[k]->prefill_us * 1e-6),
-        STEPS / jobs[k]->decode_s, PROMPT + CHECKED, PROMPT + CHECKED + STEPS);
-  /* the profiles, summed by kernel (a kernel's name up to its hash) */
-  for (int k = 0; k < 2; ++k) {
-    const job_t *j = jobs[k];
-    double total = 0, sums[64] = {0};
-    char names[64][96];
-    int kinds = 0;
-    for (uint32_t i = 0; i < j->num_prof; ++i) {
-      char name[96];
-      snprintf(name, sizeof name, "%s", j->prof[i].kernel);
-      char *cut = strrchr(name, '_');
-      if (cut != NULL && strlen(cut) == 9)
-        *cut = '\0';
-      int n = 0;
-      while (n < kinds && strcmp(names[n], name) != 0)
-        ++n;
-      if (n == kinds && kinds < 64)
-        memcpy(names[kinds++], name, sizeof name);
-      if (n < kinds)
-        sums[n] += j->prof[i].us;
-      total += j->prof[i].us;
-    }
-    printf("{\"kind\": \"tp_profile\", \"ranks\": %d, \"steps\": %u, \"sum_us\": %.1f}\n",
-           k + 1, j->num_prof, total);
-    for (int n = 0; n < kinds; ++n)
-      printf("{\"kind\": \"tp_profile_kernel\", \"ranks\": %d, \"kernel\": \"%s\", "
-             "\"us\": %.1f}\n",
-             k + 1, names[n], sums[n]);
-  }
-  /* every checked run: the split's logits against the whole's, and the
-   * token wherever the whole's best two are clear of the difference */
+  printf("{\"kind\": \"%s\", \"ranks\": %d, \"steps\": %u, \"sum_us\": %.1f}\n", kind,
+         ranks, num, total);
+  for (int n = 0; n < kinds; ++n)
+    printf("{\"kind\": \"%s_kernel\", \"ranks\": %d, \"kernel\": \"%s\", \"us\": %.1f}\n",
+           kind, ranks, names[n], sums[n]);
+}
+
+/* The split model's checked runs (rank 0's) against the whole model's: the
+ * logits' NMSE, and the token wherever the whole's best two are clear of
+ * the difference; a JSON line each and a summary. 0 when no clear token
+ * differs and the ranks agree. */
+static int compare(const char *mode, const job_t *whole, const job_t *split) {
   int called = 0, same = 0, wrong = 0;
   double worst = 0;
   for (int k = 0; k < CHECKED; ++k) {
     const float *a = split[0].logits + (size_t)k * VOCAB,
-                *b = whole[0].logits + (size_t)k * VOCAB;
+                *b = whole->logits + (size_t)k * VOCAB;
     double err2 = 0, ref2 = 0;
     int best = 0, second = 1;
     for (int v = 0; v < VOCAB; ++v) {
@@ -293,19 +292,50 @@ int main(int argc, char **argv) {
     const int sure = margin > 4 * sqrt(nmse);
     worst = nmse > worst || nmse != nmse ? nmse : worst;
     called += sure;
-    same += split[0].tokens[k] == whole[0].tokens[k];
-    wrong += sure && split[0].tokens[k] != whole[0].tokens[k];
-    printf("{\"kind\": \"tp_check\", \"run\": %d, \"nmse\": %.3g, \"margin_rms\": %.4f, "
+    same += split[0].tokens[k] == whole->tokens[k];
+    wrong += sure && split[0].tokens[k] != whole->tokens[k];
+    printf("{\"kind\": \"%s_check\", \"run\": %d, \"nmse\": %.3g, \"margin_rms\": %.4f, "
            "\"whole\": %d, \"split\": %d%s}\n",
-           k, nmse, margin, whole[0].tokens[k], split[0].tokens[k],
+           mode, k, nmse, margin, whole->tokens[k], split[0].tokens[k],
            sure ? "" : ", \"too_close\": true");
   }
   int ranks_agree = memcmp(split[0].tokens, split[1].tokens, sizeof split[0].tokens) == 0;
-  printf("{\"kind\": \"tp_tokens\", \"checked\": %d, \"same\": %d, \"clear\": %d, "
+  printf("{\"kind\": \"%s_tokens\", \"checked\": %d, \"same\": %d, \"clear\": %d, "
          "\"clear_but_different\": %d, \"worst_nmse\": %.3g, \"ranks_agree\": %s}\n",
-         CHECKED, same, called, wrong, worst, ranks_agree ? "true" : "false");
-  printf("{\"kind\": \"tp_ratio\", \"decode\": %.3f, \"prefill\": %.3f}\n",
-         (STEPS / split[0].decode_s) / (STEPS / whole[0].decode_s),
-         whole[0].prefill_us / split[0].prefill_us);
-  return wrong == 0 && worst <= 1e-4 && ranks_agree ? 0 : 3;
+         mode, CHECKED, same, called, wrong, worst, ranks_agree ? "true" : "false");
+  printf("{\"kind\": \"%s_ratio\", \"decode\": %.3f, \"prefill\": %.3f}\n", mode,
+         (STEPS / split[0].decode_s) / (STEPS / whole->decode_s),
+         whole->prefill_us / split[0].prefill_us);
+  return wrong == 0 && ranks_agree ? 0 : 3;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: llama_tp SPEC0 SPEC1\n");
+    return 2;
+  }
+  const char *const specs[2] = {argv[1], argv[2]};
+  static job_t whole[1], split[MAX_RANKS], pipe[MAX_RANKS];
+  if (run(specs, 1, &kgen_llama3_8b_2k, NULL, whole) != 0 ||
+      run(specs, 2, &kgen_llama3_8b_2k_tp2, whole[0].tokens, split) != 0 ||
+      run(specs, 2, &kgen_llama3_8b_2k_pp2, whole[0].tokens, pipe) != 0)
+    return 1;
+  const job_t *jobs[3] = {&whole[0], &split[0], &pipe[0]};
+  const char *modes[3] = {"whole", "tp", "pp"};
+  for (int k = 0; k < 3; ++k)
+    printf("{\"kind\": \"%s\", \"ranks\": %d, \"prefill_tokens\": %d, \"prefill_us\": "
+           "%.1f, \"prefill_tok_s\": %.0f, \"decode_tok_s\": %.1f, \"context\": "
+           "\"%d-%d\"}\n",
+           modes[k], k ? 2 : 1, PREFILL, jobs[k]->prefill_us,
+           PREFILL / (jobs[k]->prefill_us * 1e-6), STEPS / jobs[k]->decode_s,
+           PROMPT + CHECKED, PROMPT + CHECKED + STEPS);
+  for (int k = 0; k < 3; ++k) {
+    char kind[64];
+    snprintf(kind, sizeof kind, "%s_prefill_profile", modes[k]);
+    print_profile(kind, k ? 2 : 1, jobs[k]->prefill_prof, jobs[k]->num_prefill_prof);
+    snprintf(kind, sizeof kind, "%s_profile", modes[k]);
+    print_profile(kind, k ? 2 : 1, jobs[k]->prof, jobs[k]->num_prof);
+  }
+  const int tp = compare("tp", whole, split), pp = compare("pp", whole, pipe);
+  return tp != 0 ? tp : pp;
 }

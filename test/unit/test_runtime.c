@@ -482,6 +482,33 @@ static void test_table_errors(void) {
   m.steps[0].per_block = 0;
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
 
+  /* a step's rank: one of the table's ranks (a whole model: rank 0), or -1 */
+  test_model_init(&m);
+  m.steps[0].rank = 1;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "rank 1"));
+  test_model_init(&m);
+  m.steps[1].rank = -2;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  test_model_init(&m);
+  m.steps[0].rank = -1;
+  m.steps[1].rank = 0;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OK);
+
+  /* a broadcast's root is a rank; no other collective has one */
+  test_model_init(&m);
+  m.steps[1].collective = KGRT_COLLECTIVE_BROADCAST;
+  m.steps[1].dtype = KGRT_DTYPE_F32;
+  m.steps[1].rank = -1;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "a bad collective"));
+  test_model_init(&m);
+  m.steps[1].collective = KGRT_COLLECTIVE_ALL_REDUCE;
+  m.steps[1].dtype = KGRT_DTYPE_F32;
+  m.steps[1].rank = 0;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "a bad collective"));
+
   test_model_init(&m);
   m.step1_args[1].index = 1; /* one output only */
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);

@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "cache.h"
 #include "compile.h"
+#include "defines.h"
 #include "diag.h"
 #include "front.h"
 #include "fuse.h"
@@ -59,6 +60,10 @@ typedef struct options {
   int no_cache;    /* --no-cache */
   int time_report; /* --time-report */
   kg_sandbox_opts_t limits;
+  /* --define NAME=VALUE, in order (a NAME given again: the last wins) */
+  int num_defines;
+  char *define_names[KG_MAX_DEFINES];
+  const char *define_values[KG_MAX_DEFINES];
   double compile_seconds;    /* --max-compile-seconds */
   double compile_memory_mib; /* --max-compile-memory */
 } options_t;
@@ -92,6 +97,8 @@ static void usage(FILE *f) {
       "  --no-cache           neither use nor fill the cache of compiled code objects\n"
       "                       and sim images ($KGEN_CACHE_DIR, default ~/.cache/kgen)\n"
       "  --time-report        print each phase's time (and each compile's) to stderr\n"
+      "  --define NAME=VALUE  a value the model reads with define(NAME); a weight\n"
+      "                       file's header with weights_file(NAME) (repeatable)\n"
       "  --max-memory=MIB     Lua memory cap for the model (default 256)\n"
       "  --max-instructions=N Lua instruction budget (default 200000000)\n"
       "  --max-seconds=S      wall-clock limit for running the model (default 4)\n"
@@ -148,6 +155,7 @@ enum {
   OPT_MAX_SEC,
   OPT_MAX_COMPILE_SEC,
   OPT_MAX_COMPILE_MEM,
+  OPT_DEFINE,
   OPT_LIST_TARGETS,
   OPT_LIST_OPS,
   OPT_VERSION,
@@ -166,6 +174,7 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
       {"no-cache", no_argument, 0, OPT_NO_CACHE},
       {"time-report", no_argument, 0, OPT_TIME_REPORT},
       {"max-memory", required_argument, 0, OPT_MAX_MEM},
+      {"define", required_argument, 0, OPT_DEFINE},
       {"max-instructions", required_argument, 0, OPT_MAX_INSN},
       {"max-seconds", required_argument, 0, OPT_MAX_SEC},
       {"max-compile-seconds", required_argument, 0, OPT_MAX_COMPILE_SEC},
@@ -197,6 +206,24 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
     case OPT_NO_CACHE:
       o->no_cache = 1;
       break;
+    case OPT_DEFINE: {
+      char *name;
+      const char *value;
+      KG_TRY(kg_define_parse(optarg, &name, &value, d));
+      int at = 0;
+      while (at < o->num_defines && strcmp(o->define_names[at], name) != 0)
+        at++;
+      if (at == KG_MAX_DEFINES) {
+        free(name);
+        return kg_error(d, "--define: more than %d names", KG_MAX_DEFINES);
+      }
+      if (at == o->num_defines)
+        o->define_names[o->num_defines++] = name;
+      else
+        free(name);
+      o->define_values[at] = value;
+      break;
+    }
     case OPT_TIME_REPORT:
       o->time_report = 1;
       break;
@@ -713,10 +740,13 @@ int main(int argc, char **argv) {
   o.compile_seconds = 600;
   o.compile_memory_mib = 8192;
   kg_sandbox_opts_default(&o.limits);
+  o.limits.define_names = (const char *const *)o.define_names;
+  o.limits.define_values = o.define_values;
   kg_cleanup_install();
   kg_diag_t d = {{0}};
   int list = 0;
   int rc = parse_args(argc, argv, &o, &list, &d);
+  o.limits.num_defines = o.num_defines;
   kg_proc_set_limits(o.compile_seconds,
                      (unsigned long long)(o.compile_memory_mib * 1048576));
   if (rc == 0) {
@@ -734,6 +764,8 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < o.num_arches; i++)
     free(o.arches[i]);
+  for (int i = 0; i < o.num_defines; i++)
+    free(o.define_names[i]);
   if (rc < 0) {
     fprintf(stderr, "%s\n", d.msg[0] ? d.msg : "kgen: error: failed");
     return 1;

@@ -20,6 +20,7 @@
 #include <lualib.h>
 
 #include "buf.h"
+#include "defines.h"
 #include "res.h"
 
 #define KG_SB_HOOK_PERIOD 1000  /* VM instructions between two hook calls */
@@ -1106,6 +1107,8 @@ static int sb_setup(lua_State *L) {
   lua_setfield(L, lib, "newproxy");
   lua_pushcfunction(L, sb_where);
   lua_setfield(L, lib, "kg_where");
+  kg_defines_setup(L, lib, sb->opts.num_defines, sb->opts.define_names,
+                   sb->opts.define_values);
   lua_pop(L, 1);
   lua_setfield(L, LUA_REGISTRYINDEX, KG_SB_LIBENV);
 
@@ -1135,6 +1138,8 @@ void kg_sandbox_opts_default(kg_sandbox_opts_t *opts) {
   opts->max_memory = (size_t)256 << 20;
   opts->max_instructions = 200000000ULL;
   opts->max_seconds = 4;
+  opts->num_defines = 0;
+  opts->define_names = opts->define_values = NULL;
 }
 
 int kg_sandbox_new(const kg_sandbox_opts_t *opts, const char *model_path,

@@ -65,6 +65,9 @@ typedef struct kg_sandbox_opts {
   size_t max_memory;                   /* bytes, default 256 MiB */
   unsigned long long max_instructions; /* VM instructions, default 200 million */
   double max_seconds;                  /* wall clock, default 4 */
+  /* --define NAME=VALUE (defines.h): the strings must outlive the sandbox */
+  int num_defines;
+  const char *const *define_names, *const *define_values;
 } kg_sandbox_opts_t;
 
 void kg_sandbox_opts_default(kg_sandbox_opts_t *opts);

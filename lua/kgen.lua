@@ -853,6 +853,38 @@ function kg.const_cols(opname, t)
 end
 
 ---------------------------------------------------------------------------
+-- what the command line gives a model (kgen --define NAME=VALUE)
+
+--- define(name [, default]): the VALUE of `--define name=VALUE`, a string;
+--- else `default`; else an error.
+function kg.define(name, default)
+  check_name("define", name)
+  local v = kg_define(name)
+  if v ~= nil then return v end
+  if default ~= nil then return default end
+  fail("define %s: not given (kgen --define %s=VALUE)", name, name)
+end
+
+--- weights_file(name): the header of the weight file at the path `--define
+--- name=PATH` gives (GGUF, safetensors or a safetensors index), read and
+--- checked by kgrt's reader: { format = "gguf" | "safetensors", meta = {
+--- key = number | string | boolean } (GGUF's scalar keys; arrays left out),
+--- tensors = { [file name] = { dtype = "q4_0", shape = { rows, cols } } } }
+--- (shapes row-major, innermost last). A model opens only files the command
+--- line names.
+function kg.weights_file(name)
+  check_name("weights_file", name)
+  local info, why = kg_weights_file(name)
+  if info == nil then
+    if why == "not given" then
+      fail("weights_file %s: not given (kgen --define %s=PATH)", name, name)
+    end
+    fail("weights_file %s: %s", name, why)
+  end
+  return info
+end
+
+---------------------------------------------------------------------------
 -- the environment a model runs in
 
 --- Loads the op families and returns the names a model sees as globals.
@@ -875,7 +907,7 @@ function kg.env()
   require "ops.parallel"
   local env = {
     sym = kg.sym, input = kg.input, weight = kg.weight, output = kg.output, ranks = kg.ranks,
-    on_rank = kg.on_rank,
+    on_rank = kg.on_rank, define = kg.define, weights_file = kg.weights_file,
   }
   for name, dt in pairs(kg.dtypes) do env[name] = dt end
   for _, name in ipairs(kg.op_order) do

@@ -127,6 +127,92 @@ local function sampling_attrs(cfg)
   return a
 end
 
+local dtype_of_name = { f32 = f32, f16 = f16, bf16 = bf16, q8_0 = q8_0, q4_0 = q4_0,
+  q4_k = q4_k, q6_k = q6_k }
+local layer_kinds = { "attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up",
+  "ffn_down" }
+
+--- A config from a GGUF file's header (weights_file(...), kgen --define):
+--- the sizes, RoPE base, norm epsilon, sliding window and context from the
+--- metadata of its general.architecture (llama, qwen2: RoPE "half"), the
+--- vocabulary from token_embd's rows, tied embeddings where the file has no
+--- output.weight, the weights' formats by kind from its tensors (every
+--- layer alike), the norms' dtype from blk.0.attn_norm.weight, qkv_bias
+--- where it has blk.0.attn_q.bias. `extra` (dtype, context, max_tokens,
+--- sampling, tp, pp, ...) is added and wins over the file.
+function M.gguf_config(info, extra)
+  extra = extra or {}
+  if type(info) ~= "table" or type(info.meta) ~= "table" or type(info.tensors) ~= "table" then
+    fail("gguf_config: expected weights_file(...)'s table")
+  end
+  if info.format ~= "gguf" then
+    fail("gguf_config: a %s file carries no hyperparameters (config.json is not read yet): give the config", tostring(info.format))
+  end
+  local meta, tensors = info.meta, info.tensors
+  local arch = meta["general.architecture"]
+  if arch ~= "llama" and arch ~= "qwen2" then
+    fail("gguf_config: general.architecture is %s; llama and qwen2 are read", tostring(arch))
+  end
+  -- arch.k, an integer where it is one (10000.0 -> 10000), or nil
+  local function opt(k)
+    local v = meta[arch .. "." .. k]
+    if type(v) == "number" then return math.tointeger(v) or v end
+    return v
+  end
+  local function key(k, default)
+    local v = opt(k)
+    if v == nil then v = default end
+    if v == nil then fail("gguf_config: the file has no %s.%s", arch, k) end
+    return v
+  end
+  local function tensor(name)
+    local t = tensors[name]
+    if t == nil then fail("gguf_config: the file has no tensor %s", name) end
+    local dt = dtype_of_name[t.dtype]
+    if dt == nil then fail("gguf_config: tensor %s is %s, not a weight format", name, tostring(t.dtype)) end
+    return t, dt
+  end
+  local cfg = {
+    hidden = key("embedding_length"), layers = key("block_count"),
+    heads = key("attention.head_count"), ffn = key("feed_forward_length"),
+    rope_theta = key("rope.freq_base", 10000), norm_eps = key("attention.layer_norm_rms_epsilon", 1e-5),
+    context = key("context_length"), sliding_window = opt("attention.sliding_window"),
+    rope_layout = arch == "qwen2" and "half" or nil,
+  }
+  cfg.kv_heads = key("attention.head_count_kv", cfg.heads)
+  cfg.head_dim = opt("attention.key_length") or opt("rope.dimension_count")
+  local embd, embd_dt = tensor("token_embd.weight")
+  cfg.vocab = embd.shape[1]
+  local weights = { token_embd = embd_dt }
+  if tensors["output.weight"] == nil then
+    cfg.tied_embeddings = true
+  else
+    local _, dt = tensor("output.weight")
+    weights.output = dt
+  end
+  for _, kind in ipairs(layer_kinds) do
+    local _, dt = tensor("blk.0." .. kind .. ".weight")
+    for l = 1, cfg.layers - 1 do
+      local _, other = tensor(string.format("blk.%d.%s.weight", l, kind))
+      if other ~= dt then
+        fail("gguf_config: blk.%d.%s.weight is %s, blk.0's %s: formats that change by layer are not supported",
+          l, kind, tensors[string.format("blk.%d.%s.weight", l, kind)].dtype, tensors["blk.0." .. kind .. ".weight"].dtype)
+      end
+    end
+    weights[kind] = dt
+  end
+  weights.default = weights.attn_q
+  cfg.weights = weights
+  local _, norms = tensor("blk.0.attn_norm.weight")
+  cfg.norms = norms
+  cfg.qkv_bias = tensors["blk.0.attn_q.bias"] ~= nil or nil
+  if tensors["rope_freqs.weight"] ~= nil and extra.rope_scaling == nil then
+    fail("gguf_config: the file has rope_freqs.weight (Llama 3.1 frequency factors): give rope_scaling in extra")
+  end
+  for k, v in pairs(extra) do cfg[k] = v end
+  return cfg
+end
+
 --- The config, checked and completed.
 function M.config(cfg)
   if type(cfg) ~= "table" then fail("the config must be a table") end

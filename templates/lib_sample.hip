@@ -52,23 +52,45 @@ KG_INLINE float kg_order_key_f32(unsigned k) {
   return kg_bits_f32((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
 }
 
-/* Exclusive prefix sum of v over the workgroup in thread order; *total gets
- * the sum of all. Adds in a fixed order (a wave scan, then the wave totals in
- * wave order). Ends with a barrier. */
-template <int WAVE, int BLOCK> KG_INLINE float kg_block_scan_excl(float v, float *total) {
-  __shared__ float part[BLOCK / WAVE];
+/* A lane's value as another lane sees it (kg_shfl_u32 of its bits). */
+KG_INLINE float kg_shfl_val(float v, unsigned src) {
+  return kg_bits_f32(kg_shfl_u32(kg_f32_bits(v), src));
+}
+KG_INLINE unsigned kg_shfl_val(unsigned v, unsigned src) { return kg_shfl_u32(v, src); }
+
+/* Inclusive prefix sum of v (float or unsigned) over the wave in lane
+ * order (Hillis-Steele: a fixed order). Every lane must call it. */
+template <int WAVE, typename T> KG_INLINE T kg_wave_scan_incl(T v) {
   const unsigned lane = kg_lane_id();
-  float inc = v;
 #pragma unroll
   for (int off = 1; off < WAVE; off *= 2) {
-    const float o = kg_bits_f32(kg_shfl_u32(kg_f32_bits(inc), lane >= (unsigned)off ? lane - off : lane));
+    const T o = kg_shfl_val(v, lane >= (unsigned)off ? lane - off : lane);
     if (lane >= (unsigned)off)
-      inc += o;
+      v += o;
   }
-  if (lane == WAVE - 1)
+  return v;
+}
+
+/* The smallest of v over the wave; every lane gets it. */
+template <int WAVE> KG_INLINE int kg_wave_min_i32(int v) {
+#pragma unroll
+  for (int off = WAVE / 2; off > 0; off /= 2) {
+    const int o = (int)kg_shfl_u32((unsigned)v, kg_lane_id() ^ (unsigned)off);
+    v = o < v ? o : v;
+  }
+  return v;
+}
+
+/* Exclusive prefix sum of v (float or unsigned) over the workgroup in thread
+ * order; *total gets the sum of all. Adds in a fixed order (a wave scan, then
+ * the wave totals in wave order). Ends with a barrier. */
+template <int WAVE, int BLOCK, typename T> KG_INLINE T kg_block_scan_excl(T v, T *total) {
+  __shared__ T part[BLOCK / WAVE];
+  const T inc = kg_wave_scan_incl<WAVE>(v);
+  if (kg_lane_id() == WAVE - 1)
     part[threadIdx.x / WAVE] = inc;
   __syncthreads();
-  float before = 0.0f, all = 0.0f;
+  T before = 0, all = 0;
   for (int w = 0; w < BLOCK / WAVE; ++w) {
     if (w == (int)(threadIdx.x / WAVE))
       before = all;
@@ -260,6 +282,147 @@ KG_INLINE long kg_nth_with_key(P x, long base, unsigned key, unsigned n) {
   const long r = found;
   __syncthreads();
   return r;
+}
+
+/* A token's rank value among a row's: (order key of its logit, ~index),
+ * so that larger is better, ties of the logit to the lower index; distinct
+ * for distinct indices and never 0 (the index is below 2^24). */
+KG_INLINE unsigned long long kg_rank_value(float f, long index) {
+  return ((unsigned long long)kg_order_key(f) << 32) | (unsigned)~(unsigned)index;
+}
+
+/* Rank values in an int buffer, two words each (low first), as one 8-byte
+ * access: slot i is words 2i and 2i + 1. */
+template <typename P> KG_INLINE void kg_st_rank(P p, long i, unsigned long long r) {
+  kg_vec<int, 2> w;
+  w.v[0] = (int)(unsigned)r;
+  w.v[1] = (int)(unsigned)(r >> 32);
+  kg_stv<2>(p, 2 * i, w);
+}
+template <typename P> KG_INLINE unsigned long long kg_ld_rank(P p, long i) {
+  const kg_vec<int, 2> w = kg_ldv<2>(p, 2 * i);
+  return (unsigned long long)(unsigned)w.v[0] | (unsigned long long)(unsigned)w.v[1] << 32;
+}
+
+/* The number of bits of x (0 for 0; 64 - count of leading zeros). */
+KG_INLINE int kg_bit_width(unsigned long long x) {
+  int n = 0;
+#pragma unroll
+  for (int s = 32; s > 0; s >>= 1)
+    if (x >> s) {
+      x >>= s;
+      n += s;
+    }
+  return n + (x != 0);
+}
+
+/* The largest and the smallest of the workgroup's nonzero u64 values (0 and
+ * ~0 where there are none). Every thread gets them. Ends with a barrier. */
+template <int WAVE, int BLOCK>
+KG_INLINE void kg_block_range_u64(unsigned long long *mx, unsigned long long *mn) {
+  __shared__ unsigned long long pmax[BLOCK / WAVE], pmin[BLOCK / WAVE];
+#pragma unroll
+  for (int off = WAVE / 2; off > 0; off /= 2) {
+    const unsigned src = kg_lane_id() ^ (unsigned)off;
+    const unsigned long long a = (unsigned long long)kg_shfl_u32((unsigned)(*mx >> 32), src) << 32 |
+                                 kg_shfl_u32((unsigned)*mx, src);
+    const unsigned long long b = (unsigned long long)kg_shfl_u32((unsigned)(*mn >> 32), src) << 32 |
+                                 kg_shfl_u32((unsigned)*mn, src);
+    *mx = a > *mx ? a : *mx;
+    *mn = b < *mn ? b : *mn;
+  }
+  if (kg_lane_id() == 0) {
+    pmax[threadIdx.x / WAVE] = *mx;
+    pmin[threadIdx.x / WAVE] = *mn;
+  }
+  __syncthreads();
+  for (int w = 0; w < BLOCK / WAVE; ++w) {
+    *mx = pmax[w] > *mx ? pmax[w] : *mx;
+    *mn = pmin[w] < *mn ? pmin[w] : *mn;
+  }
+  __syncthreads();
+}
+
+/* The threshold t with exactly n of the workgroup's values >= t, where each
+ * thread holds N values in v, the nonzero ones distinct, and n is at most the
+ * count of nonzero ones (zeros stand for no value). A most significant digit
+ * first radix select, up to 8 bits a pass: a 256-bin LDS histogram of the
+ * values that match the digits fixed so far (counts, so the order of the
+ * atomic adds does not matter), then the first wave finds the bin where the
+ * n-th largest falls while the others clear the next pass's histogram; it
+ * stops at the first pass whose bin holds exactly the values still wanted.
+ * Two barriers a pass. RANGE first skips the high bits every nonzero value
+ * shares (two more barriers; worth it where the values are a row's best
+ * logits, which share their sign and exponent and would otherwise take a
+ * pass for them). Every thread gets t. Needs BLOCK > WAVE. */
+template <int WAVE, int BLOCK, int N, bool RANGE>
+KG_INLINE unsigned long long kg_radix_nth(const unsigned long long (&v)[N], unsigned n) {
+  static_assert(BLOCK > WAVE && 256 % WAVE == 0, "kg_radix_nth: a wave selects, the rest clear");
+  constexpr int PER = 256 / WAVE; /* bins a lane of the first wave sums */
+  __shared__ unsigned hist[2][256];
+  __shared__ unsigned sel[3];
+  const int tid = (int)threadIdx.x;
+  for (int b = tid; b < 256; b += BLOCK)
+    hist[0][b] = 0;
+  /* bits at and above hs are fixed, to the bits of `fixed` */
+  int hs = 64;
+  unsigned long long fixed = 0;
+  if (RANGE) {
+    unsigned long long mx = 0, mn = ~0ull;
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if (v[i] != 0) {
+        mx = v[i] > mx ? v[i] : mx;
+        mn = v[i] < mn ? v[i] : mn;
+      }
+    kg_block_range_u64<WAVE, BLOCK>(&mx, &mn);
+    hs = mx > mn ? kg_bit_width(mx ^ mn) : 1;
+    fixed = hs >= 64 ? 0ull : mx >> hs << hs;
+  } else {
+    __syncthreads();
+  }
+  for (int pass = 0;; ++pass) {
+    const int shift = hs > 8 ? hs - 8 : 0;
+    const unsigned mask = (1u << (hs - shift)) - 1u;
+    unsigned *h = hist[pass & 1];
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if (hs >= 64 || (v[i] >> hs) == (fixed >> hs))
+        kg_atomic_add_lds(&h[(unsigned)(v[i] >> shift) & mask], 1u);
+    __syncthreads();
+    if (tid < WAVE) {
+      /* lane l sums bins 255 - l PER down to 256 - (l + 1) PER */
+      unsigned c[PER], sum = 0;
+#pragma unroll
+      for (int j = 0; j < PER; ++j) {
+        c[j] = h[255 - tid * PER - j];
+        sum += c[j];
+      }
+      unsigned above = kg_wave_scan_incl<WAVE>(sum) - sum;
+      if (above < n && n <= above + sum) {
+#pragma unroll
+        for (int j = 0; j < PER; ++j) {
+          if (above < n && n <= above + c[j]) {
+            sel[0] = 255u - (unsigned)(tid * PER + j);
+            sel[1] = above;
+            sel[2] = c[j];
+          }
+          above += c[j];
+        }
+      }
+    } else {
+      unsigned *next = hist[(pass + 1) & 1];
+      for (int b = tid - WAVE; b < 256; b += BLOCK - WAVE)
+        next[b] = 0;
+    }
+    __syncthreads();
+    const unsigned cnt = sel[2];
+    n -= sel[1];
+    fixed |= (unsigned long long)sel[0] << shift;
+    hs = shift;
+    if (cnt == n || hs == 0)
+      return fixed; /* distinct values: a bin of the last bits holds one */
+  }
 }
 
 /* A 32-bit integer hash (the "lowbias32" xorshift-multiply mix; full

@@ -102,6 +102,10 @@ template <typename T> KG_INLINE T kg_atomic_add(T *p, long i, T v) {
 /* This thread's global accesses before it happen, for every workgroup of
  * the device, before those after it (a release and an acquire). */
 KG_INLINE void kg_fence_device() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
+/* *p += v for a __shared__ p, atomically within the workgroup (ds_add). */
+template <typename T> KG_INLINE void kg_atomic_add_lds(T *p, T v) {
+  __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+}
 
 /* Operand and accumulator vectors of the WMMA and MFMA builtins (clang's
  * V16h/V16s/V8f and V4h/V4s/V4f/V16f), the names prelude_sim.hip gives. */

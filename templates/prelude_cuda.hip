@@ -131,6 +131,8 @@ template <typename T> KG_INLINE T kg_atomic_add(T *p, long i, T v) { return atom
 /* This thread's global accesses before it happen, for every workgroup of
  * the device, before those after it (a release and an acquire). */
 KG_INLINE void kg_fence_device() { __threadfence(); }
+/* *p += v for a __shared__ p, atomically within the workgroup. */
+template <typename T> KG_INLINE void kg_atomic_add_lds(T *p, T v) { atomicAdd_block(p, v); }
 
 /* ---- Programmatic dependent launch (sm_90 and later) ----
  * griddepcontrol.wait blocks until the grids this one depends on have

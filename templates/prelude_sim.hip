@@ -239,6 +239,10 @@ template <typename T> KG_INLINE T kg_atomic_add(kg_gptr<T> p, long i, T v) {
   return __atomic_fetch_add((T *)a, v, __ATOMIC_SEQ_CST);
 }
 KG_INLINE void kg_fence_device() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+/* *p += v for a __shared__ p: a workgroup's fibers take turns on one host
+ * thread and switch only inside barriers and shuffles, so a plain add is
+ * atomic among them. */
+template <typename T> KG_INLINE void kg_atomic_add_lds(T *p, T v) { *p += v; }
 
 /* ---- Asynchronous copies (common.hip has the contract) ----
  *

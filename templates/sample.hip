@@ -11,9 +11,16 @@
  * (workgroup i: row i / PARTS, logits [p CHUNK, (p + 1) CHUNK) of part
  * p = i % PARTS): each stores its best (key, index) in part and counts
  * itself in cnt[row]; the last to count (which sets the count back to 0 for
- * the next run) takes the best of the row's parts, ties to the lowest index. */
+ * the next run) takes the best of the row's parts, ties to the lowest index.
+ * SPLIT (top-k up to 256) also takes PARTS workgroups per row, of STEPS VEC
+ * logits a thread: each keeps its part's TOPK best tokens as rank values
+ * (kg_rank_value, so distinct) in part; the last to count selects the row's
+ * TOPK best of the PARTS TOPK (which hold them: a token in the row's top-k is
+ * in its part's), sorts them by counting, and applies top-p, min-p and the same inverse
+ * CDF in index order to them alone: the same kept set and draw as the one
+ * workgroup path, in a fraction of the reads. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y{{#if GREEDY}}, KG_GLOBAL(int) part, KG_GLOBAL(int) cnt{{/if}}) {
+{{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y{{#if PARTS}}, KG_GLOBAL(int) part, KG_GLOBAL(int) cnt{{/if}}) {
   const int tid = (int)threadIdx.x;
 {{#if GREEDY}}
   (void)seed;
@@ -63,6 +70,186 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   at = kg_block_argbest<{{WAVE}}, {{BLOCK}}>(best, at);
   if (tid == 0)
     kg_st(y, row, at);
+{{/if}}{{#if SPLIT}}
+  const long row = (long)blockIdx.x / {{PARTS}};
+  const long p = (long)blockIdx.x % {{PARTS}};
+  const long base = row * {{COLS}};
+  const long lo = p * {{CHUNK}};
+  const float inv_t = {{INV_T}};
+  /* the row's uniform, drawn now: its seed loads overlap the logits' */
+  kg_u32x4 ctr;
+  ctr.x = (unsigned)row;
+  ctr.y = {{#if SEED2}}(unsigned)kg_ld(seed, 1){{/if}}{{#if SEED1}}0u{{/if}};
+  ctr.z = 0u;
+  ctr.w = 0u;
+  const float u = kg_u01(kg_philox4x32_10(ctr, (unsigned)kg_ld(seed, 0), 0u).x);
+  /* this part's tokens as rank values; 0 past the row's end */
+  unsigned long long v[{{STEPS}} * {{VEC}}];
+#pragma unroll
+  for (int s = 0; s < {{STEPS}}; ++s) {
+    const long c = lo + ((long)s * {{BLOCK}} + tid) * {{VEC}};
+    if (c < {{COLS}}) {
+      const kg_vec<{{X_T}}, {{VEC}}> xv = kg_ldv<{{VEC}}>(x, base + c);
+#pragma unroll
+      for (int k = 0; k < {{VEC}}; ++k)
+        v[s * {{VEC}} + k] = kg_rank_value(kg_to_f32(xv.v[k]), c + k);
+    } else {
+#pragma unroll
+      for (int k = 0; k < {{VEC}}; ++k)
+        v[s * {{VEC}} + k] = 0;
+    }
+  }
+  const long here = {{COLS}} - lo < {{CHUNK}} ? {{COLS}} - lo : {{CHUNK}};
+  const unsigned long long t = kg_radix_nth<{{WAVE}}, {{BLOCK}}, {{STEPS}} * {{VEC}}, false>(
+      v, here < {{TOPK}} ? (unsigned)here : {{TOPK}}u);
+  /* the part's TOPK slots: its best in thread order, then zeros */
+  unsigned mine = 0;
+#pragma unroll
+  for (int i = 0; i < {{STEPS}} * {{VEC}}; ++i)
+    mine += v[i] >= t;
+  unsigned kept;
+  unsigned at = kg_block_scan_excl<{{WAVE}}, {{BLOCK}}>(mine, &kept);
+  const long slots = (row * {{PARTS}} + p) * {{TOPK}};
+#pragma unroll
+  for (int i = 0; i < {{STEPS}} * {{VEC}}; ++i)
+    if (v[i] >= t)
+      kg_st_rank(part, slots + at++, v[i]);
+  for (unsigned j = kept + (unsigned)tid; j < {{TOPK}}u; j += {{BLOCK}})
+    kg_st_rank(part, slots + j, 0ull);
+  __shared__ int last;
+  __syncthreads(); /* every thread's slots before the count */
+  if (tid == 0) {
+    kg_fence_device(); /* release: the slots before the count */
+    last = kg_atomic_add(cnt, row, 1) == {{PARTS}} - 1;
+    if (last)
+      kg_st(cnt, row, 0); /* every part has counted: ready for the next run */
+  }
+  __syncthreads();
+  if (!last)
+    return;
+  kg_fence_device(); /* acquire: the other parts' slots */
+  /* the row's TOPK best of the PARTS TOPK candidates */
+  unsigned long long w[{{CAND}}];
+#pragma unroll
+  for (int i = 0; i < {{CAND}}; ++i) {
+    const long q = (long)i * {{BLOCK}} + tid;
+    w[i] = 0;
+    if (q < {{PARTS}} * {{TOPK}})
+      w[i] = kg_ld_rank(part, row * {{PARTS}} * {{TOPK}} + q);
+  }
+  const unsigned long long t2 = kg_radix_nth<{{WAVE}}, {{BLOCK}}, {{CAND}}, true>(w, {{TOPK}}u);
+  /* the row's TOPK best in thread order, then sorted: each one's place is
+   * the count of better ones (the values are distinct) */
+  __shared__ unsigned long long top[{{TOPK}}], best[{{TOPK}}];
+  mine = 0;
+#pragma unroll
+  for (int i = 0; i < {{CAND}}; ++i)
+    mine += w[i] >= t2;
+  at = kg_block_scan_excl<{{WAVE}}, {{BLOCK}}>(mine, &kept);
+#pragma unroll
+  for (int i = 0; i < {{CAND}}; ++i)
+    if (w[i] >= t2)
+      top[at++] = w[i];
+  __syncthreads();
+  if (tid < {{TOPK}}) {
+    const unsigned long long mine_v = top[tid];
+    unsigned r = 0;
+    for (int j = 0; j < {{TOPK}}; ++j)
+      r += top[j] > mine_v;
+    best[r] = mine_v;
+  }
+  __syncthreads();
+  if (tid >= {{WAVE}})
+    return;
+  /* the first wave alone from here (no more barriers): lane l holds places
+   * [l EP, (l + 1) EP) of the order */
+  constexpr int EP = ({{TOPK}} + {{WAVE}} - 1) / {{WAVE}};
+  const float m = kg_order_key_f32((unsigned)(best[0] >> 32)) * inv_t;
+  unsigned idx[EP];
+  float wt[EP];
+#pragma unroll
+  for (int j = 0; j < EP; ++j) {
+    const int r = tid * EP + j;
+    const unsigned long long e = r < {{TOPK}} ? best[r] : 0ull;
+    idx[j] = ~(unsigned)e;
+    wt[j] = r < {{TOPK}} ? kg_sample_weight(kg_order_key_f32((unsigned)(e >> 32)), inv_t, m) : 0.0f;
+  }
+  int len = {{TOPK}};
+{{#if TOPP}}
+  {
+    /* the shortest prefix of the order that holds TOPP of the top-k weight */
+    float own = 0.0f;
+#pragma unroll
+    for (int j = 0; j < EP; ++j)
+      own += wt[j];
+    const float incl = kg_wave_scan_incl<{{WAVE}}>(own);
+    const float mass = kg_shfl_val(incl, {{WAVE}} - 1);
+    float through = incl - own;
+    int first = {{TOPK}} - 1;
+#pragma unroll
+    for (int j = 0; j < EP; ++j) {
+      through += wt[j];
+      const int r = tid * EP + j;
+      if (r < first && through >= {{TOPP}} * mass)
+        first = r;
+    }
+    len = kg_wave_min_i32<{{WAVE}}>(first) + 1;
+  }
+{{/if}}
+  /* the kept tokens in index order: each one's place is the count of kept
+   * tokens with lower indices */
+  __shared__ unsigned kidx[EP * {{WAVE}}];
+  __shared__ float kw[EP * {{WAVE}}];
+  bool keep[EP];
+  unsigned mine_k = 0;
+#pragma unroll
+  for (int j = 0; j < EP; ++j) {
+    keep[j] = tid * EP + j < len && wt[j] > 0.0f{{#if MINP}} && wt[j] >= {{MINP}}{{/if}};
+    mine_k += keep[j];
+    kidx[tid * EP + j] = keep[j] ? idx[j] : 0xffffffffu;
+  }
+  const unsigned nk = kg_shfl_val(kg_wave_scan_incl<{{WAVE}}>(mine_k), {{WAVE}} - 1);
+  kg_wave_sync();
+  unsigned place[EP];
+#pragma unroll
+  for (int j = 0; j < EP; ++j) {
+    place[j] = 0;
+    if (keep[j])
+      for (int q = 0; q < {{TOPK}}; ++q)
+        place[j] += kidx[q] < idx[j];
+  }
+  kg_wave_sync(); /* every place is known before kidx is rewritten */
+#pragma unroll
+  for (int j = 0; j < EP; ++j) {
+    if (keep[j]) {
+      kidx[place[j]] = idx[j];
+      kw[place[j]] = wt[j];
+    }
+    if ((unsigned)(tid * EP + j) >= nk)
+      kw[tid * EP + j] = 0.0f;
+  }
+  kg_wave_sync();
+  /* the inverse CDF: lane l scans places [l EP, (l + 1) EP) */
+  float sw[EP], own = 0.0f;
+#pragma unroll
+  for (int j = 0; j < EP; ++j) {
+    sw[j] = kw[tid * EP + j];
+    own += sw[j];
+  }
+  const float incl = kg_wave_scan_incl<{{WAVE}}>(own);
+  const float target = u * kg_shfl_val(incl, {{WAVE}} - 1);
+  float run = incl - own;
+  int hit = 0x7fffffff;
+#pragma unroll
+  for (int j = 0; j < EP; ++j) {
+    run += sw[j];
+    if (sw[j] > 0.0f && run > target && hit == 0x7fffffff)
+      hit = tid * EP + j;
+  }
+  const int first = kg_wave_min_i32<{{WAVE}}>(hit);
+  /* no hit (u total rounded to the total): the last kept token */
+  if (tid == 0)
+    kg_st(y, row, (int)(first != 0x7fffffff ? kidx[first] : nk > 0 ? kidx[nk - 1] : 0u));
 {{/if}}{{#if SAMPLE}}
   const long base = (long)blockIdx.x * {{COLS}};
   /* the inverse-CDF chunk: a whole number of vectors */

@@ -6,18 +6,21 @@
 -- Greedy rows are split over PARTS workgroups of GREEDY_BLOCK threads, each
 -- the argmax of CHUNK logits; the last of a row to finish (a count it keeps
 -- across runs) picks the best of their parts: a 128256-token row is 63
--- workgroups of f32 (32 of bf16) instead of one. The other modes take one
--- workgroup per row.
+-- workgroups of f32 (32 of bf16) instead of one. Top-k up to SPLIT_TOPK is
+-- split the same way: each workgroup keeps its part's top-k, and the last
+-- selects the row's top-k from theirs and samples from those alone (a
+-- 128256-token row: 63 parts of 2048 f32 at top-k 50). The other modes take
+-- one workgroup per row.
 local kg = require "kgen"
 local fail = kg.fail
 
 kg.template {
   name = "sample",
-  holes = { "CHUNK", "COLS", "GREEDY", "INV_T", "MINP", "PARTS", "SAMPLE", "SEED1", "SEED2",
-    "TOPK", "TOPK_OR_ALL", "TOPP", "X_T" },
+  holes = { "CAND", "CHUNK", "COLS", "GREEDY", "INV_T", "MINP", "PARTS", "SAMPLE", "SEED1",
+    "SEED2", "SPLIT", "STEPS", "TOPK", "TOPK_OR_ALL", "TOPP", "X_T" },
   libs = { "sample" },
   params = function(target, info)
-    if info.parts then -- greedy: PARTS workgroups per row (tiles of one row)
+    if info.parts then -- greedy, split: PARTS workgroups per row (tiles of one row)
       return { BLOCK = info.block, VEC = info.vec, per_block = 1, ["repeat"] = info.parts }
     end
     local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
@@ -32,8 +35,28 @@ kg.template {
   end,
 }
 
--- greedy: threads per workgroup, and vectors per thread in a part
+-- greedy and split top-k: threads per workgroup (the last workgroup of a
+-- split row sorts its top-k one a thread: SPLIT_TOPK at most), and vectors
+-- per thread in a part
 local GREEDY_BLOCK, GREEDY_STEPS = 256, 2
+-- split top-k: the largest k, the most vectors a thread holds, and the most
+-- candidates (PARTS TOPK) the last workgroup selects from (16 a thread)
+local SPLIT_TOPK, SPLIT_MAX_STEPS, SPLIT_CAND = GREEDY_BLOCK, 8, 16 * GREEDY_BLOCK
+
+-- The parts of a split top-k over `cols`: (steps, chunk, parts), or nil
+-- where no chunk of at most SPLIT_MAX_STEPS vectors a thread leaves few
+-- enough candidates.
+local function split_plan(cols, vec, topk)
+  if topk > SPLIT_TOPK then return nil end
+  local steps = GREEDY_STEPS
+  while steps <= SPLIT_MAX_STEPS do
+    local chunk = GREEDY_BLOCK * vec * steps
+    local parts = (cols + chunk - 1) // chunk
+    if parts * topk <= SPLIT_CAND then return steps, chunk, parts end
+    steps = steps * 2
+  end
+  return nil
+end
 
 local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
 
@@ -72,15 +95,22 @@ kg.op {
     for i = 1, #x.shape - 1 do lead[i] = x.shape[i] end
     if #lead == 0 then lead[1] = 1 end
     local vec = kg.vector_width(x.dtype, { cols })
-    local chunk = GREEDY_BLOCK * vec * GREEDY_STEPS
-    local parts = (cols + chunk - 1) // chunk
+    local steps, chunk, parts = GREEDY_STEPS, GREEDY_BLOCK * vec * GREEDY_STEPS, nil
+    local split = false
     if greedy then
-      -- each part's best (key, index), and per row the count of finished
+      parts = (cols + chunk - 1) // chunk
+    elseif topk then
+      local s, c, p = split_plan(cols, vec, topk)
+      if s then steps, chunk, parts, split = s, c, p, true end
+    end
+    if parts then
+      -- each part's result (greedy: its best (key, index); split: its top-k
+      -- rank values, two words each), and per row the count of finished
       -- parts, which the kernel keeps across runs (back to 0 by the last)
       node.grid, node.tile_units = "tiles", lead
       local pshape = {}
       for i, d in ipairs(lead) do pshape[i] = d end
-      pshape[#pshape + 1] = 2 * parts
+      pshape[#pshape + 1] = 2 * parts * (split and topk or 1)
       node.extra_outputs = {
         { dtype = kg.dtypes.i32, shape = pshape, hidden = true },
         { dtype = kg.dtypes.i32, shape = lead, hidden = true, persistent = true },
@@ -91,9 +121,12 @@ kg.op {
       node.cols = cols
     end
     node.holes = {
-      CHUNK = tostring(chunk), PARTS = tostring(parts),
+      CHUNK = parts and tostring(chunk) or "", PARTS = parts and tostring(parts) or "",
+      STEPS = tostring(steps),
+      SPLIT = split and "1" or "",
+      CAND = split and tostring((parts * topk + GREEDY_BLOCK - 1) // GREEDY_BLOCK) or "",
       X_T = x.dtype.ctype, COLS = tostring(cols),
-      GREEDY = greedy and "1" or "", SAMPLE = greedy and "" or "1",
+      GREEDY = greedy and "1" or "", SAMPLE = (greedy or split) and "" or "1",
       INV_T = greedy and "" or kg.float_literal(1 / a.temperature),
       TOPK = topk and tostring(topk) or "",
       TOPK_OR_ALL = tostring(topk or cols),
@@ -101,8 +134,8 @@ kg.op {
       MINP = minp and kg.float_literal(minp) or "",
       SEED1 = seed.shape[1] == 1 and "1" or "", SEED2 = seed.shape[1] == 2 and "1" or "",
     }
-    node.params_info = { dtype = x.dtype.name, cols = cols,
-      parts = greedy and parts or nil, block = GREEDY_BLOCK, vec = vec }
+    node.params_info = { dtype = x.dtype.name, cols = cols, parts = parts,
+      block = GREEDY_BLOCK, vec = vec }
     node.out_dtype, node.out_shape = kg.dtypes.i32, lead
   end,
 }

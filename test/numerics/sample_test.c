@@ -2,13 +2,14 @@
  *   sample_test sim:gfx1100 [RUNS]
  * sample_exact.lua: greedy, top-k = 1 and top-p = 1e-6 give the argmax (ties
  * to the lowest index) on f16 rows full of ties; on three rows of a 128256-token
- * bf16 vocabulary, each draw lies in the float64 kept set and equals the draw a
- * float64 reproduction of the op's definition (Philox, inverse CDF in index
- * order) makes. sample_dist.lua: RUNS runs (default 20; 100 gives 10^5 draws) of 1000
- * rows of the same 64 logits, with seed (1234, run): every draw is reproduced, the counts
- * match the truncated softmax by a chi-square test at significance 1e-3 (the
- * statistic printed), temperature 0.5 fails the test against temperature 1,
- * the same seed gives the same ids and another seed other ids. */
+ * bf16 and of an f32 vocabulary (one workgroup a row, and top-k split over
+ * parts) and on the tied rows under top-k, each draw lies in the float64 kept
+ * set and equals the draw a float64 reproduction of the op's definition
+ * (Philox, inverse CDF in index order) makes. sample_dist.lua: RUNS runs (default 20; 100
+ * gives 10^5 draws) of 1000 rows of the same 64 logits, with seed (1234, run): every draw
+ * is reproduced, the counts match the truncated softmax by a chi-square test at
+ * significance 1e-3 (the statistic printed), temperature 0.5 fails the test against
+ * temperature 1, the same seed gives the same ids and another seed other ids. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,14 @@
 #include "sample_dist.h"
 #include "sample_exact.h"
 
-enum { DIST_ROWS = 1000, DIST_V = 64, TIE_V = 64, BIG_ROWS = 3, BIG_V = 128256 };
+enum {
+  DIST_ROWS = 1000,
+  DIST_V = 64,
+  TIE_V = 64,
+  BIG_ROWS = 3,
+  BIG_V = 128256,
+  ODD_V = 4112
+};
 
 static int failures;
 
@@ -183,16 +191,26 @@ static int run_exact(kgrt_device_t *dev) {
     bh[i] = kgrt_f32_to_bf16((float)v);
     big[i] = kgrt_bf16_to_f32(bh[i]);
   }
+  /* f32 logits of the same kind, distinct almost everywhere */
+  float *fh = malloc(sizeof(float) * BIG_ROWS * BIG_V);
+  double *bigf = malloc(sizeof(double) * BIG_ROWS * BIG_V);
+  for (int i = 0; i < BIG_ROWS * BIG_V; i++) {
+    const double g = unit(&rng) + unit(&rng) + unit(&rng) - 1.5;
+    fh[i] = (float)(4 * g + (unit(&rng) < 1e-3 ? 8 * unit(&rng) : 0));
+    bigf[i] = fh[i];
+  }
   const int32_t seed1[1] = {99}, seed[2] = {4321, 17};
   int rc = set_input(m, "e", eh, sizeof eh) |
            set_input(m, "big", bh, sizeof(uint16_t) * BIG_ROWS * BIG_V) |
+           set_input(m, "bigf", fh, sizeof(float) * BIG_ROWS * BIG_V) |
+           set_input(m, "odd", fh, sizeof(float) * BIG_ROWS * ODD_V) |
            set_input(m, "seed1", seed1, sizeof seed1) |
            set_input(m, "seed", seed, sizeof seed);
   if (rc || kgrt_model_run(m, &err) != KGRT_STATUS_OK) {
     if (!rc)
       printf("FAIL run sample_exact: %s\n", err.message);
     kgrt_model_unload(m);
-    free(bh), free(big);
+    free(bh), free(big), free(fh), free(bigf);
     return 1;
   }
   int32_t got[TIE_V];
@@ -209,49 +227,64 @@ static int run_exact(kgrt_device_t *dev) {
     printf("%-4s sample %-12s argmax on %d tied f16 rows\n", bad ? "FAIL" : "ok",
            tie_outs[k], TIE_V);
   }
+  /* draws checked against the float64 reproduction: the bf16 rows, the f32
+   * rows (split top-k, 63 parts of 2048 at k = 50, 16 of 8192 at k = 200;
+   * odd_k: a last part of 16, fewer than k)
+   * and the tied f16 rows (top-k boundaries inside runs of equal logits) */
   const struct {
     const char *name;
+    const double *x;
+    int rows, v;
+    const int32_t *seed;
     params_t p;
-  } bigs[] = {{"big_k", {1, 1, 0, 50}},
-              {"big_p", {0.8, 0.9, 0, 0}},
-              {"big_kp", {1.3, 0.5, 0, 40}},
-              {"big_greedy", {0, 1, 0, 1}}};
+  } draws[] = {{"big_k", big, BIG_ROWS, BIG_V, seed, {1, 1, 0, 50}},
+               {"big_p", big, BIG_ROWS, BIG_V, seed, {0.8, 0.9, 0, 0}},
+               {"big_kp", big, BIG_ROWS, BIG_V, seed, {1.3, 0.5, 0, 40}},
+               {"big_greedy", big, BIG_ROWS, BIG_V, seed1, {0, 1, 0, 1}},
+               {"bigf_kp", bigf, BIG_ROWS, BIG_V, seed, {1, 0.9, 0, 50}},
+               {"bigf_k200", bigf, BIG_ROWS, BIG_V, seed, {1.1, 1, 0, 200}},
+               {"odd_k", bigf, BIG_ROWS, ODD_V, seed, {1, 0.95, 0, 50}},
+               {"tie_k", e, TIE_V, TIE_V, seed1, {1, 1, 0, 5}},
+               {"tie_kpm", e, TIE_V, TIE_V, seed1, {0.7, 0.6, 0.1, 9}}};
   double *w = malloc(sizeof(double) * BIG_V);
-  for (int k = 0; k < 4; k++) {
-    int32_t ids[BIG_ROWS];
-    if (get_output(m, bigs[k].name, ids, BIG_ROWS)) {
+  for (size_t k = 0; k < sizeof draws / sizeof *draws; k++) {
+    int32_t ids[TIE_V];
+    const int rows = draws[k].rows, v = draws[k].v;
+    /* a one-word seed draws at step 0 */
+    const int32_t s0 = draws[k].seed[0], s1 = draws[k].seed == seed ? seed[1] : 0;
+    if (get_output(m, draws[k].name, ids, (size_t)rows)) {
       failures++;
       continue;
     }
     int bad = 0, kept_total = 0;
-    for (int r = 0; r < BIG_ROWS; r++) {
-      const double *x = big + (size_t)r * BIG_V;
+    for (int r = 0; r < rows; r++) {
+      const double *x = draws[k].x + (size_t)r * (size_t)v;
       int want;
-      if (bigs[k].p.temperature == 0) {
-        want = argmax(x, BIG_V);
+      if (draws[k].p.temperature == 0) {
+        want = argmax(x, v);
         kept_total++;
       } else {
-        kept_weights(x, BIG_V, bigs[k].p, w);
-        for (int i = 0; i < BIG_V; i++)
+        kept_weights(x, v, draws[k].p, w);
+        for (int i = 0; i < v; i++)
           kept_total += w[i] > 0;
-        want = draw(w, BIG_V, uniform(seed[0], seed[1], (uint32_t)r));
-        if (!(ids[r] >= 0 && ids[r] < BIG_V && w[ids[r]] > 0)) {
-          check(0, "row %g: id %g is not in the kept set", bigs[k].name, r, ids[r]);
+        want = draw(w, v, uniform(s0, s1, (uint32_t)r));
+        if (!(ids[r] >= 0 && ids[r] < v && w[ids[r]] > 0)) {
+          check(0, "row %g: id %g is not in the kept set", draws[k].name, r, ids[r]);
           bad++;
           continue;
         }
       }
       if (ids[r] != want) {
-        check(0, "row %g: id differs from the float64 draw %g", bigs[k].name, r, want);
+        check(0, "row %g: id differs from the float64 draw %g", draws[k].name, r, want);
         bad++;
       }
     }
     printf("%-4s sample %-12s V=%d, %d rows, %d kept in all, ids %d %d %d\n",
-           bad ? "FAIL" : "ok", bigs[k].name, BIG_V, BIG_ROWS, kept_total, ids[0], ids[1],
+           bad ? "FAIL" : "ok", draws[k].name, v, rows, kept_total, ids[0], ids[1],
            ids[2]);
   }
   free(w);
-  free(bh), free(big);
+  free(bh), free(big), free(fh), free(bigf);
   kgrt_model_unload(m);
   return 0;
 }

@@ -1,5 +1,6 @@
--- sample: greedy argmax, and temperature + top-k + top-p + min-p by radix cuts
--- and an inverse-CDF scan; no scratch on either target.
+-- sample: greedy argmax and top-k (+ top-p + min-p) split over parts of the
+-- row, and top-p + min-p by radix cuts and an inverse-CDF scan in one
+-- workgroup a row; no scratch on either target.
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W32
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W64
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
@@ -18,15 +19,32 @@
 -- CHECK-NEXT: kg_st(cnt, row, 0);
 -- W32: kg_block_argbest<32, 256>(best, at)
 -- W64: kg_block_argbest<64, 256>(best, at)
+-- top-k 50: 32 parts of 4096 keep 50 candidates each; the last selects 50 of
+-- their 1600 (7 a thread), sorts them by counting and cuts top-p and min-p
+-- CHECK-LABEL: sample_sample_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y, KG_GLOBAL(int) part, KG_GLOBAL(int) cnt)
+-- CHECK: const float inv_t = 1.42857143f;
+-- CHECK: ctr.y = (unsigned)kg_ld(seed, 1);
+-- W32: kg_radix_nth<32, 256, 2 * 8, false>(
+-- W64: kg_radix_nth<64, 256, 2 * 8, false>(
+-- CHECK-NEXT: v, here < 50 ? (unsigned)here : 50u);
+-- CHECK: last = kg_atomic_add(cnt, row, 1) == 32 - 1;
+-- W32: kg_radix_nth<32, 256, 7, true>(w, 50u);
+-- W64: kg_radix_nth<64, 256, 7, true>(w, 50u);
+-- CHECK: r += top[j] > mine_v;
+-- CHECK: through >= 0.9f * mass
+-- CHECK: wt[j] >= 0.05f
+-- top-k 300 is past the split's 256: one workgroup a row
 -- CHECK-LABEL: sample_sample_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y)
 -- CHECK: const float inv_t = 1.42857143f;
 -- W32: kg_radix_cut<32, 256, 8, 128256, false, kg_bf16>(
 -- W64: kg_radix_cut<64, 256, 8, 128256, false, kg_bf16>(
--- CHECK-NEXT: x, base, inv_t, m, 50u, 0.0f);
+-- CHECK-NEXT: x, base, inv_t, m, 300u, 0.0f);
 -- CHECK: kg_radix_cut<{{.*}}, true, kg_bf16>(
--- CHECK-NEXT: x, base, inv_t, m, 50u, 0.9f * mass);
+-- CHECK-NEXT: x, base, inv_t, m, 300u, 0.9f * mass);
 -- CHECK: w >= 0.05f
 -- CHECK: ctr.y = (unsigned)kg_ld(seed, 1);
+-- META: .name: sample_sample_{{[0-9a-f]+}}
+-- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- META: .name: sample_sample_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- META: .name: sample_sample_{{[0-9a-f]+}}
@@ -38,3 +56,4 @@ local x = input("x", bf16, { B, 128256 })
 local s = input("s", i32, { 2 })
 output("g", sample(x, s, { temperature = 0 }))
 output("y", sample(x, s, { temperature = 0.7, top_k = 50, top_p = 0.9, min_p = 0.05 }))
+output("z", sample(x, s, { temperature = 0.7, top_k = 300, top_p = 0.9, min_p = 0.05 }))

@@ -10,7 +10,8 @@
  * — then time the plan with kgrt_model_time (device events;
  * 20 warm-up runs, median of REPS). Prints one JSON object per line:
  * {"op", "shape", "dtype", "us", "GBps", "bytes", "check", "nmse"}. The bench
- * inputs are at least 32 MiB each, so consecutive runs stream from HBM.
+ * inputs are at least 32 MiB each (but the one-row sampling, a decode
+ * step's), so consecutive runs stream from HBM.
  * Weights are filled too: plain ones with uniform values, GGUF quantized ones
  * (the gemv_q* models) with random floats (a random scale per 32) encoded by
  * kgrt_gguf.h; a model whose weights are quantized is checked whole, output
@@ -344,6 +345,36 @@ static const bench_t benches[] = {
     {"topp0.9",
      "32x128256",
      &kgen_topp,
+     NULL,
+     NULL,
+     32,
+     128256,
+     32.0 * 128256 * 4,
+     {-8, 0},
+     {8, 1000000}},
+    {"greedy",
+     "1x128256",
+     &kgen_greedy_1,
+     NULL,
+     NULL,
+     1,
+     128256,
+     128256.0 * 4,
+     {-8, 0},
+     {8, 1000000}},
+    {"topk50_p0.9",
+     "1x128256",
+     &kgen_topkp_1,
+     NULL,
+     NULL,
+     1,
+     128256,
+     128256.0 * 4,
+     {-8, 0},
+     {8, 1000000}},
+    {"topk50_p0.9",
+     "32x128256",
+     &kgen_topkp_32,
      NULL,
      NULL,
      32,

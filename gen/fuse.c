@@ -192,9 +192,66 @@ static int epilogue_of(const kg_graph_t *g, int m) {
 /* Does map node n's value get spliced into its consumer? */
 static int is_inlined(const kg_graph_t *g, int n) {
   const kg_tensor_t *t = &g->tensors[g->nodes[n].output];
-  if (t->output_index >= 0)
+  if (t->output_index >= 0 || g->nodes[n].own_kernel)
     return 0;
   return is_map(g, n) && is_map(g, sole_consumer(g, g->nodes[n].output));
+}
+
+/* A chain's size: the ops nested deepest in its expression and the
+ * distinct tensors it reads. */
+typedef struct {
+  int depth, num;
+  int tensors[KG_MAX_INPUTS];
+} chain_size_t;
+
+static int chain_has(const chain_size_t *c, int t) {
+  for (int i = 0; i < c->num; i++)
+    if (c->tensors[i] == t)
+      return 1;
+  return 0;
+}
+
+/* Marks own_kernel on the map producers that would take a chain past
+ * KG_CHAIN_DEPTH or KG_CHAIN_TENSORS: in node order (producers first), each
+ * map node takes in its inlinable producers in operand order while the
+ * chain stays inside both, and keeps the rest as kernels of their own. */
+static void cut_chains(kg_graph_t *g) {
+  chain_size_t *size = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *size);
+  for (int n = 0; n < g->num_nodes; n++) {
+    const kg_node_t *node = &g->nodes[n];
+    if (node->dead || !is_map(g, n))
+      continue;
+    chain_size_t c = {.depth = 1};
+    for (int i = 0; i < node->num_inputs; i++)
+      if (!chain_has(&c, node->inputs[i]))
+        c.tensors[c.num++] = node->inputs[i];
+    for (int i = 0; i < node->num_inputs; i++) {
+      const int t = node->inputs[i], prod = g->tensors[t].producer;
+      if (prod < 0 || !is_inlined(g, prod)) /* its sole consumer: n */
+        continue;
+      chain_size_t next = c;
+      next.num = 0; /* c less t, with prod's tensors */
+      for (int k = 0; k < c.num; k++)
+        if (c.tensors[k] != t)
+          next.tensors[next.num++] = c.tensors[k];
+      const chain_size_t *in = &size[prod];
+      int fits = 1 + in->depth <= KG_CHAIN_DEPTH;
+      for (int k = 0; k < in->num && fits; k++)
+        if (!chain_has(&next, in->tensors[k])) {
+          fits = next.num < KG_CHAIN_TENSORS;
+          if (fits)
+            next.tensors[next.num++] = in->tensors[k];
+        }
+      if (!fits) {
+        g->nodes[prod].own_kernel = 1;
+        continue;
+      }
+      next.depth = c.depth > 1 + in->depth ? c.depth : 1 + in->depth;
+      c = next;
+    }
+    size[n] = c;
+  }
+  free(size);
 }
 
 /* Appends node n's expression with operands replaced: an inlined producer by
@@ -627,8 +684,9 @@ static int kernel_rank(const kg_graph_t *g, kg_kernel_t *k, kg_diag_t *d) {
   return 0;
 }
 
-int kg_fuse(const kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
+int kg_fuse(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   memset(p, 0, sizeof *p);
+  cut_chains(g);
   int cap = 1;
   for (int n = 0; n < g->num_nodes; n++)
     cap += g->nodes[n].num_variants + 1; /* collectives have none */

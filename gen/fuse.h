@@ -5,6 +5,15 @@
 #include "diag.h"
 #include "ir.h"
 
-int kg_fuse(const kg_graph_t *g, kg_program_t *out, kg_diag_t *d);
+/* The kernels of g into out. Marks first the map nodes that a fused chain
+ * must not take in (node.own_kernel): at most KG_CHAIN_DEPTH ops nested in
+ * one expression (clang refuses brackets nested past 256) and at most
+ * KG_CHAIN_TENSORS tensors read by one chain (an epilogue's chain shares
+ * the kernel's KG_MAX_INPUTS operands with x, two weights and a norm's
+ * weight); a long chain becomes several kernels instead of an error. */
+int kg_fuse(kg_graph_t *g, kg_program_t *out, kg_diag_t *d);
+
+#define KG_CHAIN_DEPTH 64
+#define KG_CHAIN_TENSORS (KG_MAX_INPUTS - 4)
 
 #endif /* KG_FUSE_H */

@@ -145,6 +145,9 @@ typedef struct kg_node {
   int rank;
   int dead;   /* no output, state or live node needs its results: no kernel */
   char *expr; /* map: expression over $0, $1, ... */
+  /* map: kept out of its consumer's fused expression, so that the fused
+   * chain stays inside the compilers' limits (set by kg_fuse) */
+  int own_kernel;
   /* one kernel per variant; several when the run-time dims choose among them
    * (matmul: up to three, by the rows of x) */
   int num_variants;

@@ -3,13 +3,17 @@
 #include "defines.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include <lauxlib.h>
 
 #include "buf.h"
+#include "json.h"
 #include "kgrt_weights.h"
 
 int kg_define_parse(const char *arg, char **out_name, const char **out_value,
@@ -128,18 +132,27 @@ static int build_info(lua_State *L) {
   return 1;
 }
 
-/* kg_weights_file(name): the header of the file given as name's value, or
- * nil and why. */
-static int lib_weights_file(lua_State *L) {
+/* The value given for the name at 1 (a file's path), or NULL. */
+static const char *given_path(lua_State *L) {
   luaL_checktype(L, 1, LUA_TSTRING);
   lua_pushvalue(L, 1);
   lua_rawget(L, lua_upvalueindex(1));
-  const char *path = lua_tostring(L, -1);
-  if (path == NULL) {
-    lua_pushnil(L);
-    lua_pushstring(L, "not given");
-    return 2;
-  }
+  return lua_tostring(L, -1);
+}
+
+/* A reader's answer for a name the command line did not give. */
+static int not_given(lua_State *L) {
+  lua_pushnil(L);
+  lua_pushstring(L, "not given");
+  return 2;
+}
+
+/* kg_weights_file(name): the header of the file given as name's value, or
+ * nil and why. */
+static int lib_weights_file(lua_State *L) {
+  const char *path = given_path(L);
+  if (path == NULL)
+    return not_given(L);
   kgrt_weights_t *w = NULL;
   kgrt_error_t err;
   if (kgrt_weights_open(path, NULL, &w, &err) != KGRT_STATUS_OK) {
@@ -156,6 +169,52 @@ static int lib_weights_file(lua_State *L) {
   return 1;
 }
 
+/* kg_json_file(name): the value of the JSON file given as name's value, or
+ * nil and why. */
+static int lib_json_file(lua_State *L) {
+  const char *path = given_path(L);
+  if (path == NULL)
+    return not_given(L);
+  /* sized first, and the buffer taken before the file is open, so a Lua
+   * error (memory) leaves nothing open; a regular file only (not a pipe or
+   * /dev/zero) */
+  struct stat st;
+  const char *why_not = NULL;
+  if (stat(path, &st) != 0)
+    why_not = strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    why_not = "not a regular file";
+  else if (st.st_size > KG_JSON_FILE_MAX)
+    why_not = "more than 1 MiB (the most kgen reads)";
+  if (why_not != NULL) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", path, why_not);
+    return 2;
+  }
+  const size_t size = (size_t)st.st_size;
+  char *text = lua_newuserdatauv(L, size + 1, 0);
+  FILE *f = fopen(path, "rb");
+  size_t len = 0;
+  int bad = f == NULL;
+  if (f != NULL) {
+    len = fread(text, 1, size + 1, f);
+    bad = ferror(f) || len > size; /* an error, or the file grew */
+    fclose(f);
+  }
+  if (bad) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: cannot read it whole", path);
+    return 2;
+  }
+  char why[160];
+  if (kg_json_push(L, text, len, why, sizeof why) != 0) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", path, why);
+    return 2;
+  }
+  return 1;
+}
+
 void kg_defines_setup(lua_State *L, int lib, int num, const char *const *names,
                       const char *const *values) {
   lib = lua_absindex(L, lib);
@@ -167,6 +226,9 @@ void kg_defines_setup(lua_State *L, int lib, int num, const char *const *names,
   lua_pushvalue(L, -1);
   lua_pushcclosure(L, lib_define, 1);
   lua_setfield(L, lib, "kg_define");
+  lua_pushvalue(L, -1);
   lua_pushcclosure(L, lib_weights_file, 1);
   lua_setfield(L, lib, "kg_weights_file");
+  lua_pushcclosure(L, lib_json_file, 1);
+  lua_setfield(L, lib, "kg_json_file");
 }

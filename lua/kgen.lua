@@ -865,6 +865,20 @@ function kg.define(name, default)
   fail("define %s: not given (kgen --define %s=VALUE)", name, name)
 end
 
+-- What `read` (a reader kgen's C gives the library) makes of the file at
+-- the path `--define name=PATH` gives: its value, or an error naming `what`.
+local function kg_file_of(what, read, name)
+  check_name(what, name)
+  local value, why = read(name)
+  if value == nil then
+    if why == "not given" then
+      fail("%s %s: not given (kgen --define %s=PATH)", what, name, name)
+    end
+    fail("%s %s: %s", what, name, why)
+  end
+  return value
+end
+
 --- weights_file(name): the header of the weight file at the path `--define
 --- name=PATH` gives (GGUF, safetensors or a safetensors index), read and
 --- checked by kgrt's reader: { format = "gguf" | "safetensors", meta = {
@@ -872,17 +886,13 @@ end
 --- tensors = { [file name] = { dtype = "q4_0", shape = { rows, cols } } } }
 --- (shapes row-major, innermost last). A model opens only files the command
 --- line names.
-function kg.weights_file(name)
-  check_name("weights_file", name)
-  local info, why = kg_weights_file(name)
-  if info == nil then
-    if why == "not given" then
-      fail("weights_file %s: not given (kgen --define %s=PATH)", name, name)
-    end
-    fail("weights_file %s: %s", name, why)
-  end
-  return info
-end
+function kg.weights_file(name) return kg_file_of("weights_file", kg_weights_file, name) end
+
+--- json_file(name): the value of the JSON file at the path `--define
+--- name=PATH` gives (a Hugging Face config.json), read by kgen's strict
+--- reader (gen/json.h): objects as tables, arrays as sequences, whole
+--- numbers as integers, null members absent. At most 1 MiB, 64 levels deep.
+function kg.json_file(name) return kg_file_of("json_file", kg_json_file, name) end
 
 ---------------------------------------------------------------------------
 -- the environment a model runs in
@@ -908,6 +918,7 @@ function kg.env()
   local env = {
     sym = kg.sym, input = kg.input, weight = kg.weight, output = kg.output, ranks = kg.ranks,
     on_rank = kg.on_rank, define = kg.define, weights_file = kg.weights_file,
+    json_file = kg.json_file,
   }
   for name, dt in pairs(kg.dtypes) do env[name] = dt end
   for _, name in ipairs(kg.op_order) do

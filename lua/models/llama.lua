@@ -132,6 +132,34 @@ local dtype_of_name = { f32 = f32, f16 = f16, bf16 = bf16, q8_0 = q8_0, q4_0 = q
 local layer_kinds = { "attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up",
   "ffn_down" }
 
+-- A file's tensor by name (info.tensors) and its weight format, for the
+-- config readers; `who` names the reader in errors.
+local function file_tensor(who, tensors, name)
+  local t = tensors[name]
+  if t == nil then fail("%s: the file has no tensor %s", who, name) end
+  local dt = dtype_of_name[t.dtype]
+  if dt == nil then fail("%s: tensor %s is %s, not a weight format", who, name, tostring(t.dtype)) end
+  return t, dt
+end
+
+-- The format of each layer weight kind, the same in every layer:
+-- name(kind, l) is the kind's tensor in layer l.
+local function layer_formats(who, tensors, layers, name, weights)
+  for _, kind in ipairs(layer_kinds) do
+    local _, dt = file_tensor(who, tensors, name(kind, 0))
+    for l = 1, layers - 1 do
+      local _, other = file_tensor(who, tensors, name(kind, l))
+      if other ~= dt then
+        fail("%s: %s is %s, %s is %s: formats that change by layer are not supported", who,
+          name(kind, l), tensors[name(kind, l)].dtype, name(kind, 0), tensors[name(kind, 0)].dtype)
+      end
+    end
+    weights[kind] = dt
+  end
+  weights.default = weights.attn_q
+  return weights
+end
+
 --- A config from a GGUF file's header (weights_file(...), kgen --define):
 --- the sizes, RoPE base, norm epsilon, sliding window and context from the
 --- metadata of its general.architecture (llama, qwen2: RoPE "half"), the
@@ -146,7 +174,7 @@ function M.gguf_config(info, extra)
     fail("gguf_config: expected weights_file(...)'s table")
   end
   if info.format ~= "gguf" then
-    fail("gguf_config: a %s file carries no hyperparameters (config.json is not read yet): give the config", tostring(info.format))
+    fail("gguf_config: a %s file carries no hyperparameters: read its config.json with hf_config", tostring(info.format))
   end
   local meta, tensors = info.meta, info.tensors
   local arch = meta["general.architecture"]
@@ -165,13 +193,7 @@ function M.gguf_config(info, extra)
     if v == nil then fail("gguf_config: the file has no %s.%s", arch, k) end
     return v
   end
-  local function tensor(name)
-    local t = tensors[name]
-    if t == nil then fail("gguf_config: the file has no tensor %s", name) end
-    local dt = dtype_of_name[t.dtype]
-    if dt == nil then fail("gguf_config: tensor %s is %s, not a weight format", name, tostring(t.dtype)) end
-    return t, dt
-  end
+  local function tensor(name) return file_tensor("gguf_config", tensors, name) end
   local cfg = {
     hidden = key("embedding_length"), layers = key("block_count"),
     heads = key("attention.head_count"), ffn = key("feed_forward_length"),
@@ -190,19 +212,8 @@ function M.gguf_config(info, extra)
     local _, dt = tensor("output.weight")
     weights.output = dt
   end
-  for _, kind in ipairs(layer_kinds) do
-    local _, dt = tensor("blk.0." .. kind .. ".weight")
-    for l = 1, cfg.layers - 1 do
-      local _, other = tensor(string.format("blk.%d.%s.weight", l, kind))
-      if other ~= dt then
-        fail("gguf_config: blk.%d.%s.weight is %s, blk.0's %s: formats that change by layer are not supported",
-          l, kind, tensors[string.format("blk.%d.%s.weight", l, kind)].dtype, tensors["blk.0." .. kind .. ".weight"].dtype)
-      end
-    end
-    weights[kind] = dt
-  end
-  weights.default = weights.attn_q
-  cfg.weights = weights
+  cfg.weights = layer_formats("gguf_config", tensors, cfg.layers,
+    function(kind, l) return string.format("blk.%d.%s.weight", l, kind) end, weights)
   local _, norms = tensor("blk.0.attn_norm.weight")
   cfg.norms = norms
   cfg.qkv_bias = tensors["blk.0.attn_q.bias"] ~= nil or nil
@@ -211,6 +222,118 @@ function M.gguf_config(info, extra)
   end
   for k, v in pairs(extra) do cfg[k] = v end
   return cfg
+end
+
+-- Hugging Face's names of a layer's weight kinds, and the activation dtypes
+-- of config.json's torch_dtype.
+local hf_layer = { attn_q = "self_attn.q_proj", attn_k = "self_attn.k_proj",
+  attn_v = "self_attn.v_proj", attn_output = "self_attn.o_proj", ffn_gate = "mlp.gate_proj",
+  ffn_up = "mlp.up_proj", ffn_down = "mlp.down_proj" }
+local hf_dtypes = { float16 = f16, bfloat16 = bf16 }
+
+--- A config from a Hugging Face model: its config.json (json_file(...)) and
+--- the header of its safetensors file or index (weights_file(...)), as
+--- transformers writes them for model_type llama, mistral and qwen2: the
+--- sizes, RoPE base and Llama 3.1 rope_scaling, norm epsilon, context
+--- (max_position_embeddings), tied embeddings, head_dim, the sliding window
+--- (mistral's; qwen2's where use_sliding_window is true), qkv_bias (qwen2,
+--- or attention_bias), the activations' dtype from torch_dtype (float16,
+--- bfloat16), the RoPE layout "half" (HF does not permute q and k), and the
+--- weights' formats by kind and the norms' dtype from the file's tensors
+--- (every layer alike). `extra` (dtype, context, max_tokens, sampling, tp,
+--- pp, ...) is added and wins over the files.
+function M.hf_config(json, info, extra)
+  extra = extra or {}
+  if type(json) ~= "table" then fail("hf_config: expected json_file(...)'s table") end
+  if type(info) ~= "table" or type(info.tensors) ~= "table" then
+    fail("hf_config: expected weights_file(...)'s table")
+  end
+  if info.format ~= "safetensors" then
+    fail("hf_config: the weights are a %s file; a Hugging Face model's are safetensors (a GGUF file: gguf_config)", tostring(info.format))
+  end
+  local mt = json.model_type
+  if mt ~= "llama" and mt ~= "mistral" and mt ~= "qwen2" then
+    fail("hf_config: model_type is %s; llama, mistral and qwen2 are read", tostring(mt))
+  end
+  if json.hidden_act ~= nil and json.hidden_act ~= "silu" then
+    fail("hf_config: hidden_act is %s; the Llama family's is silu", tostring(json.hidden_act))
+  end
+  local function key(k, default)
+    local v = json[k]
+    if v == nil then v = default end
+    if v == nil then fail("hf_config: config.json has no %s", k) end
+    return v
+  end
+  local cfg = {
+    hidden = key("hidden_size"), layers = key("num_hidden_layers"),
+    heads = key("num_attention_heads"), ffn = key("intermediate_size"),
+    vocab = key("vocab_size"), rope_theta = key("rope_theta", 10000),
+    norm_eps = key("rms_norm_eps", 1e-6), context = key("max_position_embeddings"),
+    head_dim = json.head_dim, rope_layout = "half",
+    dtype = hf_dtypes[json.torch_dtype],
+  }
+  cfg.kv_heads = key("num_key_value_heads", cfg.heads)
+  if mt == "mistral" or (mt == "qwen2" and json.use_sliding_window == true) then
+    cfg.sliding_window = json.sliding_window
+  end
+  local rs = json.rope_scaling
+  if rs ~= nil then
+    local kind = type(rs) == "table" and (rs.rope_type or rs.type) or nil
+    if kind ~= "llama3" then
+      fail("hf_config: rope_scaling of type %s; llama3's is read", tostring(kind))
+    end
+    cfg.rope_scaling = { factor = rs.factor, low_freq_factor = rs.low_freq_factor,
+      high_freq_factor = rs.high_freq_factor, original_context = rs.original_max_position_embeddings }
+  end
+  local tensors = info.tensors
+  local function tensor(name) return file_tensor("hf_config", tensors, name) end
+  local embd, embd_dt = tensor("model.embed_tokens.weight")
+  if embd.shape[1] ~= cfg.vocab then
+    fail("hf_config: model.embed_tokens.weight has %s rows, config.json's vocab_size is %s",
+      tostring(embd.shape[1]), tostring(cfg.vocab))
+  end
+  local weights = { token_embd = embd_dt }
+  if json.tie_word_embeddings == true then
+    cfg.tied_embeddings = true
+  else
+    local _, dt = tensor("lm_head.weight")
+    weights.output = dt
+  end
+  cfg.weights = layer_formats("hf_config", tensors, cfg.layers,
+    function(kind, l) return string.format("model.layers.%d.%s.weight", l, hf_layer[kind]) end,
+    weights)
+  local _, norms = tensor("model.layers.0.input_layernorm.weight")
+  cfg.norms = norms
+  if mt == "qwen2" or json.attention_bias == true then
+    tensor("model.layers.0.self_attn.q_proj.bias")
+    cfg.qkv_bias = true
+  end
+  for k, v in pairs(extra) do cfg[k] = v end
+  return cfg
+end
+
+--- The `extra` of gguf_config and hf_config from kgen's command line:
+--- --define dtype=f16|bf16|f32, context=N and max_tokens=N (default the
+--- smaller of 512 and the context: the one given, else `context`, the
+--- files').
+function M.extra_from_defines(context)
+  local function count(name)
+    local v = define(name, "")
+    if v == "" then return nil end
+    local n = math.tointeger(tonumber(v))
+    if n == nil then fail("--define %s=%s: expected a whole number", name, v) end
+    return n
+  end
+  local extra = { context = count("context"), max_tokens = count("max_tokens") }
+  local dt = define("dtype", "")
+  if dt ~= "" then
+    extra.dtype = ({ f16 = f16, bf16 = bf16, f32 = f32 })[dt]
+    if extra.dtype == nil then fail("--define dtype=%s: expected f16, bf16 or f32", dt) end
+  end
+  if extra.max_tokens == nil then
+    extra.max_tokens = math.min(512, extra.context or context or 512)
+  end
+  return extra
 end
 
 --- The config, checked and completed.

@@ -4,7 +4,10 @@
  * byte pieces, then English words with every prefix of each (so the BPE
  * merges reach them), letters and digits.
  *   make_tiny_llama OUT.gguf [SEED] [--ffn N]
- * (--ffn: another FFN size, a file the table does not fit, for the tests) */
+ * (--ffn: another FFN size, a file the table does not fit, for the tests)
+ *   make_tiny_llama --hf DIR
+ * writes the same model as a Hugging Face checkpoint instead:
+ * DIR/model.safetensors (HF tensor names) and DIR/config.json. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +58,35 @@ static void add(const char *s, float score) {
   }
 }
 
+/* The config.json transformers writes for c (LlamaConfig's keys). */
+static int write_hf_config(const llm_config_t *c, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    return -1;
+  fprintf(
+      f,
+      "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"model_type\": \"llama\",\n"
+      "  \"hidden_act\": \"silu\",\n  \"hidden_size\": %d,\n  \"intermediate_size\": "
+      "%d,\n"
+      "  \"num_hidden_layers\": %d,\n  \"num_attention_heads\": %d,\n"
+      "  \"num_key_value_heads\": %d,\n  \"head_dim\": %d,\n  \"vocab_size\": %d,\n"
+      "  \"max_position_embeddings\": %d,\n  \"rope_theta\": %.1f,\n"
+      "  \"rope_scaling\": null,\n  \"rms_norm_eps\": 1e-05,\n"
+      "  \"tie_word_embeddings\": false,\n  \"attention_bias\": false,\n"
+      "  \"torch_dtype\": \"bfloat16\",\n  \"bos_token_id\": 1,\n  \"eos_token_id\": "
+      "2\n}\n",
+      c->hidden, c->ffn, c->layers, c->heads, c->kv_heads, c->head_dim, c->vocab,
+      c->context, c->rope_theta);
+  return fclose(f) == 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv) {
   int ffn = 768;
+  const char *hf = argc == 3 && strcmp(argv[1], "--hf") == 0 ? argv[2] : NULL;
   if (argc == 5 && strcmp(argv[3], "--ffn") == 0)
     ffn = atoi(argv[4]);
-  else if (argc < 2 || argc > 3) {
-    fprintf(stderr, "usage: make_tiny_llama OUT.gguf [SEED] [--ffn N]\n");
+  else if (hf == NULL && (argc < 2 || argc > 3)) {
+    fprintf(stderr, "usage: make_tiny_llama OUT.gguf [SEED] [--ffn N] | --hf DIR\n");
     return 1;
   }
   if (ffn < 256 || ffn % 256 != 0) {
@@ -107,13 +133,26 @@ int main(int argc, char **argv) {
   for (int k = 0; k < LLM_KINDS; ++k)
     c.fmt[k] = WW_GGML_BF16;
   llm_model_t m;
-  int rc = llm_model_init(&m, &c, argc >= 3 ? (uint32_t)strtoul(argv[2], NULL, 10) : 1);
+  int rc =
+      llm_model_init(&m, &c, argc >= 3 && !hf ? (uint32_t)strtoul(argv[2], NULL, 10) : 1);
   m.vocab = (const char *const *)pieces;
   m.scores = scores;
-  if (rc == 0)
-    rc = llm_model_write_gguf(&m, argv[1]);
+  char path[4096];
+  if (hf != NULL) {
+    snprintf(path, sizeof path, "%s/model.safetensors", hf);
+    if (rc == 0)
+      rc = llm_model_write_safetensors(&m, path);
+    if (rc == 0) {
+      snprintf(path, sizeof path, "%s/config.json", hf);
+      rc = write_hf_config(&c, path);
+    }
+  } else {
+    snprintf(path, sizeof path, "%s", argv[1]);
+    if (rc == 0)
+      rc = llm_model_write_gguf(&m, path);
+  }
   if (rc != 0)
-    fprintf(stderr, "make_tiny_llama: cannot write %s\n", argv[1]);
+    fprintf(stderr, "make_tiny_llama: cannot write %s\n", path);
   llm_model_free(&m);
   for (int i = 0; i < n; ++i)
     free(pieces[i]);

@@ -1,0 +1,38 @@
+-- json_file(NAME) refuses what is not strict JSON, with the file, line and
+-- column, exit 1 and nothing written; and a NAME not given, or a path that
+-- is not a regular file.
+-- RUN: rm -rf %t && mkdir -p %t
+-- RUN: printf '{\n  "a": 1,\n}' > %t/comma.json
+-- RUN: not %kgen --arch gfx1100 --define config=%t/comma.json %s -o %t/out 2>&1 | FileCheck %s --check-prefix=COMMA
+-- RUN: test ! -e %t/out
+-- RUN: printf '{"a": 1, "a": 2}' > %t/twice.json
+-- RUN: not %kgen --arch gfx1100 --define config=%t/twice.json %s 2>&1 | FileCheck %s --check-prefix=TWICE
+-- RUN: printf '[1, null]' > %t/null.json
+-- RUN: not %kgen --arch gfx1100 --define config=%t/null.json %s 2>&1 | FileCheck %s --check-prefix=NULL
+-- RUN: printf '{"a": "\001"}' > %t/ctrl.json
+-- RUN: not %kgen --arch gfx1100 --define config=%t/ctrl.json %s 2>&1 | FileCheck %s --check-prefix=CTRL
+-- RUN: printf '%%s' '["\udc00"]' > %t/sur.json
+-- RUN: not %kgen --arch gfx1100 --define config=%t/sur.json %s 2>&1 | FileCheck %s --check-prefix=SUR
+-- RUN: printf '%%s' '{"a": 01}' > %t/zero.json
+-- RUN: not %kgen --arch gfx1100 --define config=%t/zero.json %s 2>&1 | FileCheck %s --check-prefix=ZERO
+-- RUN: printf '%%s' '1e999' > %t/huge.json
+-- RUN: not %kgen --arch gfx1100 --define config=%t/huge.json %s 2>&1 | FileCheck %s --check-prefix=HUGE
+-- RUN: printf '%%065d' 0 | tr 0 '[' > %t/deep.json
+-- RUN: not %kgen --arch gfx1100 --define config=%t/deep.json %s 2>&1 | FileCheck %s --check-prefix=DEEP
+-- RUN: printf '{} x' > %t/after.json
+-- RUN: not %kgen --arch gfx1100 --define config=%t/after.json %s 2>&1 | FileCheck %s --check-prefix=AFTER
+-- RUN: not %kgen --arch gfx1100 --define config=%t %s 2>&1 | FileCheck %s --check-prefix=DIR
+-- RUN: not %kgen --arch gfx1100 %s 2>&1 | FileCheck %s --check-prefix=ABSENT
+-- COMMA: json_file_bad.lua:[[@LINE+11]]: error: json_file config: {{.*}}comma.json: line 3, column 1: expected a member name (a string)
+-- TWICE: error: json_file config: {{.*}}twice.json: line 1, column 10: member "a" given twice
+-- NULL: error: json_file config: {{.*}}null.json: line 1, column 5: null in an array (kgen reads no holes)
+-- CTRL: error: json_file config: {{.*}}ctrl.json: line 1, column 8: a control byte (0x01) in a string: write it as an escape
+-- SUR: error: json_file config: {{.*}}sur.json: line 1, column 3: a low surrogate \uDC00 without its high one
+-- ZERO: error: json_file config: {{.*}}zero.json: line 1, column 8: expected ',' or '}'
+-- HUGE: error: json_file config: {{.*}}huge.json: line 1, column 1: 1e999 is past the float range
+-- DEEP: error: json_file config: {{.*}}deep.json: line 1, column 65: objects and arrays nested more than 64 deep
+-- AFTER: error: json_file config: {{.*}}after.json: line 1, column 4: text after the value
+-- DIR: error: json_file config: {{.*}}: not a regular file
+-- ABSENT: error: json_file config: not given (kgen --define config=PATH)
+local c = json_file("config")
+output("y", exp(input("x", f32, { 4, 64 })))

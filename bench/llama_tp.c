@@ -337,5 +337,11 @@ int main(int argc, char **argv) {
     print_profile(kind, k ? 2 : 1, jobs[k]->prof, jobs[k]->num_prof);
   }
   const int tp = compare("tp", whole, split), pp = compare("pp", whole, pipe);
+  job_t *const all[] = {&whole[0], &split[0], &split[1], &pipe[0], &pipe[1]};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
+    free(all[i]->prof);
+    free(all[i]->prefill_prof);
+    free(all[i]->logits);
+  }
   return tp != 0 ? tp : pp;
 }

@@ -677,7 +677,8 @@ void kgrt_model_unload(kgrt_model_t *model) {
 }
 
 static void kgrt_memory_of(const kgrt_model_table_t *table, const kgrt_arch_table_t *arch,
-                           const int64_t *max, kgrt_memory_t *out);
+                           const int64_t *max, const kgrt_model_t *held,
+                           kgrt_memory_t *out);
 
 /* A device buffer for the model; when the device is out of memory, the
  * message says what the whole model needs beside what the device said. */
@@ -689,7 +690,7 @@ static kgrt_status_t kgrt_model_alloc(kgrt_model_t *model, size_t bytes, uint64_
     kgrt_memory_t need;
     char why[KGRT_ERROR_MESSAGE_MAX];
     memcpy(why, err->message, sizeof why);
-    kgrt_memory_of(model->table, model->arch, model->max_dims, &need);
+    kgrt_memory_of(model->table, model->arch, model->max_dims, NULL, &need);
     kgrt_error_set(err, st, "model %s needs %llu bytes of device memory on %s: %s",
                    kgrt_table_name(model->table), (unsigned long long)need.total,
                    dev->name, why);
@@ -819,20 +820,30 @@ static kgrt_status_t kgrt_table_pick(kgrt_device_t *device,
 }
 
 /* What a model takes on the device with every dim at its max: each buffer as
- * kgrt_model_init allocates it. Sizes were checked at the maxima. */
+ * kgrt_model_init allocates it (sizes were checked at the maxima); with
+ * `held` (a pipeline model after its join), its inputs and weights count
+ * only the buffers this rank allocated, at their capacity. */
 static void kgrt_memory_of(const kgrt_model_table_t *table, const kgrt_arch_table_t *arch,
-                           const int64_t *max, kgrt_memory_t *out) {
+                           const int64_t *max, const kgrt_model_t *held,
+                           kgrt_memory_t *out) {
   memset(out, 0, sizeof *out);
   if (arch->arena_bytes > 0)
     out->arena = arch->arena_bytes + (arch->arena_align > 256 ? arch->arena_align : 0);
   out->state = arch->arena_zero_bytes;
   const kgrt_tensor_info_t *t[] = {table->inputs, table->weights, table->outputs};
+  const kgrt_tensor_buffer_t *b[] = {held ? held->inputs : NULL,
+                                     held ? held->weights : NULL, NULL};
   const uint32_t n[] = {table->num_inputs, table->num_weights, table->num_outputs};
   uint64_t *sum[] = {&out->inputs, &out->weights, &out->outputs};
   for (int k = 0; k < 3; ++k)
     for (uint32_t i = 0; i < n[k]; ++i) {
       size_t bytes = 0;
-      kgrt_tensor_size(&t[k][i], max, &bytes);
+      if (b[k] == NULL)
+        kgrt_tensor_size(&t[k][i], max, &bytes);
+      else if (b[k][i].addr == 0)
+        continue; /* another rank's */
+      else
+        bytes = b[k][i].capacity;
       *sum[k] += bytes > 0 ? bytes : 1;
       if (t[k][i].flags & KGRT_TENSOR_STATE)
         out->state += bytes;
@@ -842,29 +853,9 @@ static void kgrt_memory_of(const kgrt_model_table_t *table, const kgrt_arch_tabl
 
 void kgrt_model_held_memory(const kgrt_model_t *model, kgrt_memory_t *out) {
   memset(out, 0, sizeof *out);
-  if (model == NULL)
-    return;
-  kgrt_memory_of(model->table, model->arch, model->max_dims, out);
-  if (!model->pipeline)
-    return;
-  const kgrt_model_table_t *table = model->table;
-  const kgrt_tensor_buffer_t *b[] = {model->inputs, model->weights};
-  const kgrt_tensor_info_t *t[] = {table->inputs, table->weights};
-  const uint32_t n[] = {table->num_inputs, table->num_weights};
-  uint64_t *sum[] = {&out->inputs, &out->weights};
-  out->state = model->arch->arena_zero_bytes;
-  for (int k = 0; k < 2; ++k) {
-    *sum[k] = 0;
-    for (uint32_t i = 0; i < n[k]; ++i) {
-      if (b[k][i].addr == 0)
-        continue;
-      const uint64_t bytes = b[k][i].capacity > 0 ? b[k][i].capacity : 1;
-      *sum[k] += bytes;
-      if (t[k][i].flags & KGRT_TENSOR_STATE)
-        out->state += b[k][i].capacity;
-    }
-  }
-  out->total = out->arena + out->inputs + out->weights + out->outputs;
+  if (model != NULL)
+    kgrt_memory_of(model->table, model->arch, model->max_dims,
+                   model->pipeline ? model : NULL, out);
 }
 
 kgrt_status_t kgrt_model_memory(kgrt_device_t *device, const kgrt_model_table_t *table,
@@ -887,7 +878,7 @@ kgrt_status_t kgrt_model_memory(kgrt_device_t *device, const kgrt_model_table_t 
   if (st == KGRT_STATUS_OK)
     st = kgrt_check_arch(table, arch, max, err);
   if (st == KGRT_STATUS_OK)
-    kgrt_memory_of(table, arch, max, out_memory);
+    kgrt_memory_of(table, arch, max, NULL, out_memory);
   kgrt_free(&device->alloc, max);
   return st;
 }

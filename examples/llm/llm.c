@@ -121,6 +121,8 @@ static void *rank_main(void *arg) {
   const int64_t t_max = sym_max(table, "T"), s_max = sym_max(table, "S");
   j->rc = 1;
   kgrt_memory_t mem;
+  /* kgrt_model_memory checks the table against the device before anything
+   * is allocated; what is printed below is what this rank holds once loaded */
   if (kgrt_device_open(j->device, NULL, &dev, &err) != KGRT_STATUS_OK ||
       kgrt_model_memory(dev, table, &mem, &err) != KGRT_STATUS_OK) {
     fprintf(stderr, "llm: %s\n", err.message);

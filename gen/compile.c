@@ -3,13 +3,40 @@
  * kg_compile_device. The target's platform decides first: cuda targets have
  * one backend, nvrtc. For amdgcn, --compiler=auto takes comgr when its ISA
  * list holds the target (in process, no temp files) and clang otherwise, and
- * LLVM IR text always from clang, since comgr only gives bitcode. */
+ * LLVM IR text always from clang, since comgr only gives bitcode. The
+ * in-process backends (comgr, NVRTC) run in a child process (kg_proc_call),
+ * so that the compilers' time and memory caps bind them as they bind clang. */
 #include "compile.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "tmpfiles.h"
+
 static const char *const compiler_names[] = {"auto", "comgr", "clang", "nvrtc"};
+
+/* An in-process backend's compile, run in a child process under the
+ * compilers' caps (kg_proc_call): used names it in a cap's message. */
+typedef struct inprocess_compile {
+  const kg_compile_opts_t *opts;
+  const char *source;
+  size_t len;
+  kg_artifact_t what;
+  int nvrtc; /* else comgr */
+} inprocess_compile_t;
+
+static int inprocess_child(void *arg, kg_buf_t *out, kg_diag_t *diag) {
+  const inprocess_compile_t *c = arg;
+  return c->nvrtc ? kg_nvrtc_compile(c->opts, c->source, c->len, c->what, out, diag)
+                  : kg_comgr_compile(c->opts, c->source, c->len, c->what, out, diag);
+}
+
+static int compile_inprocess(const kg_compile_opts_t *opts, const char *source,
+                             size_t len, kg_artifact_t what, int nvrtc, const char *used,
+                             kg_buf_t *out, kg_diag_t *diag) {
+  inprocess_compile_t c = {opts, source, len, what, nvrtc};
+  return kg_proc_call(used, inprocess_child, &c, out, diag);
+}
 
 /* A cuda target: NVRTC or nothing. */
 static int compile_cuda(const kg_compile_opts_t *opts, const char *source, size_t len,
@@ -23,7 +50,7 @@ static int compile_cuda(const kg_compile_opts_t *opts, const char *source, size_
     fprintf(stderr, "kgen: %s: compiler %s (%s)\n", opts->arch, used,
             opts->compiler == KG_COMPILER_NVRTC ? "--compiler=nvrtc"
                                                 : "auto: a cuda target");
-  return kg_nvrtc_compile(opts, source, len, what, out, diag);
+  return compile_inprocess(opts, source, len, what, 1, used, out, diag);
 }
 
 /* The amdgcn backend kg_compile_device runs for opts and what: `used` gets
@@ -103,7 +130,7 @@ int kg_compile_device(const kg_compile_opts_t *opts, const char *source, size_t 
   kg_buf_t result;
   kg_buf_init(&result);
   int rc = compiler == KG_COMPILER_COMGR
-               ? kg_comgr_compile(opts, source, len, what, &result, diag)
+               ? compile_inprocess(opts, source, len, what, 0, used, &result, diag)
                : kg_clang_compile(opts, source, len, what, &result, diag);
   if (rc == 0) {
     out->len = 0;

@@ -104,9 +104,10 @@ static void usage(FILE *f) {
       "  --max-instructions=N Lua instruction budget (default 200000000)\n"
       "  --max-seconds=S      wall-clock limit for running the model (default 4)\n"
       "  --max-compile-seconds=S  wall-clock and CPU limit of each compiler kgen runs\n"
-      "                       as a child process (default 600)\n"
-      "  --max-compile-memory=MIB address-space limit of each such compiler\n"
-      "                       (default 8192)\n"
+      "                       (a child process; comgr and NVRTC in a forked child)\n"
+      "                       (default 600)\n"
+      "  --max-compile-memory=MIB address-space limit of each such compiler (comgr,\n"
+      "                       NVRTC: growth past kgen's own) (default 8192)\n"
       "  --list-targets       the targets kgen knows\n"
       "  --list-ops           the ops a model can call, with their docs\n"
       "  -v                   say which compiler ran, and the commands\n"
@@ -345,8 +346,9 @@ static double seconds_now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* In-process compilers (comgr, NVRTC) run one at a time: neither promises to
- * take two programs at once from two threads. */
+/* The in-process compilers (comgr, NVRTC): one thread at a time probes their
+ * libraries or forks a child to compile with them (kg_compile_device), so
+ * that no child starts with a lock inside them held by another thread. */
 static pthread_mutex_t inprocess_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Compiles one target's sources, through the cache when it is open (the
@@ -368,7 +370,9 @@ static int compile_arch(const options_t *o, kg_arch_build_t *a, kg_artifact_t wh
    * code-object version, the source */
   kg_buf_t id;
   kg_buf_init(&id);
+  pthread_mutex_lock(&inprocess_lock);
   kg_compile_identity(&co, what, &id);
+  pthread_mutex_unlock(&inprocess_lock);
   kg_buf_printf(&id, "|%s|%s|%s|cov %d", a->target.name, a->target.triple,
                 a->target.platform, o->code_object_version);
   for (int i = 0; i < a->target.num_flags; i++)

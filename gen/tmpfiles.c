@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +271,41 @@ int kg_tmpdir_read(const kg_tmpdir_t *t, const char *name, kg_buf_t *out,
   return 0;
 }
 
+/* Appends what child `pid` writes to fd until it closes it, for at most the
+ * compilers' wall-clock limit; past it, kills the child and its group and
+ * returns 1. */
+static int read_child(int fd, pid_t pid, kg_buf_t *out) {
+  const double deadline = mono_seconds() + proc_max_seconds;
+  for (;;) {
+    double left = deadline - mono_seconds();
+    if (left <= 0) {
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      return 1;
+    }
+    struct pollfd pfd = {fd, POLLIN, 0};
+    int ready = poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
+    if (ready == 0 || (ready < 0 && errno == EINTR))
+      continue;
+    char chunk[4096];
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return 0;
+    kg_buf_put(out, chunk, (size_t)n);
+  }
+}
+
+/* Waits for child pid, retrying on EINTR; returns its status, or -1. */
+static int wait_child(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  return status;
+}
+
 /* What a child that failed before or at exec tells its parent. */
 typedef struct child_failure {
   int in_chdir; /* 1: chdir(cwd) failed, 0: execv failed */
@@ -346,28 +382,7 @@ int kg_proc_run(const char *const *argv, const char *cwd, kg_buf_t *output, int 
     return kg_error(diag, "cannot run %s: fork: %s", argv[0], strerror(fork_err));
   }
   const int slot = cleanup_claim(NULL, pid);
-  const double deadline = mono_seconds() + proc_max_seconds;
-  int timed_out = 0;
-  for (;;) {
-    double left = deadline - mono_seconds();
-    if (left <= 0) {
-      timed_out = 1;
-      kill(-pid, SIGKILL);
-      kill(pid, SIGKILL);
-      break;
-    }
-    struct pollfd pfd = {out_pipe[0], POLLIN, 0};
-    int ready = poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
-    if (ready == 0 || (ready < 0 && errno == EINTR))
-      continue;
-    char chunk[4096];
-    ssize_t n = read(out_pipe[0], chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    kg_buf_put(output, chunk, (size_t)n);
-  }
+  const int timed_out = read_child(out_pipe[0], pid, output);
   close(out_pipe[0]);
   child_failure_t f;
   ssize_t got;
@@ -375,14 +390,10 @@ int kg_proc_run(const char *const *argv, const char *cwd, kg_buf_t *output, int 
     got = read(fail_pipe[0], &f, sizeof f);
   } while (got < 0 && errno == EINTR);
   close(fail_pipe[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      cleanup_release(slot);
-      return kg_error(diag, "cannot run %s: waitpid: %s", argv[0], strerror(errno));
-    }
-  }
+  const int status = wait_child(pid);
   cleanup_release(slot);
+  if (status < 0)
+    return kg_error(diag, "cannot run %s: waitpid: %s", argv[0], strerror(errno));
   if (timed_out || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU))
     return kg_error(diag,
                     "%s ran past the compile limit of %g s (raise it with "
@@ -399,6 +410,128 @@ int kg_proc_run(const char *const *argv, const char *cwd, kg_buf_t *output, int 
   else if (WIFSIGNALED(status))
     *out_exit = 128 + WTERMSIG(status);
   return 0;
+}
+
+/* What a kg_proc_call child sends back, then msg_len bytes of its diag and
+ * len bytes of its result. */
+typedef struct call_record {
+  int32_t rc;
+  uint32_t msg_len;
+  uint64_t len;
+} call_record_t;
+
+/* Writes all n bytes to fd; 0, or -1. Async-signal-safe. */
+static int write_all(int fd, const void *data, size_t n) {
+  const char *p = data;
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* The bytes this process has mapped (/proc/self/statm), or 0 when unknown. */
+static unsigned long long mapped_bytes(void) {
+  FILE *f = fopen("/proc/self/statm", "re");
+  unsigned long long pages = 0;
+  if (f) {
+    if (fscanf(f, "%llu", &pages) != 1)
+      pages = 0;
+    fclose(f);
+  }
+  return pages * (unsigned long long)sysconf(_SC_PAGESIZE);
+}
+
+int kg_proc_call(const char *what, kg_proc_fn_t fn, void *arg, kg_buf_t *result,
+                 kg_diag_t *diag) {
+  /* the child's TMPDIR: what a killed compiler leaves there goes with it */
+  kg_tmpdir_t tmp;
+  KG_TRY(kg_tmpdir_create(&tmp, diag));
+  int out_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    kg_tmpdir_remove(&tmp);
+    return kg_error(diag, "cannot run %s: pipe: %s", what, strerror(errno));
+  }
+  /* the address space the child may grow by: what kgen has mapped (its
+   * threads, the compiler's libraries already loaded) plus the cap */
+  const unsigned long long as_limit = mapped_bytes() + proc_max_memory;
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+      signal(sigs[i], SIG_DFL); /* kgen's cleanup is the parent's */
+    struct rlimit cpu = {(rlim_t)proc_max_seconds + 1, (rlim_t)proc_max_seconds + 2};
+    struct rlimit as = {(rlim_t)as_limit, (rlim_t)as_limit};
+    setrlimit(RLIMIT_CPU, &cpu);
+    setrlimit(RLIMIT_AS, &as);
+    setenv("TMPDIR", tmp.path, 1);
+    close(out_pipe[0]);
+    kg_buf_t out;
+    kg_buf_init(&out);
+    kg_diag_t d;
+    d.msg[0] = '\0';
+    const int rc = fn(arg, &out, &d);
+    call_record_t rec = {rc, (uint32_t)strnlen(d.msg, sizeof d.msg),
+                         rc == 0 ? out.len : 0};
+    if (write_all(out_pipe[1], &rec, sizeof rec) != 0 ||
+        write_all(out_pipe[1], d.msg, rec.msg_len) != 0 ||
+        write_all(out_pipe[1], out.data, (size_t)rec.len) != 0)
+      _exit(1);
+    _exit(0);
+  }
+  const int fork_err = errno;
+  close(out_pipe[1]);
+  if (pid < 0) {
+    close(out_pipe[0]);
+    kg_tmpdir_remove(&tmp);
+    return kg_error(diag, "cannot run %s: fork: %s", what, strerror(fork_err));
+  }
+  const int slot = cleanup_claim(NULL, pid);
+  kg_buf_t reply;
+  kg_buf_init(&reply);
+  const int timed_out = read_child(out_pipe[0], pid, &reply);
+  close(out_pipe[0]);
+  const int status = wait_child(pid), wait_err = errno;
+  cleanup_release(slot);
+  kg_tmpdir_remove(&tmp);
+  int rc = -1;
+  call_record_t rec;
+  if (status < 0) {
+    kg_error(diag, "cannot run %s: waitpid: %s", what, strerror(wait_err));
+  } else if (timed_out || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)) {
+    kg_error(
+        diag,
+        "%s ran past the compile limit of %g s (raise it with --max-compile-seconds)",
+        what, proc_max_seconds);
+  } else if (WIFSIGNALED(status)) {
+    kg_error(
+        diag,
+        "%s stopped with signal %d (%s), as it does past the compile memory limit of "
+        "%llu MiB (raise it with --max-compile-memory)",
+        what, WTERMSIG(status), strsignal(WTERMSIG(status)), proc_max_memory >> 20);
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || reply.len < sizeof rec ||
+             (memcpy(&rec, reply.data, sizeof rec),
+              rec.msg_len >= KG_DIAG_MAX ||
+                  reply.len != sizeof rec + rec.msg_len + (size_t)rec.len)) {
+    kg_error(diag, "%s failed in its child process (exit status %d)", what,
+             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  } else if (rec.rc != 0) {
+    kg_diag_t child;
+    memcpy(child.msg, reply.data + sizeof rec, rec.msg_len);
+    child.msg[rec.msg_len] = '\0';
+    kg_error_raw(diag, child.msg[0] ? child.msg : "kgen: error: the compiler failed");
+  } else {
+    kg_buf_put(result, reply.data + sizeof rec + rec.msg_len, (size_t)rec.len);
+    rc = 0;
+  }
+  kg_buf_free(&reply);
+  return rc;
 }
 
 int kg_proc_is_executable(const char *path) {

@@ -52,6 +52,17 @@ int kg_tmpdir_read(const kg_tmpdir_t *t, const char *name, kg_buf_t *out,
 int kg_proc_run(const char *const *argv, const char *cwd, kg_buf_t *output, int *out_exit,
                 kg_diag_t *diag);
 
+/* Work kgen does in process but cannot bound there (comgr, NVRTC): fn(arg,
+ * out, diag) runs in a forked child under the caps of kg_proc_set_limits (the
+ * wall clock, CPU time, and the address space kgen had mapped plus the memory
+ * cap). Its result bytes are appended to `result` and its diag copied back.
+ * Returns fn's return value, or -1 with a one-line diag naming `what` when the
+ * child ran past a cap or died. Call it with no lock held that fn needs: the
+ * child has only the calling thread. */
+typedef int (*kg_proc_fn_t)(void *arg, kg_buf_t *out, kg_diag_t *diag);
+int kg_proc_call(const char *what, kg_proc_fn_t fn, void *arg, kg_buf_t *result,
+                 kg_diag_t *diag);
+
 /* 1 when `path` names an executable regular file. */
 int kg_proc_is_executable(const char *path);
 /* `name` with a '/' is checked as given; else each directory of $PATH is tried.

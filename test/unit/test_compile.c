@@ -2,14 +2,19 @@
  * self-contained kernel: code objects from clang (gfx1100, gfx942) and comgr
  * (gfx90a, gfx1030), --compiler=auto's choice, LLVM IR and assembly, the host
  * shared object, one-line errors (comgr without the arch, no clang, a source
- * error) and byte-identical output across runs. Backends that are not
- * installed are skipped with a note. Returns nonzero when a check fails. */
+ * error) and byte-identical output across runs, and the child process the
+ * in-process backends run in (kg_proc_call: its result, its error, its time
+ * and memory caps). Backends that are not installed are skipped with a note.
+ * Returns nonzero when a check fails. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "compile.h"
 #include "test.h"
+#include "tmpfiles.h"
 
 static const char kernel[] =
     "#define __global__ __attribute__((global))\n"
@@ -206,6 +211,94 @@ static void test_host(void) {
   kg_buf_free(&a);
 }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#ifdef __SANITIZE_ADDRESS__
+#define TEST_ASAN 1
+#endif
+
+/* kg_proc_call's children: one that answers, one that fails, one that
+ * spins, one that allocates past the memory cap. */
+static int child_answers(void *arg, kg_buf_t *out, kg_diag_t *d) {
+  (void)d;
+  kg_buf_puts(out, (const char *)arg);
+  return 0;
+}
+static int child_fails(void *arg, kg_buf_t *out, kg_diag_t *d) {
+  (void)arg;
+  kg_buf_puts(out, "never seen");
+  return kg_error(d, "the child's own error");
+}
+static int child_spins(void *arg, kg_buf_t *out, kg_diag_t *d) {
+  (void)out;
+  (void)d;
+  volatile unsigned long *n = arg;
+  for (;;)
+    ++*n;
+  return 0;
+}
+#ifndef TEST_ASAN
+static int child_allocates(void *arg, kg_buf_t *out, kg_diag_t *d) {
+  (void)arg;
+  (void)out;
+  (void)d;
+  const size_t size = 512u << 20;
+  char *p = malloc(size);
+  if (!p)
+    abort(); /* as a compiler does when an allocation fails */
+  memset(p, 1, size);
+  free(p);
+  return 0;
+}
+#endif
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void test_proc_call(void) {
+  kg_buf_t out;
+  kg_diag_t d;
+  kg_buf_init(&out);
+  d.msg[0] = '\0';
+  CHECK(kg_proc_call("answer", child_answers, "bytes from the child", &out, &d) == 0);
+  CHECK(out.len == 20 && memcmp(out.data, "bytes from the child", 20) == 0);
+  CHECK(d.msg[0] == '\0');
+
+  out.len = 0;
+  CHECK(kg_proc_call("fail", child_fails, NULL, &out, &d) != 0);
+  CHECK(strcmp(d.msg, "kgen: error: the child's own error") == 0);
+  CHECK(out.len == 0);
+
+  kg_proc_set_limits(1, 8ULL << 30);
+  unsigned long spins = 0;
+  const double t0 = now_seconds();
+  CHECK(kg_proc_call("spinner 1.0", child_spins, &spins, &out, &d) != 0);
+  CHECK(now_seconds() - t0 < 4.0);
+  CHECK(strcmp(d.msg,
+               "kgen: error: spinner 1.0 ran past the compile limit of 1 s (raise it "
+               "with --max-compile-seconds)") == 0);
+  CHECK(spins == 0); /* the child's memory is its own */
+
+#ifndef TEST_ASAN /* ASan's allocator reports and exits instead of returning NULL */
+  kg_proc_set_limits(30, 64ULL << 20);
+  CHECK(kg_proc_call("allocator", child_allocates, NULL, &out, &d) != 0);
+  CHECK(strstr(d.msg, "kgen: error: allocator stopped with signal 6") == d.msg);
+  CHECK(strstr(d.msg,
+               "compile memory limit of 64 MiB (raise it with --max-compile-memory)"));
+  CHECK(one_line(d.msg));
+  kg_proc_set_limits(30, 1ULL << 30); /* 512 MiB fits under 1 GiB more */
+  CHECK(kg_proc_call("allocator", child_allocates, NULL, &out, &d) == 0);
+#endif
+  kg_proc_set_limits(600, 8ULL << 30);
+  kg_buf_free(&out);
+}
+
 int main(void) {
   kg_compile_opts_t probe = opts_for("gfx1100", KG_COMPILER_CLANG);
   int have_clang = strcmp(kg_clang_describe(&probe), "clang (not found)") != 0;
@@ -228,6 +321,7 @@ int main(void) {
     fprintf(stderr, "test_compile: skip comgr tests: comgr %s%s\n", comgr_version,
             have_clang ? "" : " (or no clang)");
   test_host();
+  test_proc_call();
 
   return TEST_DONE();
 }

@@ -479,6 +479,19 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
   KG_TRY(get_ident(L, top, "op", "a node", &n->op, d));
   if (!n->op)
     return kg_error(d, "internal: node without op");
+  /* the model's file and line of the call (kg_where), for later errors */
+  if (raw_field(L, top, "file") == LUA_TSTRING) {
+    size_t len = 0;
+    const char *f = lua_tolstring(L, -1, &len);
+    int printable = len > 0 && len <= 1024;
+    for (size_t i = 0; printable && i < len; i++)
+      printable = f[i] >= 0x20 && f[i] < 0x7f;
+    if (printable)
+      n->file = kg_xstrdup(f);
+  }
+  lua_pop(L, 1);
+  const int64_t line = get_int(L, top, "line", 0);
+  n->line = line > 0 && line <= INT32_MAX ? (int)line : 0;
   if (raw_field(L, top, "expr") != LUA_TNIL) {
     size_t len = 0;
     const char *e = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;

@@ -295,8 +295,8 @@ static int splice(const kg_graph_t *g, int n, kg_kernel_t *k, const int *mm, int
         slot = i;
     if (slot < 0) {
       if (k->num_ins == KG_MAX_INPUTS)
-        return kg_error(d, "fused kernel %s reads more than %d tensors", k->name,
-                        KG_MAX_INPUTS);
+        return kg_node_error(d, g, k->node, "fused kernel %s reads more than %d tensors",
+                             k->name, KG_MAX_INPUTS);
       slot = k->num_ins;
       k->ins[k->num_ins++] = t;
     }

@@ -1,6 +1,8 @@
 /* ir.c - freeing the IR, and size expressions over symbolic dims. */
 #include "ir.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,7 @@ void kg_graph_free(kg_graph_t *g) {
   for (int i = 0; i < g->num_nodes; i++) {
     kg_node_t *n = &g->nodes[i];
     free(n->op);
+    free(n->file);
     free(n->expr);
     for (int v = 0; v < n->num_variants; v++) {
       kg_variant_t *var = &n->variants[v];
@@ -130,4 +133,16 @@ const char *kg_node_hole(const kg_graph_t *g, int n, int v, const char *name) {
     if (strcmp(var->holes[i].name, name) == 0)
       return var->holes[i].value;
   return NULL;
+}
+
+int kg_node_error(kg_diag_t *d, const kg_graph_t *g, int n, const char *fmt, ...) {
+  char msg[KG_DIAG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const kg_node_t *node = n >= 0 && n < g->num_nodes ? &g->nodes[n] : NULL;
+  if (node && node->file)
+    return kg_error_at(d, node->file, node->line, "%s", msg);
+  return kg_error(d, "%s", msg);
 }

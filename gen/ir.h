@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "diag.h"
 #include "kgrt_table.h"
 
 #define KG_MAX_INPUTS 16
@@ -133,6 +134,10 @@ typedef struct kg_variant {
 
 typedef struct kg_node {
   char *op; /* "rmsnorm" */
+  /* where the model called the op, for the errors C finds later (file NULL:
+   * not known; only printable bytes) */
+  char *file;
+  int line;
   int num_inputs;
   int inputs[KG_MAX_INPUTS]; /* tensor ids */
   int output;                /* tensor id: outputs[0] */
@@ -236,6 +241,10 @@ void kg_program_free(kg_program_t *p);
 int kg_tensor_storage(const kg_graph_t *g, int t);
 /* Hole `name` of node n's variant v (its op's value), or NULL. */
 const char *kg_node_hole(const kg_graph_t *g, int n, int v, const char *name);
+/* Records an error at node n's line in the model ("FILE:LINE: error: ..."),
+ * or as kg_error where that is not known; returns -1. */
+int kg_node_error(kg_diag_t *d, const kg_graph_t *g, int n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Size expressions (kgrt_expr_t): numel of a tensor (-1 with more than
  * KGRT_EXPR_SYMS syms, or a constant part that overflows), and evaluation

@@ -296,7 +296,8 @@ static int matmul_epilogue(const kg_graph_t *g, const kg_kernel_t *k,
     kg_holes_set(item, "I", "%d", i);
     kg_holes_set(item, "T", "%s", g->tensors[k->ins[i]].dtype.ctype);
     if (kg_tensor_numel(g, &g->tensors[k->ins[i]], &m))
-      return kg_error(d, "%s: more than %d symbolic dims", k->name, KGRT_EXPR_SYMS);
+      return kg_node_error(d, g, k->node, "%s: more than %d symbolic dims", k->name,
+                           KGRT_EXPR_SYMS);
     if (expr_equal(&m, numel))
       kg_holes_set(item, "MOD", "%s", "");
     else if (expr_is_const(&m))
@@ -404,7 +405,8 @@ static int lower_collective(const kg_graph_t *g, const kg_kernel_t *k, kg_lowere
   add_buffer(g, lw, k->ins[0], 1);
   add_buffer(g, lw, k->outs[0], 0);
   if (kg_tensor_numel(g, &g->tensors[k->ins[0]], &lw->units))
-    return kg_error(d, "%s: more than %d symbolic dims", k->name, KGRT_EXPR_SYMS);
+    return kg_node_error(d, g, k->node, "%s: more than %d symbolic dims", k->name,
+                         KGRT_EXPR_SYMS);
   lw->per_block = 1;
   lw->repeat = 1;
   lw->select = kg_expr_const(0);
@@ -422,7 +424,8 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   const kg_tensor_t *out = &g->tensors[k->output];
   kgrt_expr_t numel;
   if (kg_tensor_numel(g, out, &numel))
-    return kg_error(d, "%s: more than %d symbolic dims", k->name, KGRT_EXPR_SYMS);
+    return kg_node_error(d, g, k->node, "%s: more than %d symbolic dims", k->name,
+                         KGRT_EXPR_SYMS);
 
   const kg_template_t *decl = &g->templates[v->decl];
   kg_holes_t *h = kg_holes_new();

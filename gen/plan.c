@@ -51,10 +51,10 @@ static int place(kg_graph_t *g, const kg_kernel_t *k, int tv, range_t *live, int
     return 0;
   uint64_t size, end;
   if (value_size(g, t, &size))
-    return kg_error(d,
-                    "kernel %s: a value of more than 2^48 bytes, or more than %d "
-                    "symbolic dims",
-                    k->name, KGRT_EXPR_SYMS);
+    return kg_node_error(d, g, k->node,
+                         "kernel %s: a value of more than 2^48 bytes, or more than %d "
+                         "symbolic dims",
+                         k->name, KGRT_EXPR_SYMS);
   /* first fit among the gaps between live ranges (sorted by offset) */
   for (int i = 1; i < nlive; i++)
     for (int j = i; j > 0 && live[j - 1].off > live[j].off; j--) {
@@ -73,7 +73,10 @@ static int place(kg_graph_t *g, const kg_kernel_t *k, int tv, range_t *live, int
       off = live[i].off + live[i].size;
   }
   if (add_size(off, size, &end))
-    return kg_error(d, "kernel %s: the arena passes 2^49 bytes", k->name);
+    return kg_node_error(d, g, k->node,
+                         "kernel %s: the arena passes 2^49 bytes with its result (too "
+                         "many large values live at once)",
+                         k->name);
   t->in_arena = 1;
   t->arena_offset = off;
   if (end > *top)
@@ -95,7 +98,7 @@ int kg_plan(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       continue;
     uint64_t size;
     if (value_size(g, v, &size) || add_size(zero, size, &zero))
-      return kg_error(d, "the persistent values pass 2^48 bytes");
+      return kg_node_error(d, g, v->producer, "the persistent values pass 2^48 bytes");
     v->in_arena = 1;
     v->arena_offset = zero - size;
   }

@@ -20,6 +20,15 @@ static const char *tensor_what(const kg_graph_t *g, const kg_tensor_t *t, char *
   return buf;
 }
 
+/* The model's file and line of node n's call where known, else path and 0. */
+static const char *where(const kg_graph_t *g, int n, const char *path, int *line) {
+  *line = 0;
+  if (n < 0 || n >= g->num_nodes || !g->nodes[n].file)
+    return path;
+  *line = g->nodes[n].line;
+  return g->nodes[n].file;
+}
+
 int kg_sizes_graph(const kg_graph_t *g, const char *path, kg_diag_t *d) {
   for (int i = 0; i < g->num_syms; i++)
     if (g->syms[i].max < 1 || g->syms[i].max > KGRT_MAX_DIM)
@@ -30,11 +39,13 @@ int kg_sizes_graph(const kg_graph_t *g, const char *path, kg_diag_t *d) {
     const kg_tensor_t *t = &g->tensors[i];
     char buf[160];
     const char *what = tensor_what(g, t, buf, sizeof buf);
+    int line;
+    const char *file = where(g, t->producer, path, &line);
     for (int k = 0; k < t->rank; k++) {
       const kg_dim_t *dim = &t->dims[k];
       if (dim->sym >= g->num_syms ||
           (dim->sym < 0 && (dim->value < 1 || dim->value > KGRT_MAX_DIM)))
-        return kg_error_at(d, path, 0,
+        return kg_error_at(d, file, line,
                            "%s: dim %d is %lld, not in 1 .. 2^31 - 1 (or a sym)", what,
                            k + 1, (long long)(dim->sym < 0 ? dim->value : dim->sym));
     }
@@ -44,7 +55,7 @@ int kg_sizes_graph(const kg_graph_t *g, const char *path, kg_diag_t *d) {
     if (kg_tensor_numel(g, t, &numel) || kg_expr_max(g, &numel, &n) ||
         (uint64_t)n > KGRT_MAX_ELEMENTS || kg_tensor_bytes_max(g, t, &bytes) ||
         bytes > KGRT_MAX_BUFFER_BYTES)
-      return kg_error_at(d, path, 0,
+      return kg_error_at(d, file, line,
                          "%s: more than 2^48 elements or bytes with every sym at its max",
                          what);
   }
@@ -74,8 +85,10 @@ int kg_sizes_grids(const kg_graph_t *g, const kg_program_t *p,
             __builtin_mul_overflow(groups, (uint64_t)lw->block, &threads) ||
             threads > UINT32_MAX;
     }
+    int line;
+    const char *file = where(g, p->kernels[k].node, path, &line);
     if (bad)
-      return kg_error_at(d, path, 0,
+      return kg_error_at(d, file, line,
                          "%s: kernel %s (%s) needs more than 2^32 - 1 threads in one "
                          "launch with every sym at its max",
                          arch, p->kernels[k].name, g->nodes[p->kernels[k].node].op);

@@ -347,7 +347,6 @@ kg.template {
   libs = { "rope" },
   fuse = { epilogue = true, pair = true, rms_prologue = true, regions = true,
     region_epilogue = true },
-  weights_before_wait = true,
   params = function(target, info)
     -- VEC divides K, so every row of x and w starts aligned to a vector
     -- (K = 4097 reads scalars); UNROLL vectors per lane are in flight at once
@@ -372,7 +371,6 @@ kg.template {
   name = "gemv_kn",
   holes = { "CW", "K", "KS", "MMAX", "N", "NT", "T", "XV" },
   fuse = { epilogue = true, pair = true },
-  weights_before_wait = true,
   params = function(target, info)
     -- VEC divides N (w[k, n .. n + VEC) is one 128-bit load where N allows),
     -- XV divides K (x is read in vectors; at most 4 for a gate/up pair, whose

@@ -31,9 +31,10 @@
 --   norm_eps [1e-5], tied_embeddings [false], qkv_bias [false] (Qwen2),
 --   sliding_window [none] (Mistral)
 --   dtype [bf16]: activations and the KV cache (f16 or bf16; f32 for tests)
---   weights [dtype]: the projections' format (f32, f16, bf16, q8_0, q4_0,
+--   weights [dtype]: every weight's format (f32, f16, bf16, q8_0, q4_0,
 --     q4_k, q6_k), or a table { default = ..., token_embd = ..., output = ...,
---     attn_q = ..., ffn_down = ..., ... } by GGUF tensor kind; token_embd takes a float format
+--     attn_q = ..., ffn_down = ..., ... } by GGUF tensor kind; a quantized
+--     token_embd is decoded by the embedding into dtype
 --   norms [f32]: the dtype of norm weights and biases (GGUF files store
 --     them in f32, Hugging Face files in the model's dtype)
 --   max_tokens [512]: T's maximum; context [2048]: the KV cache's slots
@@ -111,9 +112,6 @@ local function weight_formats(cfg, dtype)
     if type(w) == "table" and rawget(w, kind) ~= nil then f = rawget(w, kind) end
     if not weight_dtypes[f] then fail("config weights: %s takes a dtype (f32, f16, bf16, q8_0, q4_0, q4_k, q6_k)", kind) end
     formats[kind] = f
-  end
-  if not float_dtypes[formats.token_embd] then
-    fail("config weights.token_embd must be f32, f16 or bf16 (a quantized embedding table is not supported yet)")
   end
   return formats
 end
@@ -478,6 +476,9 @@ function M.build(cfg)
   end
   local embd = weight("token_embd_weight", c.formats.token_embd, { c.vocab, c.hidden })
   local x = place(0, function()
+    if c.formats.token_embd.quant then -- rows dequantized into the activations' dtype
+      return embedding(embd, tokens, { dtype = c.dtype })
+    end
     local e = embedding(embd, tokens)
     if c.formats.token_embd ~= c.dtype then e = cast(e, c.dtype) end
     return e

@@ -58,13 +58,37 @@ kg.template {
   end,
 }
 
+-- embedding_q: a table in a GGUF block format, each id's row decoded group
+-- by group of 32 (lib_quant.hip's straight-from-global decoders, exact:
+-- ggml's dequantization bit for bit) into the result's dtype.
+local QUANT_ROW_DEQ = { q8_0 = "kg_q8_0_gl32", q4_0 = "kg_q4_0_gl32", q4_k = "kg_q4k_gl32",
+  q6_k = "kg_q6k_gl32" }
+
+kg.template {
+  name = "embedding_q",
+  holes = { "D", "DEQ", "RB", "Y_T" },
+  libs = { "quant" },
+  params = function(target, info)
+    return { BLOCK = kg.row_block(target, info.cols // 32, 1), VEC = 1 }
+  end,
+}
+
 kg.op {
   name = "embedding",
-  doc = "table[ids, :] for table [V, D] and i32 ids of any shape -> ids.shape .. {D} (ids outside [0, V) give 0 rows)",
+  doc = "table[ids, :] for table [V, D] and i32 ids of any shape -> ids.shape .. {D} (ids outside [0, V) give 0 rows); a table in a GGUF block format (q8_0, q4_0, q4_k, q6_k) is dequantized, its rows given in dtype (default f32)",
   inputs = { "table", "ids" },
-  build = function(node, ins)
+  attrs = {
+    dtype = { check = function(v) return kg.is_dtype(v) and v.float, "must be f32, f16 or bf16" end },
+  },
+  build = function(node, ins, a)
     local tab, ids = ins[1], ins[2]
-    kg.check_float("embedding", tab, "table")
+    if not tab.dtype.quant then
+      kg.check_float("embedding", tab, "table")
+      if a.dtype ~= nil and a.dtype ~= tab.dtype then
+        fail("embedding: dtype is for a quantized table; a %s table gives %s rows (cast them)",
+          tab.dtype.name, tab.dtype.name)
+      end
+    end
     check_ids("embedding", ids, "ids")
     if #tab.shape ~= 2 then fail("embedding: table must be [V, D], got %s", kg.shape_str(tab.shape)) end
     local d = kg.const_cols("embedding", tab)
@@ -72,10 +96,20 @@ kg.op {
     local shape = {}
     for i, s in ipairs(ids.shape) do shape[i] = s end
     shape[#shape + 1] = d
-    node.template = "embedding"
     node.grid = "rows"
     node.cols = d -- one workgroup per id
     node.dim_args = { { tab.shape[1] } } -- V
+    if tab.dtype.quant then
+      local out = a.dtype or kg.dtypes.f32
+      node.dequantizes = { [1] = true }
+      node.template = "embedding_q"
+      node.holes = { Y_T = out.ctype, D = tostring(d), DEQ = QUANT_ROW_DEQ[tab.dtype.name],
+        RB = tostring(d // tab.dtype.block_elems * tab.dtype.block_bytes) }
+      node.params_info = { cols = d }
+      node.out_dtype, node.out_shape = out, shape
+      return
+    end
+    node.template = "embedding"
     node.holes = { T_T = tab.dtype.ctype, D = tostring(d) }
     node.params_info = { dtype = tab.dtype.name, cols = d }
     node.out_dtype, node.out_shape = tab.dtype, shape

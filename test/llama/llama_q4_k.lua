@@ -1,5 +1,6 @@
--- llama_q4_k.lua - the test Llama with Q4_K projections and a Q6_K LM head
--- over f16 activations, as a Q4_K_M GGUF stores them (test_llama.c)
+-- llama_q4_k.lua - the test Llama with Q4_K projections and embedding table
+-- and a Q6_K LM head over f16 activations, as a Q4_K_M GGUF stores them
+-- (test_llama.c)
 local llama = require "models.llama"
 local tiny = require "tiny"
-llama(tiny { dtype = f16, weights = { default = q4_k, output = q6_k, token_embd = f16 } })
+llama(tiny { dtype = f16, weights = { default = q4_k, output = q6_k } })

@@ -49,7 +49,7 @@ static const double nmse_bound = 1e-6;
 #include "llama_q8_0.h"
 #define TABLE kgen_llama_q8_0
 static const llm_config_t config = {LLM_TINY_SIZES, .sliding_window = 16,
-                                    .fmt = {WW_GGML_F16, WW_GGML_Q8_0, WW_GGML_Q8_0,
+                                    .fmt = {WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0,
                                             WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0,
                                             WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0}};
 static const double nmse_bound = 1e-6;
@@ -57,7 +57,7 @@ static const double nmse_bound = 1e-6;
 #include "llama_q4_k.h"
 #define TABLE kgen_llama_q4_k
 static const llm_config_t config = {LLM_TINY_SIZES,
-                                    .fmt = {WW_GGML_F16, WW_GGML_Q6_K, WW_GGML_Q4_K,
+                                    .fmt = {WW_GGML_Q4_K, WW_GGML_Q6_K, WW_GGML_Q4_K,
                                             WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K,
                                             WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K}};
 static const double nmse_bound = 1e-6;

@@ -1,0 +1,35 @@
+/* embedding_q: y[r, :] = row ids[r] of a table [vocab, D] in a GGUF block
+ * format, dequantized; an id outside [0, vocab) gives a row of zeros. Row n
+ * of the table is its RB bytes of blocks (the table comes as 16-bit units;
+ * offsets are bytes). One workgroup per id: thread t decodes the groups of
+ * 32 t, t + BLOCK, ... ({{DEQ}}: weight e is sc[e / 16] q[e] - mn, the
+ * exact products of ggml's dequantization) and stores each group's 32
+ * values, rounded to Y_T, in vectors of 16 bytes. */
+extern "C" __global__ void __launch_bounds__({{BLOCK}})
+{{KERNEL}}(KG_GLOBAL(const unsigned short) table, KG_GLOBAL(const int) ids, KG_GLOBAL({{Y_T}}) y, long vocab) {
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
+  kg_dep_launch();
+  constexpr int V = 16 / (int)sizeof({{Y_T}});
+  const long row = blockIdx.x;
+  const int id = kg_ld(ids, row);
+  const bool in_range = id >= 0 && id < vocab;
+  for (int g = (int)threadIdx.x; g < {{D}} / 32; g += {{BLOCK}}) {
+    float q[32], sc[2], mn = 0.0f;
+    if (in_range) {
+      {{DEQ}}(table, (long)id * {{RB}}L, g, q, sc, &mn);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 32; ++e)
+        q[e] = 0.0f;
+      sc[0] = sc[1] = 1.0f;
+    }
+#pragma unroll
+    for (int s = 0; s < 32 / V; ++s) {
+      kg_vec<{{Y_T}}, V> v;
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        v.v[e] = kg_from_f32<{{Y_T}}>(sc[(s * V + e) >> 4] * q[s * V + e] - mn);
+      kg_stv<V>(y, row * {{D}}L + g * 32 + s * V, v);
+    }
+  }
+}

@@ -33,8 +33,10 @@
 --   dtype [bf16]: activations and the KV cache (f16 or bf16; f32 for tests)
 --   weights [dtype]: every weight's format (f32, f16, bf16, q8_0, q4_0,
 --     q4_k, q6_k), or a table { default = ..., token_embd = ..., output = ...,
---     attn_q = ..., ffn_down = ..., ... } by GGUF tensor kind; a quantized
---     token_embd is decoded by the embedding into dtype
+--     attn_q = ..., ffn_down = ..., ... } by GGUF tensor kind, with
+--     layers = { [l] = { attn_v = q6_k, ... } } for the layers (0-based) whose
+--     weights differ (a Q4_K_M file's); a quantized token_embd is decoded by
+--     the embedding into dtype
 --   norms [f32]: the dtype of norm weights and biases (GGUF files store
 --     them in f32, Hugging Face files in the model's dtype)
 --   max_tokens [512]: T's maximum; context [2048]: the KV cache's slots
@@ -89,17 +91,48 @@ end
 local float_dtypes = { [f32] = true, [f16] = true, [bf16] = true }
 local weight_dtypes = { [f32] = true, [f16] = true, [bf16] = true,
   [q8_0] = true, [q4_0] = true, [q4_k] = true, [q6_k] = true }
+local layer_kinds = { "attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up",
+  "ffn_down" }
 local weight_kinds = { "token_embd", "output", "attn_q", "attn_k", "attn_v", "attn_output",
   "ffn_gate", "ffn_up", "ffn_down" }
 
--- The format of each weight kind from cfg.weights (a dtype or a table).
-local function weight_formats(cfg, dtype)
+local dtype_names = "f32, f16, bf16, q8_0, q4_0, q4_k, q6_k"
+
+-- Per-layer formats from cfg.weights.layers: { [l] = { kind = dtype, ... } }
+-- for layers l (0-based) whose layer weights differ from the kind's format
+-- (a Q4_K_M file keeps some layers' attn_v and ffn_down in Q6_K).
+local function layer_overrides(layers, n)
+  if layers == nil then return {} end
+  if type(layers) ~= "table" then fail("config weights.layers must be a table by layer") end
+  local by = {}
+  for l, t in pairs(layers) do
+    if math.type(l) ~= "integer" or l < 0 or l >= n then
+      fail("config weights.layers: %s is not a layer (0 .. %d)", tostring(l), n - 1)
+    end
+    if type(t) ~= "table" then fail("config weights.layers[%d] must be a table by weight kind", l) end
+    by[l] = {}
+    for kind, f in pairs(t) do
+      local known = false
+      for _, k in ipairs(layer_kinds) do known = known or kind == k end
+      if not known then fail("config weights.layers[%d].%s is not a layer weight kind", l, tostring(kind)) end
+      if not weight_dtypes[f] then
+        fail("config weights.layers[%d].%s takes a dtype (%s)", l, kind, dtype_names)
+      end
+      by[l][kind] = f
+    end
+  end
+  return by
+end
+
+-- The format of each weight kind from cfg.weights (a dtype or a table), and
+-- formats.layers[l]: layer l's overrides.
+local function weight_formats(cfg, dtype, layers)
   local w = rawget(cfg, "weights")
   local formats = {}
   local default = dtype
   if type(w) == "table" then
     for key in pairs(w) do
-      local known = key == "default"
+      local known = key == "default" or key == "layers"
       for _, kind in ipairs(weight_kinds) do known = known or key == kind end
       if not known then fail("config weights.%s is not a weight kind", tostring(key)) end
     end
@@ -110,9 +143,10 @@ local function weight_formats(cfg, dtype)
   for _, kind in ipairs(weight_kinds) do
     local f = default
     if type(w) == "table" and rawget(w, kind) ~= nil then f = rawget(w, kind) end
-    if not weight_dtypes[f] then fail("config weights: %s takes a dtype (f32, f16, bf16, q8_0, q4_0, q4_k, q6_k)", kind) end
+    if not weight_dtypes[f] then fail("config weights: %s takes a dtype (%s)", kind, dtype_names) end
     formats[kind] = f
   end
+  formats.layers = layer_overrides(type(w) == "table" and rawget(w, "layers") or nil, layers)
   return formats
 end
 
@@ -127,8 +161,6 @@ end
 
 local dtype_of_name = { f32 = f32, f16 = f16, bf16 = bf16, q8_0 = q8_0, q4_0 = q4_0,
   q4_k = q4_k, q6_k = q6_k }
-local layer_kinds = { "attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up",
-  "ffn_down" }
 
 -- A file's tensor by name (info.tensors) and its weight format, for the
 -- config readers; `who` names the reader in errors.
@@ -140,16 +172,17 @@ local function file_tensor(who, tensors, name)
   return t, dt
 end
 
--- The format of each layer weight kind, the same in every layer:
--- name(kind, l) is the kind's tensor in layer l.
+-- The format of each layer weight kind: layer 0's, and weights.layers[l]
+-- where layer l's differs (name(kind, l) is the kind's tensor in layer l).
 local function layer_formats(who, tensors, layers, name, weights)
+  weights.layers = {}
   for _, kind in ipairs(layer_kinds) do
     local _, dt = file_tensor(who, tensors, name(kind, 0))
     for l = 1, layers - 1 do
       local _, other = file_tensor(who, tensors, name(kind, l))
       if other ~= dt then
-        fail("%s: %s is %s, %s is %s: formats that change by layer are not supported", who,
-          name(kind, l), tensors[name(kind, l)].dtype, name(kind, 0), tensors[name(kind, 0)].dtype)
+        weights.layers[l] = weights.layers[l] or {}
+        weights.layers[l][kind] = other
       end
     end
     weights[kind] = dt
@@ -162,8 +195,8 @@ end
 --- the sizes, RoPE base, norm epsilon, sliding window and context from the
 --- metadata of its general.architecture (llama, qwen2: RoPE "half"), the
 --- vocabulary from token_embd's rows, tied embeddings where the file has no
---- output.weight, the weights' formats by kind from its tensors (every
---- layer alike), the norms' dtype from blk.0.attn_norm.weight, qkv_bias
+--- output.weight, the weights' formats by kind from its tensors (layer 0's,
+--- and weights.layers where a layer's differ, as in Q4_K_M files), the norms' dtype from blk.0.attn_norm.weight, qkv_bias
 --- where it has blk.0.attn_q.bias. `extra` (dtype, context, max_tokens,
 --- sampling, tp, pp, ...) is added and wins over the file.
 function M.gguf_config(info, extra)
@@ -237,8 +270,8 @@ local hf_dtypes = { float16 = f16, bfloat16 = bf16 }
 --- (mistral's; qwen2's where use_sliding_window is true), qkv_bias (qwen2,
 --- or attention_bias), the activations' dtype from torch_dtype (float16,
 --- bfloat16), the RoPE layout "half" (HF does not permute q and k), and the
---- weights' formats by kind and the norms' dtype from the file's tensors
---- (every layer alike). `extra` (dtype, context, max_tokens, sampling, tp,
+--- weights' formats by kind (weights.layers where a layer's differ) and the
+--- norms' dtype from the file's tensors. `extra` (dtype, context, max_tokens, sampling, tp,
 --- pp, ...) is added and wins over the files.
 function M.hf_config(json, info, extra)
   extra = extra or {}
@@ -361,7 +394,7 @@ function M.config(cfg)
   if win ~= nil then c.sliding_window = int_key(cfg, "sliding_window") end
   c.dtype = rawget(cfg, "dtype") or bf16
   if not float_dtypes[c.dtype] then fail("config dtype must be f32, f16 or bf16") end
-  c.formats = weight_formats(cfg, c.dtype)
+  c.formats = weight_formats(cfg, c.dtype, c.layers)
   c.norms = rawget(cfg, "norms") or f32
   if not float_dtypes[c.norms] then fail("config norms must be f32, f16 or bf16") end
   c.max_tokens = int_key(cfg, "max_tokens", 512)
@@ -417,7 +450,9 @@ local function layer(c, l, cl, x, pos, S, kc, vc)
   local T = x.shape[1]
   local r = rank_sizes(c)
   local E, H, KVH, D = c.hidden, r.heads, r.kv_heads, c.head_dim
-  local f = c.formats
+  local f = {} -- the kinds' formats, with this layer's own
+  for kind, dt in pairs(c.formats) do f[kind] = dt end
+  for kind, dt in pairs(c.formats.layers[l] or {}) do f[kind] = dt end
   local h = rmsnorm(x, layer_weight(c, l, "attn_norm", c.norms, { E }), { eps = c.norm_eps })
   local function proj(kind, n, parts)
     local y = matmul(h, layer_weight(c, l, kind, f[kind], { n, E }, 1, parts))

@@ -119,7 +119,9 @@ int llm_model_init(llm_model_t *m, const llm_config_t *c, uint32_t seed) {
       snprintf(g, sizeof g, "blk.%d.%s", l, per_layer[i].gguf);
       snprintf(h, sizeof h, "model.layers.%d.%s", l, per_layer[i].hf);
       int kind = per_layer[i].kind;
-      uint32_t type = kind < 0 ? WW_GGML_F32 : c->fmt[kind];
+      uint32_t type = kind < 0                                ? WW_GGML_F32
+                      : c->layer_fmt && c->layer_fmt[l][kind] ? c->layer_fmt[l][kind]
+                                                              : c->fmt[kind];
       double scale = kind < 0 ? (bias ? std_scale(0.5) : std_scale(0.1))
                               : std_scale(1.0 / sqrt((double)per_layer[i].cols));
       *slot = add(m, g, h, type, per_layer[i].rows, per_layer[i].cols, ++s, scale,

@@ -41,6 +41,9 @@ typedef struct llm_config {
   int qkv_bias;            /* f32 biases on q, k, v (Qwen2) */
   int sliding_window;      /* 0: none (Mistral: keys within the last W positions) */
   uint32_t fmt[LLM_KINDS]; /* WW_GGML_* of each kind */
+  /* per layer (layers entries, NULL: none), the kinds whose format is not
+   * fmt[kind] there (0: fmt[kind]), as a Q4_K_M file has */
+  const uint32_t (*layer_fmt)[LLM_KINDS];
 } llm_config_t;
 
 typedef struct llm_tensor {

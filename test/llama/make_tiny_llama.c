@@ -3,8 +3,10 @@
  * SentencePiece-style vocabulary of 1000 pieces: <unk>, <s>, </s>, the 256
  * byte pieces, then English words with every prefix of each (so the BPE
  * merges reach them), letters and digits.
- *   make_tiny_llama OUT.gguf [SEED] [--ffn N]
- * (--ffn: another FFN size, a file the table does not fit, for the tests)
+ *   make_tiny_llama OUT.gguf [SEED] [--ffn N] [--q4_k_m]
+ * (--ffn: another FFN size, a file the table does not fit, for the tests;
+ * --q4_k_m: the weights as a Q4_K_M file mixes them: Q4_K, the LM head in
+ * Q6_K, layer 0's attn_v and ffn_down in Q6_K: formats that change by layer)
  *   make_tiny_llama --hf DIR
  * writes the same model as a Hugging Face checkpoint instead:
  * DIR/model.safetensors (HF tensor names) and DIR/config.json. */
@@ -81,12 +83,25 @@ static int write_hf_config(const llm_config_t *c, const char *path) {
 }
 
 int main(int argc, char **argv) {
-  int ffn = 768;
+  int ffn = 768, q4_k_m = 0, bad = argc < 2;
+  uint32_t seed = 1;
   const char *hf = argc == 3 && strcmp(argv[1], "--hf") == 0 ? argv[2] : NULL;
-  if (argc == 5 && strcmp(argv[3], "--ffn") == 0)
-    ffn = atoi(argv[4]);
-  else if (hf == NULL && (argc < 2 || argc > 3)) {
-    fprintf(stderr, "usage: make_tiny_llama OUT.gguf [SEED] [--ffn N] | --hf DIR\n");
+  const char *out = NULL;
+  for (int a = 1; hf == NULL && a < argc; ++a) {
+    if (strcmp(argv[a], "--ffn") == 0 && a + 1 < argc)
+      ffn = atoi(argv[++a]);
+    else if (strcmp(argv[a], "--q4_k_m") == 0)
+      q4_k_m = 1;
+    else if (out == NULL && argv[a][0] != '-')
+      out = argv[a];
+    else if (a == 2 && argv[a][0] >= '0' && argv[a][0] <= '9')
+      seed = (uint32_t)strtoul(argv[a], NULL, 10);
+    else
+      bad = 1;
+  }
+  if (bad || (hf == NULL && out == NULL)) {
+    fprintf(stderr,
+            "usage: make_tiny_llama OUT.gguf [SEED] [--ffn N] [--q4_k_m] | --hf DIR\n");
     return 1;
   }
   if (ffn < 256 || ffn % 256 != 0) {
@@ -131,10 +146,15 @@ int main(int argc, char **argv) {
                     .context = 256,
                     .rope_theta = 10000};
   for (int k = 0; k < LLM_KINDS; ++k)
-    c.fmt[k] = WW_GGML_BF16;
+    c.fmt[k] = q4_k_m ? WW_GGML_Q4_K : WW_GGML_BF16;
+  static const uint32_t q4_k_m_layers[2][LLM_KINDS] = {
+      {[LLM_ATTN_V] = WW_GGML_Q6_K, [LLM_FFN_DOWN] = WW_GGML_Q6_K}};
+  if (q4_k_m) {
+    c.fmt[LLM_OUTPUT] = WW_GGML_Q6_K;
+    c.layer_fmt = q4_k_m_layers;
+  }
   llm_model_t m;
-  int rc =
-      llm_model_init(&m, &c, argc >= 3 && !hf ? (uint32_t)strtoul(argv[2], NULL, 10) : 1);
+  int rc = llm_model_init(&m, &c, seed);
   m.vocab = (const char *const *)pieces;
   m.scores = scores;
   char path[4096];
@@ -147,7 +167,7 @@ int main(int argc, char **argv) {
       rc = write_hf_config(&c, path);
     }
   } else {
-    snprintf(path, sizeof path, "%s", argv[1]);
+    snprintf(path, sizeof path, "%s", out);
     if (rc == 0)
       rc = llm_model_write_gguf(&m, path);
   }

@@ -56,7 +56,10 @@ static const double nmse_bound = 1e-6;
 #elif LLAMA_VARIANT == 4
 #include "llama_q4_k.h"
 #define TABLE kgen_llama_q4_k
-static const llm_config_t config = {LLM_TINY_SIZES,
+/* layer 0's attn_v and ffn_down in Q6_K (llama_q4_k.lua) */
+static const uint32_t q4_k_m_layers[2][LLM_KINDS] = {
+    {[LLM_ATTN_V] = WW_GGML_Q6_K, [LLM_FFN_DOWN] = WW_GGML_Q6_K}};
+static const llm_config_t config = {LLM_TINY_SIZES, .layer_fmt = q4_k_m_layers,
                                     .fmt = {WW_GGML_Q4_K, WW_GGML_Q6_K, WW_GGML_Q4_K,
                                             WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K,
                                             WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K}};

@@ -49,6 +49,85 @@ static int32_t meta_id(const kgrt_weights_t *w, const char *key, int32_t n) {
   return (int32_t)v;
 }
 
+static int cmp_merges(const void *x, const void *y) {
+  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+  int c = cmp_piece(sorting->merge[a], sorting->merge_len[a], sorting->merge[b],
+                    sorting->merge_len[b]);
+  return c != 0 ? c : (a > b) - (a < b);
+}
+
+/* The rank of merge s[0 .. n) ("left right"), or -1. */
+static int32_t merge_rank(const llm_tokenizer_t *tok, const char *s, size_t n) {
+  int32_t lo = 0, hi = tok->n_merges - 1;
+  while (lo <= hi) {
+    int32_t mid = lo + (hi - lo) / 2, r = tok->merge_sorted[mid];
+    int c = cmp_piece(tok->merge[r], tok->merge_len[r], s, n);
+    if (c == 0)
+      return r;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+/* A byte-level BPE's merges and pre-tokenizer. */
+static int load_bpe(llm_tokenizer_t *tok, const kgrt_weights_t *w, char *why,
+                    size_t why_size) {
+  kgrt_error_t err;
+  const char *pre;
+  size_t pre_len;
+  tok->pre = LLM_PRE_GPT2; /* no pre-tokenizer named: GPT-2's */
+  if (kgrt_weights_meta_string(w, "tokenizer.ggml.pre", &pre, &pre_len, &err) ==
+      KGRT_STATUS_OK) {
+    static const struct {
+      const char *name;
+      llm_pre_t pre;
+    } known[] = {{"gpt-2", LLM_PRE_GPT2},       {"default", LLM_PRE_GPT2},
+                 {"llama-bpe", LLM_PRE_LLAMA3}, {"llama3", LLM_PRE_LLAMA3},
+                 {"smaug-bpe", LLM_PRE_LLAMA3}, {"qwen2", LLM_PRE_QWEN2}};
+    tok->pre = LLM_PRE_UNKNOWN;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
+      if (pre_len == strlen(known[i].name) && memcmp(pre, known[i].name, pre_len) == 0)
+        tok->pre = known[i].pre;
+  }
+  kgrt_meta_array_t merges;
+  if (kgrt_weights_meta_array(w, "tokenizer.ggml.merges", &merges, &err) !=
+      KGRT_STATUS_OK)
+    return 0; /* decodes; encodes bytes only */
+  if (merges.count > (1u << 24)) {
+    llm_tokenizer_free(tok);
+    return fail(why, why_size, "tokenizer.ggml.merges has more than 2^24 merges");
+  }
+  tok->n_merges = (int32_t)merges.count;
+  tok->merge = calloc((size_t)tok->n_merges + 1, sizeof *tok->merge);
+  tok->merge_len = calloc((size_t)tok->n_merges + 1, sizeof *tok->merge_len);
+  tok->merge_sorted = malloc(sizeof *tok->merge_sorted * ((size_t)tok->n_merges + 1));
+  if (!tok->merge || !tok->merge_len || !tok->merge_sorted) {
+    llm_tokenizer_free(tok);
+    return fail(why, why_size, "out of memory");
+  }
+  for (int32_t i = 0; i < tok->n_merges; ++i) {
+    const char *s;
+    size_t n;
+    if (!kgrt_meta_array_next_string(&merges, &s, &n) || memchr(s, ' ', n) == NULL ||
+        (tok->merge[i] = malloc(n + 1)) == NULL) {
+      llm_tokenizer_free(tok);
+      return fail(why, why_size,
+                  "tokenizer.ggml.merges is short or has a merge without a space");
+    }
+    memcpy(tok->merge[i], s, n);
+    tok->merge[i][n] = 0;
+    tok->merge_len[i] = n;
+    tok->merge_sorted[i] = i;
+  }
+  sorting = tok;
+  qsort(tok->merge_sorted, (size_t)tok->n_merges, sizeof *tok->merge_sorted, cmp_merges);
+  sorting = NULL;
+  return 0;
+}
+
 int llm_tokenizer_load(llm_tokenizer_t *tok, const kgrt_weights_t *w, char *why,
                        size_t why_size) {
   memset(tok, 0, sizeof *tok);
@@ -110,6 +189,8 @@ int llm_tokenizer_load(llm_tokenizer_t *tok, const kgrt_weights_t *w, char *why,
       KGRT_STATUS_OK)
     add = v;
   tok->add_bos = add != 0 && tok->bos >= 0;
+  if (tok->kind == LLM_TOK_GPT2)
+    return load_bpe(tok, w, why, why_size);
   return 0;
 }
 
@@ -120,6 +201,11 @@ void llm_tokenizer_free(llm_tokenizer_t *tok) {
   free(tok->len);
   free(tok->score);
   free(tok->sorted);
+  for (int32_t i = 0; tok->merge != NULL && i < tok->n_merges; ++i)
+    free(tok->merge[i]);
+  free(tok->merge);
+  free(tok->merge_len);
+  free(tok->merge_sorted);
   memset(tok, 0, sizeof *tok);
 }
 
@@ -127,8 +213,13 @@ static size_t utf8_len(unsigned char c) {
   return c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
 }
 
+static int encode_bpe(const llm_tokenizer_t *tok, const char *text, int32_t *ids,
+                      int cap);
+
 int llm_tokenizer_encode(const llm_tokenizer_t *tok, const char *text, int32_t *ids,
                          int cap) {
+  if (tok->kind == LLM_TOK_GPT2)
+    return encode_bpe(tok, text, ids, cap);
   if (tok->kind != LLM_TOK_SPM)
     return -1;
   /* "▁" before the text and for every space */
@@ -264,4 +355,252 @@ size_t llm_tokenizer_piece(const llm_tokenizer_t *tok, int32_t id, char *buf,
   }
   buf[o] = 0;
   return o;
+}
+
+/* ---- byte-level BPE: the pre-tokenizer and the merges ---- */
+
+/* The code point at s[i .. n) and its length; a byte that starts no valid
+ * sequence is itself, as U+FFFD's class (neither letter, number nor space). */
+static uint32_t next_cp(const unsigned char *s, size_t n, size_t i, size_t *len) {
+  size_t l = utf8_len(s[i]);
+  *len = 1;
+  if (l == 1 || i + l > n)
+    return s[i] < 0x80 ? s[i] : 0xfffd;
+  uint32_t cp = s[i] & (0x7fu >> l);
+  for (size_t k = 1; k < l; ++k) {
+    if ((s[i + k] & 0xc0) != 0x80)
+      return 0xfffd;
+    cp = cp << 6 | (s[i + k] & 0x3fu);
+  }
+  *len = l;
+  return cp;
+}
+
+static int is_space(uint32_t c) {
+  return c == ' ' || (c >= 9 && c <= 13) || c == 0x85 || c == 0xa0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
+         c == 0x205f || c == 0x3000;
+}
+
+static int is_number(uint32_t c) {
+  return (c >= '0' && c <= '9') || c == 0xb2 || c == 0xb3 || c == 0xb9 ||
+         (c >= 0xbc && c <= 0xbe) || (c >= 0x660 && c <= 0x669) ||
+         (c >= 0x6f0 && c <= 0x6f9) || (c >= 0x966 && c <= 0x96f) ||
+         (c >= 0x2070 && c <= 0x2079) || (c >= 0x2080 && c <= 0x2089) ||
+         (c >= 0x2150 && c <= 0x2189) || (c >= 0x2460 && c <= 0x249b) || c == 0x3007 ||
+         (c >= 0x3021 && c <= 0x3029) || (c >= 0xff10 && c <= 0xff19);
+}
+
+static int is_letter(uint32_t c) {
+  if (c < 0x80)
+    return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+  if (c < 0xc0) /* Latin-1's signs; ª µ º are letters */
+    return c == 0xaa || c == 0xb5 || c == 0xba;
+  if (c == 0xd7 || c == 0xf7 || is_space(c) || is_number(c))
+    return 0;
+  return !((c >= 0x300 && c <= 0x36f) ||   /* combining marks */
+           (c >= 0x2000 && c <= 0x2bff) || /* punctuation .. symbols and arrows */
+           (c >= 0x2e00 && c <= 0x2e7f) || (c >= 0x3000 && c <= 0x303f) ||
+           (c >= 0xd800 && c <= 0xf8ff) || /* surrogates, private use */
+           (c >= 0xfe00 && c <= 0xfe6f) || (c >= 0xff00 && c <= 0xff20) ||
+           (c >= 0xff3b && c <= 0xff40) || (c >= 0xff5b && c <= 0xff65) || c == 0xfffd ||
+           (c >= 0x1f000 && c <= 0x1faff) || c > 0x10ffff);
+}
+
+/* The length in code points of the word at cp[i] (i < n): the first of the
+ * pre-tokenizer's alternatives that matches there. */
+static size_t word_at(llm_pre_t pre, const uint32_t *cp, size_t n, size_t i) {
+  const int llama3 = pre == LLM_PRE_LLAMA3 || pre == LLM_PRE_QWEN2;
+  const uint32_t c = cp[i];
+  /* 's 't 're 've 'm 'll 'd (Llama 3: any case) */
+  if (c == '\'' && i + 1 < n) {
+    uint32_t a = cp[i + 1], b = i + 2 < n ? cp[i + 2] : 0;
+    if (llama3 && a < 0x80)
+      a |= 0x20, b = b < 0x80 ? (b | 0x20) : b;
+    if (a == 's' || a == 't' || a == 'm' || a == 'd')
+      return 2;
+    if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
+      return 3;
+  }
+  size_t j = i;
+  if (llama3) {
+    /* [^\r\n\p{L}\p{N}]?\p{L}+ */
+    if (!is_letter(c) && c != '\r' && c != '\n' && !is_number(c) && i + 1 < n &&
+        is_letter(cp[i + 1]))
+      j++;
+    if (is_letter(cp[j])) {
+      while (j < n && is_letter(cp[j]))
+        j++;
+      return j - i;
+    }
+    /* \p{N}{1,3} (qwen2: \p{N}) */
+    if (is_number(c)) {
+      const size_t most = pre == LLM_PRE_QWEN2 ? 1 : 3;
+      while (j < n && j - i < most && is_number(cp[j]))
+        j++;
+      return j - i;
+    }
+  } else {
+    /* ' ?\p{L}+', ' ?\p{N}+' */
+    j += c == ' ' && i + 1 < n;
+    if (is_letter(cp[j]) || is_number(cp[j])) {
+      const int letters = is_letter(cp[j]);
+      while (j < n && (letters ? is_letter(cp[j]) : is_number(cp[j])))
+        j++;
+      return j - i;
+    }
+    j = i;
+  }
+  /* ' ?[^\s\p{L}\p{N}]+' (Llama 3: then [\r\n]*) */
+  j = i + (c == ' ' && i + 1 < n);
+  if (!is_space(cp[j]) && !is_letter(cp[j]) && !is_number(cp[j])) {
+    while (j < n && !is_space(cp[j]) && !is_letter(cp[j]) && !is_number(cp[j]))
+      j++;
+    while (llama3 && j < n && (cp[j] == '\r' || cp[j] == '\n'))
+      j++;
+    return j - i;
+  }
+  /* whitespace: i .. e */
+  size_t e = i;
+  while (e < n && is_space(cp[e]))
+    e++;
+  if (e == i)
+    return 1;   /* (unreachable: every code point is in one class) */
+  if (llama3) { /* \s*[\r\n]+: up to the run's last line break */
+    for (size_t k = e; k > i; --k)
+      if (cp[k - 1] == '\r' || cp[k - 1] == '\n')
+        return k - i;
+  }
+  /* \s+(?!\S), else \s+ */
+  if (e == n || e - i == 1)
+    return e - i;
+  return e - 1 - i;
+}
+
+int llm_tokenizer_split(llm_pre_t pre, const char *text, size_t n, size_t *ends,
+                        int cap) {
+  if (pre == LLM_PRE_UNKNOWN)
+    return -1;
+  const unsigned char *s = (const unsigned char *)text;
+  uint32_t *cp = malloc(sizeof *cp * (n + 1));
+  size_t *at = malloc(sizeof *at * (n + 1)); /* each code point's first byte */
+  size_t count = 0;
+  int words = 0;
+  if (!cp || !at)
+    goto fail;
+  for (size_t i = 0, l; i < n; i += l) {
+    at[count] = i;
+    cp[count++] = next_cp(s, n, i, &l);
+  }
+  at[count] = n;
+  for (size_t i = 0; i < count;) {
+    i += word_at(pre, cp, count, i);
+    if (words >= cap)
+      goto fail;
+    ends[words++] = at[i];
+  }
+  free(cp);
+  free(at);
+  return words;
+fail:
+  free(cp);
+  free(at);
+  return -1;
+}
+
+/* GPT-2's byte-level alphabet, the other way: byte b's code point. */
+static uint32_t gpt2_char(unsigned b) {
+  if ((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255))
+    return b;
+  uint32_t k = 0;
+  for (unsigned o = 0; o < b; ++o)
+    k += !((o >= 33 && o <= 126) || (o >= 161 && o <= 172) || (o >= 174 && o <= 255));
+  return 256 + k;
+}
+
+static size_t put_utf8(uint32_t c, char *out) {
+  if (c < 0x80) {
+    out[0] = (char)c;
+    return 1;
+  }
+  out[0] = (char)(0xc0 | c >> 6); /* < 0x800: every gpt2_char */
+  out[1] = (char)(0x80 | (c & 0x3f));
+  return 2;
+}
+
+/* One word's ids: its bytes as byte-level characters, merged pair by pair
+ * (the lowest-ranked merge first) until no adjacent pair is a merge. */
+static int encode_word(const llm_tokenizer_t *tok, const unsigned char *w, size_t n,
+                       int32_t *ids, int cap, int out) {
+  char *s = malloc(2 * n + 1), *key = malloc(4 * n + 2);
+  size_t *start = malloc(sizeof *start * (n + 1)), *len = malloc(sizeof *len * (n + 1));
+  size_t m = 0;
+  int count = 0;
+  if (!s || !key || !start || !len) {
+    out = -1;
+    goto done;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    start[count] = m;
+    len[count] = put_utf8(gpt2_char(w[i]), s + m);
+    m += len[count++];
+  }
+  for (;;) {
+    int best = -1;
+    int32_t best_rank = 0;
+    for (int i = 0; i + 1 < count; ++i) {
+      memcpy(key, s + start[i], len[i]);
+      key[len[i]] = ' ';
+      memcpy(key + len[i] + 1, s + start[i + 1], len[i + 1]);
+      int32_t r = merge_rank(tok, key, len[i] + 1 + len[i + 1]);
+      if (r >= 0 && (best < 0 || r < best_rank)) {
+        best = i;
+        best_rank = r;
+      }
+    }
+    if (best < 0)
+      break;
+    len[best] += len[best + 1];
+    memmove(start + best + 1, start + best + 2,
+            sizeof *start * (size_t)(count - best - 2));
+    memmove(len + best + 1, len + best + 2, sizeof *len * (size_t)(count - best - 2));
+    --count;
+  }
+  for (int i = 0; i < count && out >= 0; ++i) {
+    int32_t id = find(tok, s + start[i], len[i]);
+    if (id < 0 || out >= cap)
+      out = -1;
+    else
+      ids[out++] = id;
+  }
+done:
+  free(s);
+  free(key);
+  free(start);
+  free(len);
+  return out;
+}
+
+static int encode_bpe(const llm_tokenizer_t *tok, const char *text, int32_t *ids,
+                      int cap) {
+  const size_t n = strlen(text);
+  size_t *ends = malloc(sizeof *ends * (n + 1));
+  int out = 0;
+  const int words = ends ? llm_tokenizer_split(tok->pre, text, n, ends, (int)n + 1) : -1;
+  if (words < 0) {
+    free(ends);
+    return -1;
+  }
+  if (tok->add_bos) {
+    if (out >= cap)
+      out = -1;
+    else
+      ids[out++] = tok->bos;
+  }
+  size_t from = 0;
+  for (int i = 0; i < words && out >= 0; from = ends[i++])
+    out = encode_word(tok, (const unsigned char *)text + from, ends[i] - from, ids, cap,
+                      out);
+  free(ends);
+  return out;
 }

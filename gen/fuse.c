@@ -63,13 +63,12 @@ static int is_matmul(const kg_graph_t *g, int node) {
 }
 
 /* Same operands and template facts but w: two matmuls one kernel can do,
- * where every variant's template takes a pair (not quantized weights). */
+ * where every variant's template takes a pair. */
 static int same_matmul(const kg_graph_t *g, int a, int b) {
   const kg_node_t *x = &g->nodes[a], *y = &g->nodes[b];
   const kg_tensor_t *wa = &g->tensors[x->inputs[1]], *wb = &g->tensors[y->inputs[1]];
   if (x->inputs[0] != y->inputs[0] || x->num_variants != y->num_variants ||
-      wa->rank != wb->rank || wa->dtype.code != wb->dtype.code ||
-      wa->dtype.block_elems > 0)
+      wa->rank != wb->rank || wa->dtype.code != wb->dtype.code)
     return 0;
   for (int i = 0; i < wa->rank; i++)
     if (wa->dims[i].sym >= 0 || wb->dims[i].sym >= 0 ||
@@ -89,6 +88,33 @@ static int same_matmul(const kg_graph_t *g, int a, int b) {
 }
 
 static int is_inlined(const kg_graph_t *g, int n);
+
+/* Adds variant var's select range to the one range *sel .. (*none: no range
+ * yet): the same select expression, and ranges that touch or overlap (a
+ * node's variants that are not fused, say M 2..8 and M >= 9, run for their
+ * union). 0 when they cannot be one range; a variant that runs always
+ * (scale 0) cannot. */
+static int join_select(const kg_variant_t *var, int *none, kgrt_expr_t *sel, int64_t *mn,
+                       int64_t *mx) {
+  if (var->select.scale == 0)
+    return 0;
+  if (*none) {
+    *sel = var->select;
+    *mn = var->select_min;
+    *mx = var->select_max;
+    *none = 0;
+    return 1;
+  }
+  if (var->select.scale != sel->scale ||
+      memcmp(var->select.sym, sel->sym, sizeof sel->sym) != 0 ||
+      var->select_min - 1 > *mx || var->select_max < *mn - 1) /* (max may be 2^63 - 1) */
+    return 0;
+  if (var->select_min < *mn)
+    *mn = var->select_min;
+  if (var->select_max > *mx)
+    *mx = var->select_max;
+  return 1;
+}
 
 /* An RMS norm node a NORM template can take in: its template says it is one
  * (rms), it has one variant and one result, no residual (R_T), and its
@@ -133,18 +159,9 @@ static int norm_plan(const kg_graph_t *g, int p, int *none, kgrt_expr_t *sel, in
         takes = 1;
         continue;
       }
-      if (var->select.scale == 0)
-        return 0; /* runs always: nothing to take in */
-      if (*none) {
-        *sel = var->select;
-        *mn = var->select_min;
-        *mx = var->select_max;
-        *none = 0;
-      } else if (var->select.scale != sel->scale ||
-                 memcmp(var->select.sym, sel->sym, sizeof sel->sym) != 0 ||
-                 var->select_min != *mn || var->select_max != *mx) {
+      /* runs always (nothing to take in), or apart from the others' range */
+      if (!join_select(var, none, sel, mn, mx))
         return 0;
-      }
     }
     have += takes;
   }
@@ -395,13 +412,12 @@ static int region_variant(const kg_graph_t *g, int a, int b, int v) {
 }
 
 /* A matmul that can lead or join a region group: no epilogue, w a model
- * weight [N, K] of a float dtype with constant dims. */
+ * weight [N, K] with constant dims. */
 static int region_candidate(const kg_graph_t *g, int n) {
   if (n < 0 || g->nodes[n].dead || !is_matmul(g, n) || epilogue_of(g, n) >= 0)
     return 0;
   const kg_tensor_t *w = &g->tensors[g->nodes[n].inputs[1]];
-  return w->rank == 2 && w->dtype.block_elems == 0 && w->dims[0].sym < 0 &&
-         w->dims[1].sym < 0 &&
+  return w->rank == 2 && w->dims[0].sym < 0 && w->dims[1].sym < 0 &&
          g->tensors[kg_tensor_storage(g, g->nodes[n].inputs[1])].kind == KG_TENSOR_WEIGHT;
 }
 
@@ -535,18 +551,9 @@ static int region_epi(const kg_graph_t *g, const int *leader, int n, int *rope,
       fused = 1;
       continue;
     }
-    if (var->select.scale == 0)
-      return 0; /* runs always: the taken nodes would run twice */
-    if (*none) {
-      sel->select = var->select;
-      sel->select_min = var->select_min;
-      sel->select_max = var->select_max;
-      *none = 0;
-    } else if (var->select.scale != sel->select.scale ||
-               memcmp(var->select.sym, sel->select.sym, sizeof sel->select.sym) != 0 ||
-               var->select_min != sel->select_min || var->select_max != sel->select_max) {
+    /* runs always (the taken nodes would run twice), or apart */
+    if (!join_select(var, none, &sel->select, &sel->select_min, &sel->select_max))
       return 0;
-    }
   }
   if (!fused || node->num_variants < 1 || node->variants[0].num_dim_args < 1)
     return 0;

@@ -32,23 +32,7 @@
  * [L, width / RE_D, RE_SLOTS, RE_D] at its layer (KV<r>) instead of a
  * result. A rotated region of the half layout computes pair (i, i + D/2)
  * of each head as its columns 2i, 2i + 1 ({{KERNEL}}_col). */
-{{#if REPI}}__device__ static const float {{KERNEL}}_rev[{{RE_PAIRS}} * 3] = {
-    {{RE_REV}}};
-KG_INLINE bool {{KERNEL}}_roped(int r) {
-  return r == 0 ? {{#if ROPE0}}true{{else}}false{{/if}} : r == 1 ? {{#if ROPE1}}true{{else}}false{{/if}} : {{#if ROPE2}}true{{else}}false{{/if}};
-}
-KG_INLINE bool {{KERNEL}}_cached(int r) {
-  return r == 0 ? {{#if KV0}}true{{else}}false{{/if}} : r == 1 ? {{#if KV1}}true{{else}}false{{/if}} : {{#if KV2}}true{{else}}false{{/if}};
-}
-KG_INLINE long {{KERNEL}}_col(int r, long p) {
-{{#if RE_HALF}}  if ({{KERNEL}}_roped(r)) {
-    const long j = p % {{RE_D}};
-    return p - j + (j >> 1) + (j & 1) * {{RE_PAIRS}};
-  }
-{{else}}  (void)r;
-{{/if}}  return p;
-}
-{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
+{{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{T}}) wr1,{{#if R2}} KG_GLOBAL(const {{T}}) wr2,{{/if}}{{/if}}{{#if NG_T}} KG_GLOBAL(const {{NG_T}}) ng,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
   kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();

@@ -41,9 +41,16 @@
  * A column past N (a guard: NB divides N where kgen can choose so) reads the
  * last row of w and is not stored.
  * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
- * read at the result's index (a<k> in EPI), rounded to OUT_T. */
-extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{> epi_args}}, long M) {
+ * read at the result's index (a<k> in EPI), rounded to OUT_T.
+ * Regions (REGIONS): sibling matmuls of the same x (the Q, K and V
+ * projections) as one N, as gemv.hip takes them: column n < R1 is row n of
+ * w, to y; from R1 row n - R1 of wr1, to yr1; from R2 of wr2, to yr2
+ * (part_region_row.hip). With REPI a region's result may be rotated (RoPE)
+ * and stored to a KV cache instead (part_region_epi.hip); the pair of column
+ * c is column c ^ 1 of the same wave, CPW and every region start being
+ * even. */
+{{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
   /* stages: NS of SE weights, then one of LE (when LE > 0) */
   constexpr int NST = {{NS}} + ({{LE}} > 0 ? 1 : 0);
   constexpr int MAXB = {{NS}} > 0 ? {{SB}} : {{LB}};
@@ -57,6 +64,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   constexpr int GS = {{SE}} / 32;
   constexpr int GPL = (GS + {{WAVE}} - 1) / {{WAVE}};
   constexpr int XV = 16 / (int)sizeof({{T}});
+  constexpr int CPWN = {{CPW}}; /* columns per wave task (part_gemv_end.hip) */
+{{#if REPI}}  static_assert(CPWN % 2 == 0, "a rotated region's pairs need whole pairs of columns a wave");
+{{/if}}
   /* this workgroup's tasks, and J stages over them */
   constexpr long TASKS = ({{N}} + {{NB}} - 1) / {{NB}};
   const long task0 = (long)blockIdx.x;
@@ -91,12 +101,16 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       unsigned short *slot = (unsigned short *)(ring + (wave * SLOTS + j % SLOTS) * {{CPW}} * SW);
 #pragma unroll
       for (int c = 0; c < {{CPW}}; ++c) {
-        const long row = (n0 + c < {{N}} ? n0 + c : {{N}} - 1) * {{RB}}L + (long)s * {{SB}};
+        const long n = n0 + c < {{N}} ? n0 + c : {{N}} - 1;
+{{#if REGIONS}}        {{> region_row}}
+{{else}}        const long wrow = n;
+        const auto wsel = w;
+{{/if}}        const long row = wrow * {{RB}}L + (long)s * {{SB}};
 #pragma unroll
         for (int p = 0; p < PPL; ++p) {
           const int off = (lane + p * {{WAVE}}) * {{VEC}};
           if (off < sb)
-            kg_q_copy<{{VEC}}>(slot + c * SW * 2 + off / 2, w, (row + off) / 2);
+            kg_q_copy<{{VEC}}>(slot + c * SW * 2 + off / 2, wsel, (row + off) / 2);
         }
       }
     }
@@ -220,23 +234,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     sync(); /* the slot (and x's slice) are refilled */
     issue(j + SLOTS);
 
-    /* the task's end: M is the same for every lane, so the wave reduces
-     * inside the guard */
+    /* the task's end */
     if (s == NST - 1) {
       const long n0 = (task0 + (long)(j / NST) * {{GRID}}) * {{NB}} + wave * {{CPW}};
-#pragma unroll
-      for (int m = 0; m < {{MMAX}}; ++m) {
-        if (m < M) {
-#pragma unroll
-          for (int c = 0; c < {{CPW}}; ++c) {
-            const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]);
-            if (lane == 0 && n0 + c < {{N}}) {
-              const long idx = m * {{N}}L + n0 + c;
-              {{> epi_store}}
-            }
-          }
-        }
-      }
+      {{> gemv_end}}
     }
   }
 }

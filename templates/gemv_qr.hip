@@ -36,9 +36,12 @@
  * A row past N (a guard: RCPW divides N where kgen can choose so) reads the
  * last row of w and is not stored.
  * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
- * read at the result's index (a<k> in EPI), rounded to OUT_T. */
-extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{> epi_args}}, long M) {
+ * read at the result's index (a<k> in EPI), rounded to OUT_T.
+ * REGIONS and REPI as gemv_q.hip takes them: a row's region picks its
+ * weight, row and result (REPI: RCPW is even, so a rotated pair of rows is
+ * one task's). */
+{{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
   constexpr int WAVES = {{BLOCK}} / {{WAVE}};
   constexpr int UB = {{UB}};
   constexpr int UBYTES = UB * {{BB}};
@@ -47,6 +50,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   constexpr int UPL = (NU + {{WAVE}} - 1) / {{WAVE}};
   constexpr int NW = UBYTES / 4;
   constexpr int XV = 16 / (int)sizeof({{T}});
+  constexpr int CPWN = {{RCPW}}; /* rows per wave task (part_gemv_end.hip) */
+{{#if REPI}}  static_assert(CPWN % 2 == 0, "a rotated region's pairs need whole pairs of rows a task");
+{{/if}}
   constexpr long TASKS = ({{N}} + {{RCPW}} - 1) / {{RCPW}};
   constexpr long GW = (long){{GRID}} * WAVES;
   constexpr int SLOTS = {{SLOTS}};
@@ -78,12 +84,16 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       unsigned char *slot = ring + j % SLOTS * {{RCPW}} * SROW;
 #pragma unroll
       for (int c = 0; c < {{RCPW}}; ++c) {
-        const long h = (n0 + c < {{N}} ? n0 + c : {{N}} - 1) * ({{RB}}L / 2) + i * (SROW / 2);
+        const long n = n0 + c < {{N}} ? n0 + c : {{N}} - 1;
+{{#if REGIONS}}        {{> region_row}}
+{{else}}        const long wrow = n;
+        const auto wsel = w;
+{{/if}}        const long h = wrow * ({{RB}}L / 2) + i * (SROW / 2);
 #pragma unroll
         for (int p = 0; p < PPL; ++p) {
           const int off = (lane + p * {{WAVE}}) * 16;
           if (off < bytes)
-            kg_async_copy<8>((unsigned short *)(slot + c * SROW + off), w, h + off / 2, true);
+            kg_async_copy<8>((unsigned short *)(slot + c * SROW + off), wsel, h + off / 2, true);
         }
       }
     }
@@ -93,7 +103,8 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   for (int j = 0; j < SLOTS; ++j)
     issue(j);
   kg_dep_wait();
-  /* x's units, a block (m, u, b) per thread and step */
+  /* x's units, a block (m, u, b) per thread and step; the sums of each
+   * half */
   for (int it = (int)threadIdx.x; it < {{MMAX}} * NU * UB; it += {{BLOCK}}) {
     const int m = it / (NU * UB), u = it % (NU * UB) / UB, b = it % UB;
     if (m < M) {
@@ -185,23 +196,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       }
     }
 
-    /* the task's end: M is the same for every lane, so the wave reduces
-     * inside the guard */
+    /* the task's end */
     if (i == UPL - 1) {
       const long n0 = (gw + (long)(j / UPL) * GW) * {{RCPW}};
-#pragma unroll
-      for (int m = 0; m < {{MMAX}}; ++m) {
-        if (m < M) {
-#pragma unroll
-          for (int c = 0; c < {{RCPW}}; ++c) {
-            const float acc0 = kg_wave_sum<{{WAVE}}>(acc[c][m]);
-            if (lane == 0 && n0 + c < {{N}}) {
-              const long idx = m * {{N}}L + n0 + c;
-              {{> epi_store}}
-            }
-          }
-        }
-      }
+      {{> gemv_end}}
     }
   }
 }

@@ -113,11 +113,12 @@ local function build_quant(node, x, w, a)
         break
       end
     end
-    local function gemv_variant(vmax, sel)
+    local function gemv_variant(vmax, sel, tmpl)
       node.variants[#node.variants + 1] = {
-        -- tasks of NB rows of w, over at most as many workgroups as the
-        -- target holds at once (gemv_q's params: repeat)
-        template = "gemv_q", grid = "tiles", tile_units = (n + waves * cpw - 1) // (waves * cpw),
+        -- the N columns in one group: tasks of rows of w over at most as
+        -- many workgroups as the target holds at once (gemv_q's params:
+        -- per_block N, repeat the grid; regions: their N in all)
+        template = tmpl, grid = "tiles", tile_units = n,
         dim_args = { m },
         holes = {
           T = x.dtype.ctype, FMT = dt.name, K = tostring(k), N = tostring(n),
@@ -131,19 +132,22 @@ local function build_quant(node, x, w, a)
         },
         params_info = { waves = waves, vec = vec, cpw = cpw, mmax = vmax,
           stage_bytes = ns > 0 and sb or lb, se = se, k = k, x_size = x.dtype.size, x_ctype = x.dtype.ctype,
-          tasks = (n + waves * cpw - 1) // (waves * cpw), fmt = dt.name, n = n, bb = dt.block_bytes },
+          fmt = dt.name, n = n, bb = dt.block_bytes },
         select = sel,
       }
     end
     -- Q4_0 with f16 or bf16 x: one row of x takes a kernel of its own (gemv_qr
     -- where the target has it), more rows the tensor cores where the target
-    -- has them (gemv_qm), whose products cost the same for up to 8 rows
+    -- has them (gemv_qm: a template of its own, which takes no norm, regions
+    -- or region epilogue), whose products cost the same for up to 8 rows
     local vmax = math.min(mmax, MMAX)
     if dt.name == "q4_0" and x.dtype.name ~= "f32" and mmin == 1 and vmax > 1 then
-      gemv_variant(1, { size = m, max = 1 })
-      gemv_variant(vmax, { size = m, min = 2, max = MMAX })
+      gemv_variant(1, { size = m, max = 1 }, "gemv_q")
+      gemv_variant(vmax, { size = m, min = 2, max = MMAX }, "gemv_qm")
+    elseif dt.name == "q4_0" and x.dtype.name ~= "f32" and mmin > 1 then
+      gemv_variant(vmax, mmax > MMAX and { size = m, max = MMAX } or nil, "gemv_qm")
     else
-      gemv_variant(vmax, mmax > MMAX and { size = m, max = MMAX } or nil)
+      gemv_variant(vmax, mmax > MMAX and { size = m, max = MMAX } or nil, "gemv_q")
     end
   end
   if mmax > MMAX then
@@ -194,6 +198,8 @@ local QR_UB = 4
 local function gemv_qr_params(target, info)
   local r = QREGS[info.fmt]
   if target.quant_gemv ~= "regs" or not r or info.k % (64 * QR_UB) ~= 0 then return nil end
+  -- regions whose results are rotated pair rows 2i, 2i + 1 in one task
+  if info.regions and r.cpw % 2 == 1 then return nil end
   local lds_max = target.shared_optin_bytes or target.lds_bytes
   local nu, waves = info.k // (32 * QR_UB), 4
   local rings = waves * r.slots * r.cpw * target.wave * QR_UB * info.bb
@@ -206,7 +212,7 @@ local function gemv_qr_params(target, info)
       local grid = balanced_grid(tasks, waves, target.cus * math.min(QWG_PER_CU, lds_max // lds))
       return {
         source = "gemv_qr", BLOCK = waves * target.wave, VEC = 1, shared_bytes = lds,
-        per_block = info.tasks, ["repeat"] = grid,
+        per_block = info.n, ["repeat"] = grid,
         holes = {
           SHARED_BYTES = lds, GRID = grid, RCPW = r.cpw, UB = QR_UB, BB = info.bb, SLOTS = r.slots,
           XT = c[1], XCVT = c[1] == "float" and "kg_to_f32" or "", XU = xu, RDEQ = r.deq,
@@ -254,56 +260,91 @@ local function gemv_qm_params(target, info)
   local grid = balanced_grid(tasks, 1, target.cus * per_cu)
   return {
     source = "gemv_qm", BLOCK = waves * 32, VEC = 1, shared_bytes = lds,
-    per_block = info.tasks, ["repeat"] = grid,
+    per_block = info.n, ["repeat"] = grid,
     holes = { SHARED_BYTES = lds, GRID = grid, SLOTS = QM_SLOTS, CPS = cps, BF16 = mg.bf16, QMAGIC = mg.magic,
       QOFF = mg.off },
   }
 end
 
+-- gemv_q's generic kernel (templates/gemv_q.hip): groups of 32 staged in
+-- LDS. The LDS: a ring of stage slots per wave (QSLOTS where copies are
+-- asynchronous, CUDA's cp.async: the next stages are in flight while this
+-- one is computed; else one), then x: all of K staged once where ring and x
+-- take at most a third of the target's LDS (three workgroups fit; the waves
+-- then never wait for each other), as f32 or else x's dtype; else one
+-- stage's slice at a time, f32 or x's dtype; else x is read from global
+-- memory. The grid: every task of NB columns, or as many workgroups as the
+-- target holds at once (at most QWG_PER_CU per compute unit; LDS decides),
+-- each taking tasks blockIdx.x, + GRID, ...
+local function gemv_q_params(target, info)
+  local slots = target.platform == "cuda" and QSLOTS or 1
+  local ring = (info.waves * slots * info.cpw * ((info.stage_bytes + 15) // 16 * 16)) + 16
+  local lds_max = target.shared_optin_bytes or target.lds_bytes
+  local xt, xk, x_bytes
+  for _, c in ipairs({ { "float", 4, info.k }, { info.x_ctype, info.x_size, info.k },
+    { "float", 4, info.se }, { info.x_ctype, info.x_size, info.se } }) do
+    local bytes = info.mmax * (c[3] // 32) * (32 * c[2] + 16)
+    if ring + bytes <= lds_max // 3 then
+      xt, xk, x_bytes = c[1], c[3], bytes
+      break
+    end
+  end
+  local lds = ring + (x_bytes or 0)
+  local tasks = (info.n + info.waves * info.cpw - 1) // (info.waves * info.cpw)
+  local grid = balanced_grid(tasks, 1, target.cus * math.max(1, math.min(QWG_PER_CU, lds_max // lds)))
+  return {
+    source = "gemv_q", BLOCK = info.waves * target.wave, VEC = info.vec, shared_bytes = lds,
+    per_block = info.n, ["repeat"] = grid,
+    holes = {
+      SHARED_BYTES = lds, SLOTS = slots, GRID = grid, XT = xt or info.x_ctype, XK = xk or info.se,
+      XL = xt and "1" or "", XG = xt and "" or "1",
+      XCVT = xt == "float" and "kg_to_f32" or "",
+    },
+  }
+end
+
+-- the holes of gemv_q.hip and gemv_qr.hip
+local GEMV_Q_HOLES = { "BB", "CPW", "DEQ", "FMT", "GRID", "K", "LB", "LE", "MIN", "MMAX", "N",
+  "NB", "NS", "QB", "QB0", "QB1", "RB", "RCPW", "RDEQ", "SB", "SE", "SHARED_BYTES", "SLOTS", "T",
+  "UB", "XCVT", "XG", "XK", "XL", "XT", "XU" }
+
+-- The quantized GEMV of up to 8 rows (one row, where build_quant gives Q4_0
+-- a variant of its own): gemv_qr where the target decodes blocks from
+-- registers, else gemv_q.hip. It takes the Q, K and V projections as
+-- regions, and RoPE and the KV write on their results, as the float GEMV
+-- does. (An RMS norm taken in, as the float GEMV takes it, was 40% slower on
+-- the H100 for the gate and up GEMVs at Llama-3-8B shapes: not yet.)
 kg.template {
   name = "gemv_q",
-  holes = { "BB", "BF16", "CPS", "CPW", "DEQ", "FMT", "GRID", "K", "LB", "LE", "MIN", "MMAX",
-    "N", "NB", "NS", "QB", "QB0", "QB1", "QMAGIC", "QOFF", "RB", "RCPW", "RDEQ", "SB", "SE",
-    "SHARED_BYTES", "SLOTS", "T", "UB", "XCVT", "XG", "XK", "XL", "XT", "XU" },
+  holes = GEMV_Q_HOLES,
+  libs = { "quant", "rope" },
+  sources = { "gemv_qr" },
+  fuse = { epilogue = true, regions = true, region_epilogue = true },
+  weights_before_wait = true,
+  params = function(target, info)
+    return gemv_qr_params(target, info) or gemv_q_params(target, info)
+  end,
+}
+
+-- Q4_0 GEMVs of 2 to 8 rows of f16 or bf16 x: gemv_qm on the tensor cores
+-- where the target has them, else gemv_q's kernels; epilogues only, so the
+-- holes of those kernels' other roles are declared off here.
+local GEMV_QM_HOLES = { "BF16", "CPS", "QMAGIC", "QOFF" }
+for _, h in ipairs(GEMV_Q_HOLES) do GEMV_QM_HOLES[#GEMV_QM_HOLES + 1] = h end
+for _, h in ipairs({ "REGIONS", "R1", "R2", "REPI", "ROPE0", "ROPE1",
+  "ROPE2", "KV0", "KV1", "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS" }) do
+  GEMV_QM_HOLES[h] = ""
+end
+kg.template {
+  name = "gemv_qm",
+  holes = GEMV_QM_HOLES,
   libs = { "quant" },
-  sources = { "gemv_qm", "gemv_qr" },
+  sources = { "gemv_q", "gemv_qr" },
   fuse = { epilogue = true },
   weights_before_wait = true,
-  -- The LDS: a ring of stage slots per wave (QSLOTS where copies are
-  -- asynchronous, CUDA's cp.async: the next stages are in flight while this
-  -- one is computed; else one), then x: all of K staged once where ring and x take at
-  -- most a third of the target's LDS (three workgroups fit; the waves then
-  -- never wait for each other), as f32 or else x's dtype; else one stage's
-  -- slice at a time, f32 or x's dtype; else x is read from global memory.
   params = function(target, info)
-    local regs = gemv_qm_params(target, info) or gemv_qr_params(target, info)
-    if regs then return regs end
-    local slots = target.platform == "cuda" and QSLOTS or 1
-    local ring = (info.waves * slots * info.cpw * ((info.stage_bytes + 15) // 16 * 16)) + 16
-    local lds_max = target.shared_optin_bytes or target.lds_bytes
-    local xt, xk, x_bytes
-    for _, c in ipairs({ { "float", 4, info.k }, { info.x_ctype, info.x_size, info.k },
-      { "float", 4, info.se }, { info.x_ctype, info.x_size, info.se } }) do
-      local bytes = info.mmax * (c[3] // 32) * (32 * c[2] + 16)
-      if ring + bytes <= lds_max // 3 then
-        xt, xk, x_bytes = c[1], c[3], bytes
-        break
-      end
-    end
-    local lds = ring + (x_bytes or 0)
-    -- the grid: every task, or as many workgroups as the target holds at
-    -- once (at most QWG_PER_CU per compute unit; LDS decides), each taking
-    -- tasks blockIdx.x, + GRID, ...
-    local grid = balanced_grid(info.tasks, 1, target.cus * math.max(1, math.min(QWG_PER_CU, lds_max // lds)))
-    return {
-      BLOCK = info.waves * target.wave, VEC = info.vec, shared_bytes = lds,
-      per_block = info.tasks, ["repeat"] = grid,
-      holes = {
-        SHARED_BYTES = lds, SLOTS = slots, GRID = grid, XT = xt or info.x_ctype, XK = xk or info.se,
-        XL = xt and "1" or "", XG = xt and "" or "1",
-        XCVT = xt == "float" and "kg_to_f32" or "",
-      },
-    }
+    return gemv_qm_params(target, info) or gemv_qr_params(target, info)
+      or gemv_q_params(target, info)
   end,
 }
 

@@ -64,8 +64,16 @@ static const llm_config_t config = {LLM_TINY_SIZES, .layer_fmt = q4_k_m_layers,
                                             WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K,
                                             WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K}};
 static const double nmse_bound = 1e-6;
+#elif LLAMA_VARIANT == 5
+#include "llama_q4_0.h"
+#define TABLE kgen_llama_q4_0
+static const llm_config_t config = {LLM_TINY_SIZES,
+                                    .fmt = {WW_GGML_Q4_0, WW_GGML_Q4_0, WW_GGML_Q4_0,
+                                            WW_GGML_Q4_0, WW_GGML_Q4_0, WW_GGML_Q4_0,
+                                            WW_GGML_Q4_0, WW_GGML_Q4_0, WW_GGML_Q4_0}};
+static const double nmse_bound = 1e-4; /* bf16 activations */
 #else
-#error "LLAMA_VARIANT must be 1 (bf16), 2 (f16), 3 (q8_0) or 4 (q4_k)"
+#error "LLAMA_VARIANT must be 1 (bf16), 2 (f16), 3 (q8_0), 4 (q4_k) or 5 (q4_0)"
 #endif
 
 enum { PROMPT = 37, STEPS = 16 };

@@ -12,4 +12,5 @@
 -- HIP: {{^ *}}kg_dep_wait();
 local x = input("x", bf16, { 1, 4096 })
 local h = rmsnorm(x, weight("norm", bf16, { 4096 }))
+output("h", h) -- a kernel of its own: the GEMV does not take it in
 output("y", matmul(h, weight("w", q4_0, { 1024, 4096 })))

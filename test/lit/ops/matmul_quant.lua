@@ -30,8 +30,11 @@
 -- CHECK: constexpr bool WAVE_SYNC = true;
 -- CHECK: float acc[2][8];
 -- CHECK: const long n0 = (task0 + (long)(j / NST) * {{[0-9]+}}) * 8 + wave * 2;
--- CHECK: const long row = (n0 + c < 14336 ? n0 + c : 14336 - 1) * 4352L + (long)s * 2176;
--- CHECK: kg_q_copy<16>(slot + c * SW * 2 + off / 2, w, (row + off) / 2);
+-- CHECK: const long n = n0 + c < 14336 ? n0 + c : 14336 - 1;
+-- CHECK-NEXT: const long wrow = n;
+-- CHECK-NEXT: const auto wsel = w;
+-- CHECK-NEXT: const long row = wrow * 4352L + (long)s * 2176;
+-- CHECK: kg_q_copy<16>(slot + c * SW * 2 + off / 2, wsel, (row + off) / 2);
 -- CHECK: kg_dep_wait();
 -- CHECK: kg_async_wait<SLOTS - 1>();
 -- CHECK-NEXT: sync();
@@ -53,7 +56,7 @@
 -- CHECK: float *xs = (float *)(ring + RING);
 -- CHECK: constexpr bool WAVE_SYNC = 4352 == 4352;
 -- CHECK: float acc[1][1];
--- CHECK: kg_q_copy<16>(slot + c * SW * 2 + off / 2, w, (row + off) / 2);
+-- CHECK: kg_q_copy<16>(slot + c * SW * 2 + off / 2, wsel, (row + off) / 2);
 -- CHECK: kg_ldv<XV>(x, m * 4352L + k0 + e);
 -- CHECK: d[i] = kg_to_f32(v.v[i]);
 -- CHECK: sums[0] = h0;
@@ -66,7 +69,7 @@
 -- q6_k, K = 256: rows of 210 bytes, copied 2 bytes at a time
 -- CHECK-LABEL: matmul_quant_matmul_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
 -- CHECK: float *xs = (float *)(ring + RING);
--- CHECK: kg_q_copy<2>(slot + c * SW * 2 + off / 2, w, (row + off) / 2);
+-- CHECK: kg_q_copy<2>(slot + c * SW * 2 + off / 2, wsel, (row + off) / 2);
 -- CHECK: kg_q6k_lds32(
 -- q6_k, K = 2048, 3 rows of f16 x: all of K fits in LDS as f16, not as f32
 -- CHECK-LABEL: matmul_quant_matmul_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)

@@ -64,16 +64,16 @@
 -- A64-COUNT-16: v_mfma_f32_32x32x8{{_?}}bf16
 -- META: .name: matmul_quant_gemm_matmul_gemv_q_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
--- the plan: per product the GEMV when T <= 8 (4096 / 16 columns per task =
--- 256 tasks, a resident grid of 256 workgroups: units 256, per block 256,
--- repeat 256) and the GEMM over ceil(T / BM)
+-- the plan: per product the GEMV when T <= 8 (its N columns in one group,
+-- units and per block N, over a resident grid: 4096 / 16 columns per task =
+-- 256 tasks, repeat 256 workgroups) and the GEMM over ceil(T / BM)
 -- x column tiles when T >= 9 (4096 / 128 = 32; 129 / 64 -> 3; 72 / 128 -> 1)
 -- TABLE-LABEL: static const kgrt_step_t steps[6] = {
--- TABLE-NEXT: {0, {256, {-1, -1, -1, -1}}, 256, 256, {1, {0, -1, -1, -1}}, 0LL, 8LL, s0_args, 0, 0, -1},
+-- TABLE-NEXT: {0, {4096, {-1, -1, -1, -1}}, 4096, 256, {1, {0, -1, -1, -1}}, 0LL, 8LL, s0_args, 0, 0, -1},
 -- TABLE-NEXT: {1, {1, {0, -1, -1, -1}}, 128, 32, {1, {0, -1, -1, -1}}, 9LL, 9223372036854775807LL, s1_args, 0, 0, -1},
 -- TABLE-NEXT: {2, {129, {-1, -1, -1, -1}}, 129, 129, {1, {0, -1, -1, -1}}, 0LL, 8LL, s2_args, 0, 0, -1},
 -- TABLE-NEXT: {3, {1, {0, -1, -1, -1}}, 64, 3, {1, {0, -1, -1, -1}}, 9LL, 9223372036854775807LL, s3_args, 0, 0, -1},
--- TABLE-NEXT: {4, {9, {-1, -1, -1, -1}}, 9, 9, {1, {0, -1, -1, -1}}, 0LL, 8LL, s4_args, 0, 0, -1},
+-- TABLE-NEXT: {4, {72, {-1, -1, -1, -1}}, 72, 9, {1, {0, -1, -1, -1}}, 0LL, 8LL, s4_args, 0, 0, -1},
 -- TABLE-NEXT: {5, {1, {0, -1, -1, -1}}, 128, 1, {1, {0, -1, -1, -1}}, 9LL, 9223372036854775807LL, s5_args, 0, 0, -1},
 local T = sym("T", 512)
 local x = input("x", f16, { T, 4096 })

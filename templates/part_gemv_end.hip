@@ -1,0 +1,19 @@
+{{! a GEMV's stores at a task's end (acc[c][m]: the lane's sums of column n0 + c, c < CPWN, row m): the wave reduces each sum, and lane 0 stores through the epilogue, to the column's region (REGIONS), or rotated and to a cache (REPI: a column's pair is c ^ 1, in the same wave); M is the same for every lane, so the wave reduces inside the guard }}#pragma unroll
+      for (int m = 0; m < {{MMAX}}; ++m) {
+        if (m < M) {
+          float sum[CPWN];
+#pragma unroll
+          for (int c = 0; c < CPWN; ++c)
+            sum[c] = kg_wave_sum<{{WAVE}}>(acc[c][m]);
+#pragma unroll
+          for (int c = 0; c < CPWN; ++c)
+            if (lane == 0 && n0 + c < {{N}}) {
+              const float acc0 = sum[c];
+{{#if REPI}}              const float accp = sum[c ^ 1];
+              {{> region_epi}}
+{{else}}{{#if REGIONS}}              {{> region_store}}
+{{else}}              const long idx = m * {{N}}L + n0 + c;
+              {{> epi_store}}
+{{/if}}{{/if}}            }
+        }
+      }

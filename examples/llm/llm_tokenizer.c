@@ -10,27 +10,39 @@ static int fail(char *why, size_t size, const char *msg) {
   return -1;
 }
 
-/* For qsort_r-free sorting: the tokenizer being sorted. */
-static const llm_tokenizer_t *sorting;
-
 static int cmp_piece(const char *a, size_t na, const char *b, size_t nb) {
   int c = memcmp(a, b, na < nb ? na : nb);
   return c != 0 ? c : (na > nb) - (na < nb);
 }
 
-static int cmp_ids(const void *x, const void *y) {
+/* For qsort_r-free sorting: the strings being sorted (sort_strs). */
+static char *const *sorting_str;
+static const size_t *sorting_len;
+
+static int cmp_strs(const void *x, const void *y) {
   int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-  int c =
-      cmp_piece(sorting->piece[a], sorting->len[a], sorting->piece[b], sorting->len[b]);
+  int c = cmp_piece(sorting_str[a], sorting_len[a], sorting_str[b], sorting_len[b]);
   return c != 0 ? c : (a > b) - (a < b);
 }
 
-/* The id of the piece s[0 .. n), or -1. */
-static int32_t find(const llm_tokenizer_t *tok, const char *s, size_t n) {
-  int32_t lo = 0, hi = tok->n - 1;
+/* order[0 .. n) = the indices of str[] (lengths len[]) in string order. */
+static void sort_strs(char *const *str, const size_t *len, int32_t *order, int32_t n) {
+  for (int32_t i = 0; i < n; ++i)
+    order[i] = i;
+  sorting_str = str;
+  sorting_len = len;
+  qsort(order, (size_t)n, sizeof *order, cmp_strs);
+  sorting_str = NULL;
+  sorting_len = NULL;
+}
+
+/* The index of s[0 .. n) among the n_str strings sort_strs ordered, or -1. */
+static int32_t lookup(char *const *str, const size_t *len, const int32_t *order,
+                      int32_t n_str, const char *s, size_t n) {
+  int32_t lo = 0, hi = n_str - 1;
   while (lo <= hi) {
-    int32_t mid = lo + (hi - lo) / 2, id = tok->sorted[mid];
-    int c = cmp_piece(tok->piece[id], tok->len[id], s, n);
+    int32_t mid = lo + (hi - lo) / 2, id = order[mid];
+    int c = cmp_piece(str[id], len[id], s, n);
     if (c == 0)
       return id;
     if (c < 0)
@@ -41,6 +53,11 @@ static int32_t find(const llm_tokenizer_t *tok, const char *s, size_t n) {
   return -1;
 }
 
+/* The id of the piece s[0 .. n), or -1. */
+static int32_t find(const llm_tokenizer_t *tok, const char *s, size_t n) {
+  return lookup(tok->piece, tok->len, tok->sorted, tok->n, s, n);
+}
+
 static int32_t meta_id(const kgrt_weights_t *w, const char *key, int32_t n) {
   int64_t v;
   kgrt_error_t err;
@@ -49,27 +66,9 @@ static int32_t meta_id(const kgrt_weights_t *w, const char *key, int32_t n) {
   return (int32_t)v;
 }
 
-static int cmp_merges(const void *x, const void *y) {
-  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-  int c = cmp_piece(sorting->merge[a], sorting->merge_len[a], sorting->merge[b],
-                    sorting->merge_len[b]);
-  return c != 0 ? c : (a > b) - (a < b);
-}
-
 /* The rank of merge s[0 .. n) ("left right"), or -1. */
 static int32_t merge_rank(const llm_tokenizer_t *tok, const char *s, size_t n) {
-  int32_t lo = 0, hi = tok->n_merges - 1;
-  while (lo <= hi) {
-    int32_t mid = lo + (hi - lo) / 2, r = tok->merge_sorted[mid];
-    int c = cmp_piece(tok->merge[r], tok->merge_len[r], s, n);
-    if (c == 0)
-      return r;
-    if (c < 0)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
-  return -1;
+  return lookup(tok->merge, tok->merge_len, tok->merge_sorted, tok->n_merges, s, n);
 }
 
 /* A byte-level BPE's merges and pre-tokenizer. */
@@ -120,11 +119,8 @@ static int load_bpe(llm_tokenizer_t *tok, const kgrt_weights_t *w, char *why,
     memcpy(tok->merge[i], s, n);
     tok->merge[i][n] = 0;
     tok->merge_len[i] = n;
-    tok->merge_sorted[i] = i;
   }
-  sorting = tok;
-  qsort(tok->merge_sorted, (size_t)tok->n_merges, sizeof *tok->merge_sorted, cmp_merges);
-  sorting = NULL;
+  sort_strs(tok->merge, tok->merge_len, tok->merge_sorted, tok->n_merges);
   return 0;
 }
 
@@ -176,11 +172,8 @@ int llm_tokenizer_load(llm_tokenizer_t *tok, const kgrt_weights_t *w, char *why,
     tok->len[i] = n;
     if (has_scores && kgrt_meta_array_float(&scores, (uint64_t)i, &sc) == 0)
       tok->score[i] = (float)sc;
-    tok->sorted[i] = i;
   }
-  sorting = tok;
-  qsort(tok->sorted, (size_t)tok->n, sizeof *tok->sorted, cmp_ids);
-  sorting = NULL;
+  sort_strs(tok->piece, tok->len, tok->sorted, tok->n);
   tok->bos = meta_id(w, "tokenizer.ggml.bos_token_id", tok->n);
   tok->eos = meta_id(w, "tokenizer.ggml.eos_token_id", tok->n);
   /* SentencePiece vocabularies add BOS unless the file says otherwise */
@@ -211,6 +204,15 @@ void llm_tokenizer_free(llm_tokenizer_t *tok) {
 
 static size_t utf8_len(unsigned char c) {
   return c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+}
+
+/* Joins symbols i and i + 1 of the count (start[], len[], contiguous text);
+ * returns the new count. */
+static int join_symbols(size_t *start, size_t *len, int count, int i) {
+  len[i] += len[i + 1];
+  memmove(start + i + 1, start + i + 2, sizeof *start * (size_t)(count - i - 2));
+  memmove(len + i + 1, len + i + 2, sizeof *len * (size_t)(count - i - 2));
+  return count - 1;
 }
 
 static int encode_bpe(const llm_tokenizer_t *tok, const char *text, int32_t *ids,
@@ -259,11 +261,7 @@ int llm_tokenizer_encode(const llm_tokenizer_t *tok, const char *text, int32_t *
     }
     if (best < 0)
       break;
-    len[best] += len[best + 1];
-    memmove(start + best + 1, start + best + 2,
-            sizeof *start * (size_t)(count - best - 2));
-    memmove(len + best + 1, len + best + 2, sizeof *len * (size_t)(count - best - 2));
-    --count;
+    count = join_symbols(start, len, count, best);
   }
   if (tok->add_bos) {
     if (out >= cap)
@@ -560,11 +558,7 @@ static int encode_word(const llm_tokenizer_t *tok, const unsigned char *w, size_
     }
     if (best < 0)
       break;
-    len[best] += len[best + 1];
-    memmove(start + best + 1, start + best + 2,
-            sizeof *start * (size_t)(count - best - 2));
-    memmove(len + best + 1, len + best + 2, sizeof *len * (size_t)(count - best - 2));
-    --count;
+    count = join_symbols(start, len, count, best);
   }
   for (int i = 0; i < count && out >= 0; ++i) {
     int32_t id = find(tok, s + start[i], len[i]);

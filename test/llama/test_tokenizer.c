@@ -168,34 +168,35 @@ static void split(llm_pre_t pre, const char *text, char *out, size_t size) {
 }
 
 static void test_split(void) {
+  static const struct {
+    llm_pre_t pre;
+    const char *text, *words;
+  } cases[] = {
+      /* Llama 3: contractions in any case, a letter run with the one
+       * non-letter before it, digits by three, punctuation with the line
+       * breaks after it, spaces before a word less the last, line breaks on
+       * their own, CJK as letters and its full stop not */
+      {LLM_PRE_LLAMA3, "I'm   here\n\nok", "I|'m|  | here|\n\n|ok"},
+      {LLM_PRE_LLAMA3, "x=12345!!\n", "x|=|123|45|!!\n"},
+      {LLM_PRE_LLAMA3, "DON'T stop 7", "DON|'T| stop| |7"},
+      {LLM_PRE_LLAMA3, "  lead, end  ", " | lead|,| end|  "},
+      {LLM_PRE_LLAMA3,
+       "\xc3\x9cn\xc3\xaf"
+       "code \xe4\xb8\xad\xe6\x96\x87\xe3\x80\x82",
+       "\xc3\x9cn\xc3\xaf"
+       "code| \xe4\xb8\xad\xe6\x96\x87|\xe3\x80\x82"},
+      {LLM_PRE_QWEN2, "x=123", "x|=|1|2|3"},
+      /* GPT-2: contractions in lower case only, ' ?' before letters,
+       * numbers and punctuation, digits whole */
+      {LLM_PRE_GPT2, "x=12345!!\n", "x|=|12345|!!|\n"},
+      {LLM_PRE_GPT2, "DON'T I'm  7", "DON|'|T| I|'m| | 7"},
+      {LLM_PRE_UNKNOWN, "x", "(refused)"},
+  };
   char w[256];
-  /* Llama 3: contractions in any case, a letter run with the one non-letter
-   * before it, digits by three, punctuation with the line breaks after it,
-   * spaces before a word less the last, line breaks on their own */
-  split(LLM_PRE_LLAMA3, "I'm   here\n\nok", w, sizeof w);
-  CHECK_STR(w, "I|'m|  | here|\n\n|ok");
-  split(LLM_PRE_LLAMA3, "x=12345!!\n", w, sizeof w);
-  CHECK_STR(w, "x|=|123|45|!!\n");
-  split(LLM_PRE_LLAMA3, "DON'T stop 7", w, sizeof w);
-  CHECK_STR(w, "DON|'T| stop| |7");
-  split(LLM_PRE_LLAMA3, "  lead, end  ", w, sizeof w);
-  CHECK_STR(w, " | lead|,| end|  ");
-  split(LLM_PRE_LLAMA3,
-        "\xc3\x9cn\xc3\xaf"
-        "code \xe4\xb8\xad\xe6\x96\x87\xe3\x80\x82",
-        w, sizeof w);
-  CHECK_STR(w, "\xc3\x9cn\xc3\xaf"
-               "code| \xe4\xb8\xad\xe6\x96\x87|\xe3\x80\x82");
-  split(LLM_PRE_QWEN2, "x=123", w, sizeof w);
-  CHECK_STR(w, "x|=|1|2|3");
-  /* GPT-2: contractions in lower case only, ' ?' before letters, numbers
-   * and punctuation, digits whole */
-  split(LLM_PRE_GPT2, "x=12345!!\n", w, sizeof w);
-  CHECK_STR(w, "x|=|12345|!!|\n");
-  split(LLM_PRE_GPT2, "DON'T I'm  7", w, sizeof w);
-  CHECK_STR(w, "DON|'|T| I|'m| | 7");
-  split(LLM_PRE_UNKNOWN, "x", w, sizeof w);
-  CHECK_STR(w, "(refused)");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    split(cases[i].pre, cases[i].text, w, sizeof w);
+    CHECK_STR(w, cases[i].words);
+  }
 }
 
 /* GPT-2's byte-level alphabet, as the test spells it: byte b is its own
@@ -282,7 +283,8 @@ static void test_bpe_encode(void) {
       for (int i = 0; i < n; ++i) {
         s = s * 1664525u + 1013904223u;
         static const char some[] = " theworld'm12345\n\t,";
-        text[i] = round % 2 ? (char)((s >> 24) % 255 + 1) : some[(s >> 24) % (sizeof some - 1)];
+        text[i] =
+            round % 2 ? (char)((s >> 24) % 255 + 1) : some[(s >> 24) % (sizeof some - 1)];
       }
       text[n] = 0;
       int k = llm_tokenizer_encode(&t, text, ids, 64);

@@ -2,7 +2,7 @@
 # bench/run_llama.sh - on the GPU machine, in one device call, after
 # bench/build_llama.sh:
 #   bash .bench/run_llama.sh          (results under $OUT, JSON lines)
-# 1. the four test Llamas on cuda against float64 (prefill 37, 16 decode
+# 1. the five test Llamas on cuda against float64 (prefill 37, 16 decode
 #    steps, then the device loop);
 # 2. a 2-layer model at Llama-3-8B shapes written by HF transformers: its
 #    logits against HF's own, greedy 32 steps (hf_logits.py, llama_hf);
@@ -16,7 +16,7 @@ OUT=${OUT:-/tmp/llama}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem \
   --format=csv | tee "$OUT/gpu.txt"
-for v in bf16 f16 q8_0 q4_k; do
+for v in bf16 f16 q8_0 q4_k q4_0; do
   "$B/test_llama_$v" cuda >> "$OUT/correctness.txt" 2>&1
   echo "test_llama_$v cuda: exit $?" | tee -a "$OUT/correctness.txt"
 done

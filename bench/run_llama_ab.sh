@@ -3,14 +3,14 @@
 # whole Llamas by this tree's llama_decode (.bench/llama_decode) against the
 # previous main's (.bench/llama_decode_old, copied there by hand from an
 # earlier bench/build_llama.sh), alternated, and the gpt-fast-style peer on
-# the same shapes, after the four test Llamas against float64 on cuda.
+# the same shapes, after the five test Llamas against float64 on cuda.
 #   bash .bench/run_llama_ab.sh    (results under $OUT)
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/ab}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/gpu.txt"
-for v in bf16 f16 q8_0 q4_k; do
+for v in bf16 f16 q8_0 q4_k q4_0; do
   "$B/test_llama_$v" cuda >> "$OUT/correctness.txt" 2>&1
   echo "test_llama_$v cuda: exit $?" | tee -a "$OUT/correctness.txt"
 done

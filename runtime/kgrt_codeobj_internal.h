@@ -39,6 +39,9 @@ enum {
 };
 
 /* Writes the formatted reason into err (when not NULL) and returns -1. */
+/* Replaces each byte of s outside printable ASCII with '?': a message that
+ * quotes a name from an image stays one printable line. */
+KGRT_CO_INTERNAL void kgrt_co_printable(char *s);
 KGRT_CO_INTERNAL int kgrt_co_fail(char *err, size_t err_size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -10,12 +10,19 @@
 #include <string.h>
 #include <strings.h>
 
+void kgrt_co_printable(char *s) {
+  for (; *s != '\0'; ++s)
+    if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+      *s = '?';
+}
+
 int kgrt_co_fail(char *err, size_t err_size, const char *fmt, ...) {
   if (err != NULL && err_size > 0) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, err_size, fmt, ap);
     va_end(ap);
+    kgrt_co_printable(err); /* names from the image may hold any byte */
   }
   return -1;
 }

@@ -19,6 +19,7 @@ int kgrt_mp_fail(mp_reader_t *r, const char *fmt, ...) {
       va_start(ap, fmt);
       vsnprintf(r->err + n, r->err_size - (size_t)n, fmt, ap);
       va_end(ap);
+      kgrt_co_printable(r->err); /* keys and names from the image */
     }
   }
   return -1;

@@ -696,6 +696,13 @@ static int same_code(const kg_buf_t *ta, const kg_lowered_t *a, const kg_buf_t *
   return 1;
 }
 
+/* A kernel's name before its hash, at most: the symbol and "<symbol>.kd"
+ * then fit the 127 bytes code-object readers take (kgrt_codeobj.h), with
+ * "_<8 hex digits>_<clash>" after it. The model's name is at most 64 bytes
+ * (main.c hashes longer ones) and fuse.c lists at most three ops, so this
+ * rarely cuts; the hash keeps names apart where it does. */
+#define KG_KERNEL_BASE_MAX 104
+
 /* Content addressing: kernel i runs the code of the first kernel with the
  * same text (lowered[i].code), whose name is <model>_<ops>_<8 hex digits of
  * its hash>, with _2, _3 ... where two texts' digits agree. */
@@ -719,13 +726,13 @@ static void name_kernels(const kg_program_t *p, kg_lowered_t *lowered,
     int clash = 0;
     for (int j = 0; j < i; j++)
       clash += lowered[j].code == j && (uint32_t)hash[j] == (uint32_t)hash[i] &&
-               strcmp(p->kernels[j].name, p->kernels[i].name) == 0;
+               strncmp(p->kernels[j].name, p->kernels[i].name, KG_KERNEL_BASE_MAX) == 0;
     if (clash)
-      snprintf(lw->name, sizeof lw->name, "%s_%08x_%d", p->kernels[i].name,
-               (unsigned)hash[i], clash + 1);
+      snprintf(lw->name, sizeof lw->name, "%.*s_%08x_%d", KG_KERNEL_BASE_MAX,
+               p->kernels[i].name, (unsigned)hash[i], clash + 1);
     else
-      snprintf(lw->name, sizeof lw->name, "%s_%08x", p->kernels[i].name,
-               (unsigned)hash[i]);
+      snprintf(lw->name, sizeof lw->name, "%.*s_%08x", KG_KERNEL_BASE_MAX,
+               p->kernels[i].name, (unsigned)hash[i]);
   }
   free(hash);
 }

@@ -100,7 +100,7 @@ static void usage(FILE *f) {
       "  --define NAME=VALUE  a value the model reads with define(NAME); a weight\n"
       "                       file's header with weights_file(NAME), a JSON file\n"
       "                       with json_file(NAME) (repeatable)\n"
-      "  --max-memory=MIB     Lua memory cap for the model (default 256)\n"
+      "  --max-memory=MIB     memory cap of kgen while the model runs (default 256)\n"
       "  --max-instructions=N Lua instruction budget (default 200000000)\n"
       "  --max-seconds=S      wall-clock limit for running the model (default 4)\n"
       "  --max-compile-seconds=S  wall-clock and CPU limit of each compiler kgen runs\n"
@@ -639,6 +639,8 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
     if (rc == 0)
       rc = kg_sizes_grids(&g, &p, a->lowered, a->target.name, o->model, d);
   }
+  /* no Lua runs past here: what the model held goes before the compilers */
+  kg_sandbox_close(sb);
   phase_done(&times, "lower");
   /* 4-5 every target's code object and sim image, -j at once: compile (or
    * take from the cache), read the code object back */

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -48,7 +49,8 @@ struct kg_sandbox {
   const char *source; /* the model's text when given (kg_sandbox_set_source) */
   size_t source_len;
 
-  size_t mem_used;                 /* live bytes of the Lua state */
+  size_t mem_used;                 /* heap bytes the Lua state holds (block_bytes) */
+  size_t heap_cap;                 /* its cap: max_memory less what kgen holds */
   int mem_refused;                 /* the allocator refused a request in this run */
   int in_msgh;                     /* the message handler runs: it may use the reserve */
   int ready;                       /* set up: kgen's C may use KG_SB_C_RESERVE */
@@ -122,23 +124,44 @@ static void wall_text(const kg_sandbox_t *sb, char *buf, size_t n) {
            sb->opts.max_seconds);
 }
 
-/* Counts live bytes; refuses growth past max_memory (Lua then raises a memory
- * error). Shrinking is never refused: Lua relies on that. */
+/* The heap a block takes: what malloc made of it and its header, so that a
+ * model of many small blocks is charged what they cost (a 4-byte string
+ * takes 32). */
+static size_t block_bytes(void *p) {
+  return malloc_usable_size(p) + sizeof(size_t);
+}
+
+/* The bytes this process has resident (/proc/self/statm), or 0 when
+ * unknown. */
+static size_t resident_bytes(void) {
+  FILE *f = fopen("/proc/self/statm", "re");
+  unsigned long long size = 0, pages = 0;
+  if (f) {
+    if (fscanf(f, "%llu %llu", &size, &pages) != 2)
+      pages = 0;
+    fclose(f);
+  }
+  return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Counts the heap the state holds; refuses growth past heap_cap (Lua then
+ * raises a memory error). Shrinking is never refused: Lua relies on that. */
 static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   kg_sandbox_t *sb = ud;
-  size_t old = ptr ? osize : 0; /* with ptr NULL, osize is a type tag */
+  (void)osize; /* the block's own size is asked of malloc */
+  size_t old = ptr ? block_bytes(ptr) : 0;
   if (nsize == 0) {
     free(ptr);
     sb->mem_used -= old;
     return NULL;
   }
-  if (nsize > old) {
-    size_t cap = sb->opts.max_memory;
+  if (nsize + sizeof(size_t) > old) {
+    size_t cap = sb->heap_cap;
     size_t reserve = sb->in_msgh                   ? KG_SB_MSGH_RESERVE
                      : sb->ready && sb->depth == 0 ? KG_SB_C_RESERVE
                                                    : 0;
     cap = cap > SIZE_MAX - reserve ? SIZE_MAX : cap + reserve;
-    if (sb->mem_used > cap || nsize - old > cap - sb->mem_used) {
+    if (sb->mem_used > cap || nsize + sizeof(size_t) - old > cap - sb->mem_used) {
       sb->mem_refused = 1;
       return NULL;
     }
@@ -148,7 +171,7 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     sb->mem_refused = 1;
     return NULL;
   }
-  sb->mem_used = sb->mem_used - old + nsize;
+  sb->mem_used = sb->mem_used - old + block_bytes(p);
   return p;
 }
 
@@ -1159,6 +1182,11 @@ int kg_sandbox_new(const kg_sandbox_opts_t *opts, const char *model_path,
 
   kg_sandbox_t *sb = kg_xcalloc(1, sizeof *sb);
   sb->opts = o;
+  /* max_memory caps the process while the model runs: the Lua heap gets what
+   * kgen does not hold already, less the reserves its C may use past the
+   * cap; at least half of it, for a cap too small for that. */
+  const size_t held = resident_bytes() + KG_SB_C_RESERVE + KG_SB_MSGH_RESERVE;
+  sb->heap_cap = o.max_memory / 2 > held ? o.max_memory - held : o.max_memory / 2;
   if (model_path) {
     sb->model_path = kg_xstrdup(model_path);
     const char *slash = strrchr(model_path, '/');
@@ -1329,6 +1357,14 @@ int kg_sandbox_require(kg_sandbox_t *sb, const char *module, kg_diag_t *d) {
   lua_pushcfunction(L, sb_require_entry);
   lua_pushlightuserdata(L, (void *)module);
   return kg_sandbox_pcall(sb, 1, 1, d);
+}
+
+void kg_sandbox_close(kg_sandbox_t *sb) {
+  if (sb && sb->L && sb->depth == 0) {
+    lua_close(sb->L);
+    sb->L = NULL;
+    malloc_trim(0); /* and give it back: the compilers come next */
+  }
 }
 
 void kg_sandbox_free(kg_sandbox_t *sb) {

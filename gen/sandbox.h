@@ -105,6 +105,9 @@ int kg_sandbox_require(kg_sandbox_t *sb, const char *module, kg_diag_t *d);
  * error removes the function and its arguments, pushes nothing and fills d. */
 int kg_sandbox_pcall(kg_sandbox_t *sb, int nargs, int nresults, kg_diag_t *d);
 
+/* Closes the Lua state, freeing all the model made (kgen's C copied what it
+ * keeps); call it when no more Lua will run. Then only kg_sandbox_free. */
+void kg_sandbox_close(kg_sandbox_t *sb);
 /* Closes the state and stops the watchdog; NULL is fine. */
 void kg_sandbox_free(kg_sandbox_t *sb);
 

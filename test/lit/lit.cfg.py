@@ -25,6 +25,12 @@ config.substitutions.append(("%kgen", config.kgen))
 # kgen's cache of compiled artifacts: the build tree's, not the user's home
 config.environment["KGEN_CACHE_DIR"] = os.path.join(os.path.dirname(config.kgen), "kgen-cache")
 config.substitutions.append(("%readelf", config.readelf))
+# %peak_rss MIB CMD: CMD's status, or 3 when it (and the compilers it ran)
+# peaked above MIB MiB resident. Under ASan the shadow memory alone passes
+# any such cap: there the check only guards against runaway growth.
+_rss_cap = "" if "-fsanitize" not in config.c_flags else " --scale=16"
+config.substitutions.append(("%peak_rss", "python3 " + os.path.join(
+    config.source_root, "test", "lit", "hostile", "inputs", "peak_rss.py") + _rss_cap))
 config.substitutions.append(("%examples", os.path.join(config.source_root, "examples")))
 # FileCheck and not come from the LLVM that provided FileCheck.
 llvm_bin = os.path.dirname(os.path.realpath(config.filecheck))

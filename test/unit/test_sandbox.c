@@ -177,10 +177,10 @@ static void test_c_calls(const char *dir) {
   CHECK_STR(d.msg,
             "kgen: error: cannot create a Lua state: memory limit of 4 KiB exceeded "
             "(raise it with --max-memory)");
-  o.max_memory = 8192;
+  o.max_memory = 16384; /* the heap gets half */
   CHECK_EQ(kg_sandbox_new(&o, path, &sb, &d), -1);
   CHECK_STR(d.msg,
-            "kgen: error: cannot set up Lua: memory limit of 8 KiB exceeded (raise "
+            "kgen: error: cannot set up Lua: memory limit of 16 KiB exceeded (raise "
             "it with --max-memory)");
 }
 

@@ -1,0 +1,14 @@
+-- exhaustion: a model that keeps the Lua heap near its cap and then builds:
+-- the whole build (kgen and the compilers it runs) stays under the default
+-- 256 MiB, since kgen closes the Lua state and returns its memory before
+-- compiling (the build peaked at 298 MiB resident before).
+-- RUN: rm -rf %t; timeout 30 %peak_rss 256 %kgen --arch gfx1100 --no-cache %s -o %t
+-- RUN: ls %t | FileCheck %s
+-- CHECK: memory_then_build.c
+keep = {}
+pcall(function()
+  while true do keep[#keep + 1] = string.rep("x", 4096) .. #keep end
+end)
+for i = 1, 64 do keep[#keep] = nil end
+local x = input("x", f32, { 4 })
+output("y", x * 2.0)

@@ -156,6 +156,9 @@ static const char *section_end(const char *p, const char *end, const char *kind,
   if (out_else)
     *out_else = NULL;
   for (const char *q = p; q < end; q++) {
+    q = memchr(q, '{', (size_t)(end - q)); /* every tag starts with one */
+    if (q == NULL)
+      break;
     if ((size_t)(end - q) >= lo && strncmp(q, open, lo) == 0)
       depth++;
     else if ((size_t)(end - q) >= lc && strncmp(q, close, lc) == 0 && --depth == 0) {

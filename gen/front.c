@@ -826,6 +826,11 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
       if (g->tensors[j].name && strcmp(g->tensors[i].name, g->tensors[j].name) == 0)
         return kg_error(d, "internal: two tensors are named %s", g->tensors[i].name);
   mark_dead(g);
+  for (int i = 0; i < g->num_tensors; i++)
+    g->tensors[i].reader = -1;
+  for (int n = g->num_nodes - 1; n >= 0; n--)
+    for (int k = 0; k < g->nodes[n].num_inputs && !g->nodes[n].dead; k++)
+      g->tensors[g->nodes[n].inputs[k]].reader = n;
   if (g->num_outputs == 0)
     return kg_error_at(d, path, 0,
                        "the model declares no outputs (use output(name, tensor))");

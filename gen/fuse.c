@@ -41,13 +41,7 @@ static int is_map(const kg_graph_t *g, int node) {
 
 /* The single consumer of tensor t, or -1 (dead nodes are no consumers). */
 static int sole_consumer(const kg_graph_t *g, int t) {
-  if (g->tensors[t].uses != 1)
-    return -1;
-  for (int i = 0; i < g->num_nodes; i++)
-    for (int k = 0; k < g->nodes[i].num_inputs && !g->nodes[i].dead; k++)
-      if (g->nodes[i].inputs[k] == t)
-        return i;
-  return -1;
+  return g->tensors[t].uses == 1 ? g->tensors[t].reader : -1;
 }
 
 /* A node that can take an epilogue: every variant's template accepts one,

@@ -57,7 +57,8 @@ typedef struct kg_tensor {
   /* weights of a split model: this rank's part of the file's tensor, cut into
    * `parts` along dim `split` (parts 1: the whole tensor) */
   int split, parts;
-  int uses; /* operand uses by nodes */
+  int uses;   /* operand uses by nodes */
+  int reader; /* the first live node that reads it as an operand, or -1 (front.c) */
   /* set by plan.c for values that live in the arena */
   int in_arena;
   uint64_t arena_offset;

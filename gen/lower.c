@@ -416,9 +416,39 @@ static int lower_collective(const kg_graph_t *g, const kg_kernel_t *k, kg_lowere
   return 0;
 }
 
+/* The holes each template source names (kg_hole_refs), found once per
+ * source: a model's kernels expand a few sources many times. */
+typedef struct refs_memo {
+  int count;
+  const kg_res_t **sources;
+  kg_hole_refs_t *refs;
+} refs_memo_t;
+
+static const kg_hole_refs_t *memo_refs(refs_memo_t *m, const char *path,
+                                       const kg_res_t *r, kg_diag_t *d) {
+  for (int i = 0; i < m->count; i++)
+    if (m->sources[i] == r)
+      return &m->refs[i];
+  kg_hole_refs_t refs = {0};
+  if (kg_hole_refs(path, r->data, find_partial, NULL, &refs, d))
+    return NULL;
+  m->sources = kg_xrealloc(m->sources, (size_t)(m->count + 1) * sizeof *m->sources);
+  m->refs = kg_xrealloc(m->refs, (size_t)(m->count + 1) * sizeof *m->refs);
+  m->sources[m->count] = r;
+  m->refs[m->count] = refs;
+  return &m->refs[m->count++];
+}
+
+static void memo_free(refs_memo_t *m) {
+  for (int i = 0; i < m->count; i++)
+    kg_hole_refs_free(&m->refs[i]);
+  free(m->sources);
+  free(m->refs);
+}
+
 static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                         const kg_target_t *t, kg_lowered_t *lw, kg_buf_t *src,
-                        kg_diag_t *d) {
+                        refs_memo_t *memo, kg_diag_t *d) {
   if (k->collective != KGRT_COLLECTIVE_NONE)
     return lower_collective(g, k, lw, d);
   memset(lw, 0, sizeof *lw);
@@ -565,8 +595,8 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     const char *names[KG_MAX_GIVEN];
     for (int i = 0; i < given->count; i++)
       names[i] = given->names[i];
-    rc = kg_tmpl_check_kernel(decl, path, r->data, find_partial, NULL, names,
-                              given->count, h, d);
+    const kg_hole_refs_t *refs = memo_refs(memo, path, r, d);
+    rc = refs ? kg_tmpl_check_kernel(decl, path, refs, names, given->count, h, d) : -1;
   }
   const size_t start = src->len;
   if (rc == 0)
@@ -756,8 +786,10 @@ int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
              kg_diag_t *d) {
   kg_buf_t *texts = kg_xcalloc((size_t)p->num_kernels + 1, sizeof *texts);
   int rc = check_templates(g, d);
+  refs_memo_t memo = {0};
   for (int i = 0; i < p->num_kernels && rc == 0; i++)
-    rc = lower_kernel(sb, g, &p->kernels[i], t, &lowered[i], &texts[i], d);
+    rc = lower_kernel(sb, g, &p->kernels[i], t, &lowered[i], &texts[i], &memo, d);
+  memo_free(&memo);
   kg_buf_t kernels;
   kg_buf_init(&kernels);
   if (rc == 0) {

@@ -79,19 +79,17 @@ int kg_tmpl_check_decl(const kg_template_t *t, const char *const *files,
   return rc;
 }
 
-int kg_tmpl_check_kernel(const kg_template_t *t, const char *file, const char *text,
-                         kg_partial_fn partial, void *ud, const char *const *given,
+int kg_tmpl_check_kernel(const kg_template_t *t, const char *file,
+                         const kg_hole_refs_t *refs, const char *const *given,
                          int num_given, kg_holes_t *h, kg_diag_t *d) {
-  kg_hole_refs_t refs = {0};
-  KG_TRY(kg_hole_refs(file, text, partial, ud, &refs, d));
   int rc = 0;
   for (int g = 0; g < num_given && rc == 0; g++)
     if (!declared(t, given[g]))
       rc = kg_error_at(d, file, 1,
                        "hole %s is given to template %s, which does not declare it",
                        given[g], t->name);
-  for (int i = 0; i < refs.count && rc == 0; i++) {
-    const kg_hole_ref_t *r = &refs.refs[i];
+  for (int i = 0; i < refs->count && rc == 0; i++) {
+    const kg_hole_ref_t *r = &refs->refs[i];
     if (kg_tmpl_c_hole(t->fuse, r->list, r->name))
       continue;
     const kg_hole_t *decl = declared(t, r->name);
@@ -108,6 +106,5 @@ int kg_tmpl_check_kernel(const kg_template_t *t, const char *file, const char *t
       rc = kg_error_at(d, r->file, r->line, "hole {{%s}} has no value (template %s)",
                        r->name, t->name);
   }
-  kg_hole_refs_free(&refs);
   return rc;
 }

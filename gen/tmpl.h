@@ -24,11 +24,11 @@ int kg_tmpl_check_decl(const kg_template_t *t, const char *const *files,
                        kg_diag_t *d);
 
 /* One kernel: the holes the op and the params rule gave (given[], names)
- * must be declared and named by the source it expands (file, text); each
- * declared hole the source names must be given or have a default, which is
- * set in h. Errors name file:line. */
-int kg_tmpl_check_kernel(const kg_template_t *t, const char *file, const char *text,
-                         kg_partial_fn partial, void *ud, const char *const *given,
+ * must be declared and named by the source it expands (file; refs: what
+ * kg_hole_refs found in it); each declared hole the source names must be
+ * given or have a default, which is set in h. Errors name file:line. */
+int kg_tmpl_check_kernel(const kg_template_t *t, const char *file,
+                         const kg_hole_refs_t *refs, const char *const *given,
                          int num_given, kg_holes_t *h, kg_diag_t *d);
 
 #endif /* KG_TMPL_H */

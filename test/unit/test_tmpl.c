@@ -54,8 +54,10 @@ int main(void) {
   /* a kernel: a given hole must be declared; a missing optional one takes
    * its default; a missing required one fails where the text names it */
   kg_holes_t *h = kg_holes_new();
+  kg_hole_refs_t refs = {0};
+  CHECK_EQ(kg_hole_refs(files[0], good, NULL, NULL, &refs, &d), 0);
   const char *given[] = {"COLS", "X_T"};
-  CHECK_EQ(kg_tmpl_check_kernel(&t, files[0], good, NULL, NULL, given, 2, h, &d), 0);
+  CHECK_EQ(kg_tmpl_check_kernel(&t, files[0], &refs, given, 2, h, &d), 0);
   kg_holes_set(h, "COLS", "8");
   kg_holes_set(h, "X_T", "float");
   kg_holes_set(h, "BLOCK", "64");
@@ -64,15 +66,16 @@ int main(void) {
   CHECK_EQ(kg_expand(files[0], good, h, NULL, NULL, &out, &d), 0);
   CHECK_STR(kg_buf_cstr(&out), "x float 8 64\n\n");
   const char *typo_given[] = {"COLS", "X_T", "COLZ"};
-  CHECK(kg_tmpl_check_kernel(&t, files[0], good, NULL, NULL, typo_given, 3, h, &d) != 0);
+  CHECK(kg_tmpl_check_kernel(&t, files[0], &refs, typo_given, 3, h, &d) != 0);
   CHECK_STR(d.msg, "templates/norm.hip:1: error: hole COLZ is given to template norm, "
                    "which does not declare it");
   const char *short_given[] = {"X_T"};
-  CHECK(kg_tmpl_check_kernel(&t, files[0], good, NULL, NULL, short_given, 1, h, &d) != 0);
+  CHECK(kg_tmpl_check_kernel(&t, files[0], &refs, short_given, 1, h, &d) != 0);
   CHECK_STR(d.msg,
             "templates/norm.hip:1: error: hole {{COLS}} has no value (template norm)");
 
   kg_buf_free(&out);
+  kg_hole_refs_free(&refs);
   kg_holes_free(h);
   return TEST_DONE();
 }

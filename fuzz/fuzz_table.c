@@ -3,9 +3,9 @@
  * bindings, runs and outputs on the sim device.
  *
  * The input edits a valid table, one field at a time. The valid table is
- * test/unit/test_runtime.c's two-kernel model. Its gfx1100 code object and
- * sim image (runtime_kernel.hip) are read from the files the environment
- * names in FZ_HSACO and FZ_SIM (fuzz/CMakeLists.txt sets them).
+ * test/unit/test_runtime.c's two-kernel model (runtime_kernel.h). Its gfx1100 code object
+ * and sim image (runtime_kernel.hip) are read from the files the environment names in
+ * FZ_HSACO and FZ_SIM (fuzz/CMakeLists.txt sets them).
  *
  * Arrays keep the length their count says: counts are clamped to the
  * capacity behind them. A table compiled into a product cannot lie about
@@ -35,6 +35,7 @@
 
 #include "kgrt.h"
 #include "kgrt_hash.h"
+#include "runtime_kernel.h"
 
 enum { CAP_SYMS = 4, CAP_T = 4, CAP_K = 4, CAP_S = 6, CAP_A = 6, NAME = 24, COLS = 32 };
 
@@ -139,14 +140,8 @@ static void model_init(fz_t *m) {
   tensor(&m->tensors[1][0], m->tensor_names[1][0], "w", 1, w_dims);
   tensor(&m->tensors[2][0], m->tensor_names[2][0], "out", 1, out_dims);
 
-  const kgrt_kernel_arg_t scale_args[] = {{KGRT_ARG_BUFFER, 0, 8},
-                                          {KGRT_ARG_BUFFER, 8, 8},
-                                          {KGRT_ARG_BUFFER, 16, 8},
-                                          {KGRT_ARG_I64, 24, 8}};
-  const kgrt_kernel_arg_t rowsum_args[] = {
-      {KGRT_ARG_BUFFER, 0, 8}, {KGRT_ARG_BUFFER, 8, 8}, {KGRT_ARG_I64, 16, 8}};
-  memcpy(m->kernel_args[0], scale_args, sizeof scale_args);
-  memcpy(m->kernel_args[1], rowsum_args, sizeof rowsum_args);
+  memcpy(m->kernel_args[0], rk_scale_args, sizeof rk_scale_args);
+  memcpy(m->kernel_args[1], rk_rowsum_args, sizeof rk_rowsum_args);
   strcpy(m->kernel_names[0], "k_scale");
   strcpy(m->kernel_names[1], "k_rowsum");
   for (int k = 0; k < CAP_K; ++k)
@@ -154,9 +149,9 @@ static void model_init(fz_t *m) {
                                     .block_size = 64,
                                     .args = m->kernel_args[k],
                                     .wave_size = 32};
-  m->kernels[0].kernarg_size = 32;
+  m->kernels[0].kernarg_size = RK_SCALE_KERNARG;
   m->kernels[0].num_args = 4;
-  m->kernels[1].kernarg_size = 24;
+  m->kernels[1].kernarg_size = RK_ROWSUM_KERNARG;
   m->kernels[1].num_args = 3;
 
   m->step_args[0][0] = buffer_arg(KGRT_SPACE_INPUT, expr(4 * COLS, 0));

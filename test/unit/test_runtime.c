@@ -21,6 +21,7 @@
 
 #include "kgrt.h"
 #include "kgrt_hash.h"
+#include "runtime_kernel.h"
 #include "test.h"
 
 /* ---- a counting allocator that can be told to fail ------------------------ */
@@ -108,18 +109,12 @@ static void rehash(kgrt_arch_table_t *a) {
  * picked) and gfx1100. */
 static void test_model_init(test_model_t *m) {
   memset(m, 0, sizeof *m);
-  const kgrt_kernel_arg_t scale_args[] = {{KGRT_ARG_BUFFER, 0, 8},
-                                          {KGRT_ARG_BUFFER, 8, 8},
-                                          {KGRT_ARG_BUFFER, 16, 8},
-                                          {KGRT_ARG_I64, 24, 8}};
-  const kgrt_kernel_arg_t rowsum_args[] = {
-      {KGRT_ARG_BUFFER, 0, 8}, {KGRT_ARG_BUFFER, 8, 8}, {KGRT_ARG_I64, 16, 8}};
-  memcpy(m->scale_args, scale_args, sizeof scale_args);
-  memcpy(m->rowsum_args, rowsum_args, sizeof rowsum_args);
-  m->kernels[0] =
-      (kgrt_kernel_t){"k_scale", 64, 32, 4, m->scale_args, 32, 0, 0, 0, 0, 0, 0};
-  m->kernels[1] =
-      (kgrt_kernel_t){"k_rowsum", 64, 24, 3, m->rowsum_args, 32, 0, 0, 0, 0, 0, 0};
+  memcpy(m->scale_args, rk_scale_args, sizeof rk_scale_args);
+  memcpy(m->rowsum_args, rk_rowsum_args, sizeof rk_rowsum_args);
+  m->kernels[0] = (kgrt_kernel_t){
+      "k_scale", 64, RK_SCALE_KERNARG, 4, m->scale_args, 32, 0, 0, 0, 0, 0, 0};
+  m->kernels[1] = (kgrt_kernel_t){
+      "k_rowsum", 64, RK_ROWSUM_KERNARG, 3, m->rowsum_args, 32, 0, 0, 0, 0, 0, 0};
 
   /* step 0: y (arena) = x * w over 32 T elements, 64 per workgroup */
   m->step0_args[0] = buffer_arg(KGRT_SPACE_INPUT, expr(4 * COLS, 0));

@@ -49,11 +49,13 @@ struct kg_sandbox {
   const char *source; /* the model's text when given (kg_sandbox_set_source) */
   size_t source_len;
 
-  size_t mem_used;                 /* heap bytes the Lua state holds (block_bytes) */
-  size_t heap_cap;                 /* its cap: max_memory less what kgen holds */
-  int mem_refused;                 /* the allocator refused a request in this run */
-  int in_msgh;                     /* the message handler runs: it may use the reserve */
-  int ready;                       /* set up: kgen's C may use KG_SB_C_RESERVE */
+  size_t mem_used; /* heap bytes the Lua state holds (block_bytes) */
+  size_t heap_cap; /* its cap: max_memory less what kgen holds */
+  int mem_refused; /* the allocator refused a request in this run */
+  int late;        /* past the wall clock: the hook fails every instruction */
+  int refusing;    /* the last growth was refused: the next waits for room (sb_alloc) */
+  int in_msgh;     /* the message handler runs: it may use the reserve */
+  int ready;       /* set up: kgen's C may use KG_SB_C_RESERVE */
   unsigned long long instructions; /* VM instructions executed, in hook periods */
 
   int depth;          /* nesting of calls into Lua through this API */
@@ -144,6 +146,8 @@ static size_t resident_bytes(void) {
   return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
 }
 
+static void sb_hook(lua_State *L, lua_Debug *ar);
+
 /* Counts the heap the state holds; refuses growth past heap_cap (Lua then
  * raises a memory error). Shrinking is never refused: Lua relies on that. */
 static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
@@ -156,15 +160,28 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return NULL;
   }
   if (nsize + sizeof(size_t) > old) {
-    size_t cap = sb->heap_cap;
+    /* After a refusal, growth waits until a collection takes the heap an
+     * eighth below its cap: at the cap, Lua would collect everything for
+     * each allocation (it collects and tries again), and a model that
+     * keeps what it made would crawl instead of failing. */
+    size_t cap = sb->refusing ? sb->heap_cap - sb->heap_cap / 8 : sb->heap_cap;
     size_t reserve = sb->in_msgh                   ? KG_SB_MSGH_RESERVE
                      : sb->ready && sb->depth == 0 ? KG_SB_C_RESERVE
                                                    : 0;
     cap = cap > SIZE_MAX - reserve ? SIZE_MAX : cap + reserve;
     if (sb->mem_used > cap || nsize + sizeof(size_t) - old > cap - sb->mem_used) {
       sb->mem_refused = 1;
+      sb->refusing = 1;
+      /* near the cap an allocation may still cost a full collection, so a
+       * thousand instructions may take long: past the wall clock, the hook
+       * runs at the next one */
+      if (sb->depth > 0 && !sb->late && now_seconds() > sb->deadline) {
+        sb->late = 1;
+        lua_sethook(sb->L, sb_hook, LUA_MASKCOUNT, 1);
+      }
       return NULL;
     }
+    sb->refusing = 0;
   }
   void *p = realloc(ptr, nsize);
   if (!p) {
@@ -199,16 +216,19 @@ static void sb_hook(lua_State *L, lua_Debug *ar) {
   kg_sandbox_t *sb = sandbox_of(L);
   char msg[160];
   note_user_line(sb, L, 0);
+  if (sb->late || (sb->depth > 0 && now_seconds() > sb->deadline)) {
+    /* fail at every instruction now, as for the budget below */
+    sb->late = 1;
+    lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
+    wall_text(sb, msg, sizeof msg);
+    lua_pushstring(L, msg);
+    lua_error(L);
+  }
   sb->instructions += KG_SB_HOOK_PERIOD;
   if (sb->instructions > sb->opts.max_instructions) {
     /* fail at every instruction now, so that a pcall loop cannot outlast it */
     lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
     budget_text(sb, msg, sizeof msg);
-    lua_pushstring(L, msg);
-    lua_error(L);
-  }
-  if (sb->depth > 0 && now_seconds() > sb->deadline) {
-    wall_text(sb, msg, sizeof msg);
     lua_pushstring(L, msg);
     lua_error(L);
   }
@@ -269,6 +289,7 @@ static void run_end(kg_sandbox_t *sb) {
   pthread_mutex_lock(&sb->mu);
   sb->armed = 0; /* the watchdog notices when it next wakes */
   pthread_mutex_unlock(&sb->mu);
+  sb->refusing = 0; /* kgen's C then has the whole cap and its reserve */
   sb->lua_seconds += now_seconds() - sb->run_start;
 }
 

@@ -448,16 +448,18 @@ static void check_failure(kgrt_status_t st, const kgrt_error_t *err) {
       __builtin_trap();
 }
 
-/* Binds every input and weight the table lists with bytes of its size (up to
- * 1 MiB; larger ones stay unbound and the run must refuse). */
-static void bind_all(kgrt_model_t *model, const kgrt_model_table_t *t) {
-  const kgrt_tensor_info_t *lists[] = {t->inputs, t->weights};
-  const uint32_t counts[] = {t->num_inputs, t->num_weights};
-  for (int k = 0; k < 2; ++k)
+/* Copies bytes of its current size (up to 1 MiB; a larger one is left
+ * alone, and a run must then refuse an unbound tensor) into every input and
+ * weight the table lists (outputs 0), or out of every output (outputs 1). */
+static void copy_all(kgrt_model_t *model, const kgrt_model_table_t *t, int outputs) {
+  const kgrt_tensor_info_t *lists[] = {t->inputs, t->weights, t->outputs};
+  const uint32_t counts[] = {t->num_inputs, t->num_weights, t->num_outputs};
+  for (int k = outputs ? 2 : 0; k < (outputs ? 3 : 2); ++k)
     for (uint32_t i = 0; i < counts[k]; ++i) {
+      const char *name = lists[k][i].name;
       kgrt_error_t err;
       size_t bytes;
-      kgrt_status_t st = kgrt_model_tensor_bytes(model, lists[k][i].name, &bytes, &err);
+      kgrt_status_t st = kgrt_model_tensor_bytes(model, name, &bytes, &err);
       if (st != KGRT_STATUS_OK) {
         check_failure(st, &err);
         continue;
@@ -467,31 +469,13 @@ static void bind_all(kgrt_model_t *model, const kgrt_model_table_t *t) {
       float *host = malloc(bytes > 0 ? bytes : 1);
       for (size_t j = 0; j < bytes / sizeof *host; ++j)
         host[j] = (float)(j % 7) - 3.0f;
-      st = k == 0 ? kgrt_model_set_input(model, lists[k][i].name, host, bytes, &err)
-                  : kgrt_model_set_weight(model, lists[k][i].name, host, bytes, &err);
+      st = k == 0   ? kgrt_model_set_input(model, name, host, bytes, &err)
+           : k == 1 ? kgrt_model_set_weight(model, name, host, bytes, &err)
+                    : kgrt_model_get_output(model, name, host, bytes, &err);
       if (st != KGRT_STATUS_OK)
         check_failure(st, &err);
       free(host);
     }
-}
-
-static void read_outputs(kgrt_model_t *model, const kgrt_model_table_t *t) {
-  for (uint32_t i = 0; i < t->num_outputs; ++i) {
-    kgrt_error_t err;
-    size_t bytes;
-    kgrt_status_t st = kgrt_model_tensor_bytes(model, t->outputs[i].name, &bytes, &err);
-    if (st != KGRT_STATUS_OK) {
-      check_failure(st, &err);
-      continue;
-    }
-    if (bytes > (1u << 20))
-      continue;
-    void *host = malloc(bytes > 0 ? bytes : 1);
-    st = kgrt_model_get_output(model, t->outputs[i].name, host, bytes, &err);
-    if (st != KGRT_STATUS_OK)
-      check_failure(st, &err);
-    free(host);
-  }
 }
 
 /* e at dims, or -1 past int64. */
@@ -541,7 +525,7 @@ static void run(kgrt_model_t *model, const kgrt_model_table_t *t, const uint8_t 
       else
         dims[i] = v;
     }
-    bind_all(model, t);
+    copy_all(model, t, 0);
     if (threads(t, dims, 1u << 18) >= 1u << 18)
       continue;
     kgrt_status_t st = kgrt_model_run(model, &err);
@@ -549,7 +533,7 @@ static void run(kgrt_model_t *model, const kgrt_model_table_t *t, const uint8_t 
       check_failure(st, &err);
     if (g_trace)
       fprintf(stderr, "run: %s\n", st == KGRT_STATUS_OK ? "OK" : err.message);
-    read_outputs(model, t);
+    copy_all(model, t, 1);
   }
 }
 

@@ -4,7 +4,7 @@
 -- memory before compiling (the build peaked at 298 MiB resident before).
 -- After a refusal the heap must fall an eighth below the cap before it grows
 -- again, so letting a quarter go is enough, and a few blocks are not.
--- RUN: rm -rf %t; timeout 30 %peak_rss 256 %kgen --arch gfx1100 --no-cache %s -o %t
+-- RUN: rm -rf %t; timeout 60 %peak_rss 256 %kgen --arch gfx1100 --max-seconds=30 --no-cache %s -o %t
 -- RUN: ls %t | FileCheck %s
 -- CHECK: memory_then_build.c
 keep = {}

@@ -128,7 +128,7 @@ static int clang_run(const kg_compile_opts_t *opts, const char *clang,
   argv[n++] = "-nogpuinc";
   argv[n++] = "-nogpulib";
   argv[n++] = "-fuse-cuid=none";
-  argv[n++] = "-O3";
+  argv[n++] = KG_AMDGCN_OPT;
   argv[n++] = cov_flag;
   if (ld_flag.len)
     argv[n++] = ld_flag.data;

@@ -330,7 +330,7 @@ static int comgr_build(comgr_run_t *run, const kg_compile_opts_t *opts,
    * object version, which comgr 2.4 applies at codegen); only the frontend
    * needs -nogpuinc, which keeps clang from looking for HIP headers. */
   size_t num_options = 0;
-  options[num_options++] = "-O3";
+  options[num_options++] = KG_AMDGCN_OPT;
   options[num_options++] = "-nogpulib";
   options[num_options++] = cov;
   for (int i = 0; i < opts->num_flags; i++)

@@ -74,8 +74,8 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 
   /* early launch (common.hip): nothing is read before the kernels before
    * this one are done (kv_append may just have written the cache) */
-  kg_dep_wait();
   kg_dep_launch();
+  kg_dep_wait();
   const int tid = (int)threadIdx.x, wave = tid / {{WAVE}};
   const int wm = wave / WK, wk = wave % WK;
   /* rows, positions and keys in 32 bits: kgen keeps tq G and sk below 2^30;

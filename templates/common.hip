@@ -162,14 +162,18 @@ KG_INLINE void kg_compiler_barrier() { asm volatile("" ::: "memory"); }
  * may read only the model's weights (which no kernel writes); kg_dep_wait()
  * returns once every earlier kernel has completed and its writes are
  * visible, and everything else (inputs, activations, outputs) comes after
- * it. kg_dep_launch() lets the next kernel in the stream start early. A
- * template that reads no weights early starts with kg_dep_wait() then
- * kg_dep_launch(): its launch and ramp overlap the kernel before it, and the
- * kernel after it starts only once it has waited, so no more than two
- * kernels overlap (the quantized GEMVs and attention copy or read weights
- * first). The prelude defines them where the hardware has them
- * (KG_HAS_DEP_LAUNCH); here, and for a launch without the attribute, they do
- * nothing. */
+ * it. kg_dep_launch() lets the next kernel in the stream start once every
+ * workgroup of this one has called it (or exited). Templates start with
+ * kg_dep_launch() then kg_dep_wait() (the quantized GEMVs issue their first
+ * weight copies between the two): the next kernel's launch and ramp overlap
+ * this one's wait and work, so a chain of small kernels is resident ahead
+ * and each starts as the one before completes (160 one-workgroup RMSNorms
+ * replayed on the H100: 170 us, against 192 us waiting first). A launched
+ * kernel's workgroups take only what the running ones leave free, and
+ * every workgroup of a kernel has started before the next can launch, so
+ * this never starves the kernel running. The prelude defines them where the
+ * hardware has them (KG_HAS_DEP_LAUNCH); here, and for a launch without the
+ * attribute, they do nothing. */
 #ifndef KG_HAS_DEP_LAUNCH
 KG_INLINE void kg_dep_wait() {}
 KG_INLINE void kg_dep_launch() {}

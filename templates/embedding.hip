@@ -4,8 +4,8 @@
  * is stored, so a thread has all its loads in flight at once. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{T_T}}) table, KG_GLOBAL(const int) ids, KG_GLOBAL({{T_T}}) y, long vocab) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const long row = blockIdx.x;
   const int id = kg_ld(ids, row);
   const bool in_range = id >= 0 && id < vocab;

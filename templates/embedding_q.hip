@@ -7,8 +7,8 @@
  * values, rounded to Y_T, in vectors of 16 bytes. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const unsigned short) table, KG_GLOBAL(const int) ids, KG_GLOBAL({{Y_T}}) y, long vocab) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   constexpr int V = 16 / (int)sizeof({{Y_T}});
   const long row = blockIdx.x;
   const int id = kg_ld(ids, row);

@@ -3,8 +3,8 @@
  * indices per load, x read element by element. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, KG_GLOBAL(const int) idx, KG_GLOBAL({{X_T}}) y, long limit) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const long row = blockIdx.x;
   const long base = row * {{COLS}};
   for (long c = (long)threadIdx.x * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {

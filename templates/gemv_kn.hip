@@ -18,8 +18,8 @@
  * e<k> read at the result's index (a<k> in EPI), rounded to OUT_T. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{> epi_args}}, long M) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const int t = (int)threadIdx.x;
   const int ks = t / {{NT}}, cv = (t % {{NT}}) * {{VEC}};
   const long n = (long)blockIdx.x * {{CW}} + cv;

@@ -4,8 +4,8 @@
  * is skipped too (the last token wins, whatever the workgroup order). */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL({{C_T}}) cache, KG_GLOBAL(const {{N_T}}) nw, KG_GLOBAL(const int) positions, long tokens, long layer) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const long row = blockIdx.x;
   const long t = row / {{KVH}};
   const long h = row - t * {{KVH}};

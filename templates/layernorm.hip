@@ -7,8 +7,8 @@
  * output. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, {{#if R_T}}KG_GLOBAL(const {{R_T}}) r, {{/if}}{{#if W_T}}KG_GLOBAL(const {{W_T}}) w, {{/if}}{{#if B_T}}KG_GLOBAL(const {{B_T}}) b, {{/if}}KG_GLOBAL({{Y_T}}) y{{#if R_T}}, KG_GLOBAL({{X_T}}) h{{/if}}) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const long base = (long)blockIdx.x * {{COLS}};
   float s = 0.0f;
   for (long c = (long)threadIdx.x * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {

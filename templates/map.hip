@@ -8,8 +8,8 @@
  * multiple of VEC, else element by element. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}({{#each IN}}KG_GLOBAL(const {{T}}) in{{I}}, {{/each}}KG_GLOBAL({{OUT_T}}) out, long n) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const long base = ((long)blockIdx.x * {{BLOCK}} * {{UNROLL}} + threadIdx.x) * {{VEC}};
   if (base + ({{UNROLL}} - 1) * {{BLOCK}} * {{VEC}} + {{VEC}} <= n) {
 {{#each IN}}    kg_vec<{{T}}, {{VEC}}> v{{I}}[{{UNROLL}}];

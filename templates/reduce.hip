@@ -5,8 +5,8 @@
  * (waves of WAVE lanes); thread 0 writes RESULT. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, KG_GLOBAL({{Y_T}}) y) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const long base = (long)blockIdx.x * {{COLS}};
   kg_vi acc = kg_red_init<{{OP}}>();
   for (long c = (long)threadIdx.x * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {

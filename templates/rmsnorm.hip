@@ -7,8 +7,8 @@
  * read from memory once; a longer one is read again (h, with a residual). */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, {{#if R_T}}KG_GLOBAL(const {{R_T}}) r, {{/if}}{{#if W_T}}KG_GLOBAL(const {{W_T}}) w, {{/if}}KG_GLOBAL({{Y_T}}) y{{#if R_T}}, KG_GLOBAL({{X_T}}) h{{/if}}) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const long base = (long)blockIdx.x * {{COLS}};
   float ss = 0.0f;
 {{#if CACHE}}  kg_vec<{{X_T}}, {{VEC}}> row[{{ITERS}}];

@@ -10,8 +10,8 @@ __device__ static const float {{KERNEL}}_rev[{{HALF}} * 3] = {
 
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, KG_GLOBAL(const int) positions, KG_GLOBAL({{X_T}}) y, long heads) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   __shared__ float cos_s[{{HALF}}];
   __shared__ float sin_s[{{HALF}}];
   const long t = blockIdx.x;

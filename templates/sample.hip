@@ -21,8 +21,8 @@
  * workgroup path, in a fraction of the reads. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y{{#if PARTS}}, KG_GLOBAL(int) part, KG_GLOBAL(int) cnt{{/if}}) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const int tid = (int)threadIdx.x;
 {{#if GREEDY}}
   (void)seed;

@@ -8,8 +8,8 @@
  * (waves of WAVE lanes). */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, {{#if M_T}}KG_GLOBAL(const {{M_T}}) mask, {{/if}}KG_GLOBAL({{Y_T}}) y{{#if M_T}}, long mask_rows{{/if}}{{#if CAUSAL}}, long tq{{/if}}{{#if OFFSET_ARG}}, long offset{{/if}}) {
-  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   kg_dep_launch();
+  kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const long base = (long)blockIdx.x * {{COLS}};
 {{#if M_T}}  const long mbase = ((long)blockIdx.x % mask_rows) * {{COLS}};
 {{/if}}{{#if CAUSAL}}  const long limit = (long)blockIdx.x % tq + {{OFFSET}}; /* the last column kept */

@@ -3,7 +3,8 @@
 -- table, and its PTX waits with griddepcontrol.wait: rmsnorm, the GEMV with
 -- q4_0 weights (M = 1, plain and with a fused epilogue: it copies its first
 -- weights before the wait), the float GEMV, also of an activation's rows (it
--- reads nothing before the wait). The GEMM (x of 64 rows) does not call it
+-- reads nothing before the wait). Each lets the next kernel launch first
+-- (launch_dependents), then waits. The GEMM (x of 64 rows) does not call it
 -- and is not marked. sm_80 has no early_launch: nothing is marked and no
 -- griddepcontrol is emitted (prelude_cuda.hip defines it for
 -- __CUDA_ARCH__ >= 900 only). AMD: early_launch_amd.lua.
@@ -21,8 +22,8 @@
 -- SM90A-NEXT: {"early_launch_matmul_{{[0-9a-f]+}}", {{.*}}, 0},
 -- SM90A-NEXT: };
 -- PTX-LABEL: .entry early_launch_rmsnorm_{{[0-9a-f]+}}(
--- PTX: griddepcontrol.wait;
 -- PTX: griddepcontrol.launch_dependents;
+-- PTX: griddepcontrol.wait;
 -- PTX-LABEL: .entry early_launch_matmul_{{[0-9a-f]+}}(
 -- PTX: griddepcontrol.wait;
 -- PTX-LABEL: .entry early_launch_matmul_add_gemv_q_{{[0-9a-f]+}}(

@@ -148,6 +148,12 @@ static size_t resident_bytes(void) {
 
 static void sb_hook(lua_State *L, lua_Debug *ar);
 
+/* From now on the hook runs, and fails, at every instruction, so that a
+ * pcall loop cannot outlast a spent limit. */
+static void hook_every_instruction(lua_State *L) {
+  lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
+}
+
 /* Counts the heap the state holds; refuses growth past heap_cap (Lua then
  * raises a memory error). Shrinking is never refused: Lua relies on that. */
 static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
@@ -177,7 +183,7 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
        * runs at the next one */
       if (sb->depth > 0 && !sb->late && now_seconds() > sb->deadline) {
         sb->late = 1;
-        lua_sethook(sb->L, sb_hook, LUA_MASKCOUNT, 1);
+        hook_every_instruction(sb->L);
       }
       return NULL;
     }
@@ -217,21 +223,16 @@ static void sb_hook(lua_State *L, lua_Debug *ar) {
   char msg[160];
   note_user_line(sb, L, 0);
   if (sb->late || (sb->depth > 0 && now_seconds() > sb->deadline)) {
-    /* fail at every instruction now, as for the budget below */
     sb->late = 1;
-    lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
     wall_text(sb, msg, sizeof msg);
-    lua_pushstring(L, msg);
-    lua_error(L);
-  }
-  sb->instructions += KG_SB_HOOK_PERIOD;
-  if (sb->instructions > sb->opts.max_instructions) {
-    /* fail at every instruction now, so that a pcall loop cannot outlast it */
-    lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
+  } else if ((sb->instructions += KG_SB_HOOK_PERIOD) > sb->opts.max_instructions) {
     budget_text(sb, msg, sizeof msg);
-    lua_pushstring(L, msg);
-    lua_error(L);
+  } else {
+    return;
   }
+  hook_every_instruction(L);
+  lua_pushstring(L, msg);
+  lua_error(L);
 }
 
 /* The backstop for C code that never returns to the VM: while armed, waits

@@ -369,6 +369,7 @@ static int read_variant(lua_State *L, int idx, const kg_graph_t *g, const kg_nod
   if (!v->tmpl)
     return kg_error(d, "internal: %s: a kernel without a template", n->op);
   KG_TRY(get_ident(L, idx, "label", n->op, &v->label, d));
+  v->fuse_key = get_string(L, idx, "fuse_key");
   char *grid = get_string(L, idx, "grid");
   int gk = !grid                        ? KG_GRID_MAP
            : strcmp(grid, "rows") == 0  ? KG_GRID_ROWS
@@ -388,6 +389,7 @@ static int read_variant(lua_State *L, int idx, const kg_graph_t *g, const kg_nod
     return kg_error(d, "internal: %s: grid_of is not a tensor", n->op);
   v->tile_units = kg_expr_const(0);
   KG_TRY(read_size_field(L, g, idx, "tile_units", &v->tile_units, n->op, d));
+  v->tiles_columns = get_bool(L, idx, "tiles_columns");
   if (v->grid == KG_GRID_TILES && v->tile_units.scale == 0)
     return kg_error(d, "internal: %s: a tiles grid without tile_units", n->op);
   if (raw_field(L, idx, "dim_args") == LUA_TTABLE) {
@@ -902,7 +904,12 @@ static int read_template(lua_State *L, int decls, const char *name, kg_template_
   }
   lua_pop(L, 1);
   KG_TRY(read_names(L, decl, "libs", NULL, &t->libs, &t->num_libs, d));
-  KG_TRY(read_names(L, decl, "sources", name, &t->sources, &t->num_sources, d));
+  char *file = NULL; /* its own text: templates/<file>.hip, default its name */
+  KG_TRY(get_ident(L, decl, "file", name, &file, d));
+  const int rc =
+      read_names(L, decl, "sources", file ? file : name, &t->sources, &t->num_sources, d);
+  free(file);
+  KG_TRY(rc);
   if (raw_field(L, decl, "fuse") == LUA_TTABLE) {
     const int f = lua_gettop(L);
     t->fuse = (get_bool(L, f, "chain") ? KG_FUSE_CHAIN : 0) |

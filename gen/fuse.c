@@ -14,11 +14,12 @@
  * declares a region epilogue (KG_FUSE_REGION_EPI): a ROTARY op on it (RoPE
  * on q and k) and a CACHE op storing it (the KV write), so that one kernel
  * computes q, k and v, rotates q and k and writes k and v to their caches;
- * the taken ops then run only for the variants that are no regions (the
- * GEMM). Other nodes become one kernel each, or one per variant. Fused code only fills a
- * template's holes (EXPR, EPI, EPI_IN): nothing is spliced in front of a template's body,
- * which lower.c relies on for early launch (a template that calls kg_dep_wait() reads its
- * fused operands where it reads the rest, after the wait). */
+ * the taken ops then run only for the variants that are no regions (none
+ * where every variant's template takes them). Other nodes become one kernel each, or one
+ * per variant. Fused code only fills a template's holes (EXPR, EPI, EPI_IN): nothing is
+ * spliced in front of a template's body, which lower.c relies on for early launch (a
+ * template that calls kg_dep_wait() reads its fused operands where it reads the rest,
+ * after the wait). */
 #include "fuse.h"
 
 #include <stdio.h>
@@ -56,6 +57,12 @@ static int is_matmul(const kg_graph_t *g, int node) {
   return 1;
 }
 
+/* Do variants p and q read the same facts besides their holes (fuse_key)? */
+static int same_key(const kg_variant_t *p, const kg_variant_t *q) {
+  return (!p->fuse_key && !q->fuse_key) ||
+         (p->fuse_key && q->fuse_key && strcmp(p->fuse_key, q->fuse_key) == 0);
+}
+
 /* Same operands and template facts but w: two matmuls one kernel can do,
  * where every variant's template takes a pair. */
 static int same_matmul(const kg_graph_t *g, int a, int b) {
@@ -71,7 +78,7 @@ static int same_matmul(const kg_graph_t *g, int a, int b) {
   for (int v = 0; v < x->num_variants; v++) {
     const kg_variant_t *p = &x->variants[v], *q = &y->variants[v];
     if (strcmp(p->tmpl, q->tmpl) != 0 || p->num_holes != q->num_holes ||
-        !(roles(g, a, v) & KG_FUSE_PAIR))
+        !same_key(p, q) || !(roles(g, a, v) & KG_FUSE_PAIR))
       return 0;
     for (int h = 0; h < p->num_holes; h++)
       if (strcmp(p->holes[h].name, q->holes[h].name) != 0 ||
@@ -393,7 +400,8 @@ static int fuse_epilogue(const kg_graph_t *g, const int *norm_of, int n, const i
 static int region_variant(const kg_graph_t *g, int a, int b, int v) {
   const kg_variant_t *p = &g->nodes[a].variants[v], *q = &g->nodes[b].variants[v];
   if (!(roles(g, a, v) & KG_FUSE_REGIONS) || strcmp(p->tmpl, q->tmpl) != 0 ||
-      p->num_holes != q->num_holes || p->select.scale != q->select.scale ||
+      p->num_holes != q->num_holes || !same_key(p, q) ||
+      p->select.scale != q->select.scale ||
       memcmp(p->select.sym, q->select.sym, sizeof p->select.sym) != 0 ||
       p->select_min != q->select_min || p->select_max != q->select_max)
     return 0;

@@ -18,6 +18,7 @@ void kg_graph_free(kg_graph_t *g) {
       kg_variant_t *var = &n->variants[v];
       free(var->tmpl);
       free(var->label);
+      free(var->fuse_key);
       for (int k = 0; k < var->num_holes; k++) {
         free(var->holes[k].name);
         free(var->holes[k].value);

@@ -101,7 +101,8 @@ typedef struct kg_template {
   kg_hole_t *holes; /* value NULL: required; else the default when not given */
   int num_libs;     /* templates/lib_<name>.hip it calls into */
   char **libs;
-  int num_sources; /* the files the params rule may expand: name, then others */
+  int num_sources; /* the files the params rule may expand: its own (kg.template's
+                      file, default name), then others */
   char **sources;
   unsigned fuse;           /* KG_FUSE_* */
   int weights_before_wait; /* reads its weights before kg_dep_wait() */
@@ -119,10 +120,15 @@ typedef struct kg_variant {
   char *tmpl;  /* template: "map", "rmsnorm", ... */
   int decl;    /* its declaration: graph.templates[decl] */
   char *label; /* names the kernel of one of several variants, or NULL (the template) */
+  char *fuse_key; /* what its params rule reads besides the holes (a GEMM's tile
+                     override), or NULL: variants fuse (a pair, regions) only with
+                     equal keys */
   kg_grid_t grid;
   int64_t cols;           /* rows grid: the row length */
   int grid_of;            /* rows grid: rows = numel(this tensor) / cols */
   kgrt_expr_t tile_units; /* tiles grid: the run-time extent tiled (rows of x) */
+  int tiles_columns;      /* tile_units are w's columns: a region kernel's, all of its
+                             regions' (a GEMV's; a GEMM tiles rows) */
   int num_dim_args;       /* run-time sizes passed as i64 kernel args */
   kgrt_expr_t dim_args[KG_MAX_DIM_ARGS];
   int num_holes; /* template holes from the op, sorted by name */

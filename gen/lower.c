@@ -228,7 +228,8 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
   params_holes(L, res, h, given);
   lua_getfield(L, res, "source");
   const char *file = lua_tostring(L, -1);
-  snprintf(source, 64, "%s", file ? file : k->tmpl);
+  const kg_template_t *decl = &g->templates[v->decl];
+  snprintf(source, 64, "%s", file ? file : decl->sources[0]);
   lua_settop(L, top);
   if (v->grid == KG_GRID_TILES && (lw->per_block == 0 || lw->repeat == 0))
     return kg_error(d, "%s: template %s gave no per_block or repeat for its tiles",
@@ -554,9 +555,11 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
       kg_holes_set(h, "ITERS", "%lld", (long long)iters);
       kg_holes_set(h, "CACHE", "%s", iters <= 8 ? "1" : "");
     } else {
-      /* per_block and repeat: the params rule's; regions: their columns */
-      lw->units = k->num_regions > 0 ? kg_expr_const(region_columns(g, k, k->num_regions))
-                                     : v->tile_units;
+      /* per_block and repeat: the params rule's; a region kernel tiling
+       * columns: all of its regions' */
+      lw->units = k->num_regions > 0 && v->tiles_columns
+                      ? kg_expr_const(region_columns(g, k, k->num_regions))
+                      : v->tile_units;
     }
     for (int i = 0; i < v->num_dim_args; i++) {
       kg_larg_t *a = &lw->args[lw->num_args++];

@@ -506,13 +506,18 @@ end
 ---   node.dim_args = {..} sizes passed as i64 kernel arguments after the buffers
 ---                        (each an integer, a sym, a tensor (its numel) or a list)
 ---   node.grid = "tiles", node.tile_units = size: ceil(size / per_block) x repeat
----                        workgroups, per_block and repeat from the params rule
+---                        workgroups, per_block and repeat from the params rule;
+---                        tiles_columns = true: size is w's columns (N), so a
+---                        kernel of regions tiles all of theirs
 ---   node.variants = { v, ... }  several kernels for the node instead of one, each
 ---                        a table of the template facts above (template, grid,
 ---                        cols, grid_of, tile_units, dim_args, holes, params_info)
 ---                        and select = {size =, min =, max =}: the plan runs the
 ---                        one whose min <= size <= max at run time; a variant's
----                        label names its kernel (default: its template)
+---                        label names its kernel (default: its template), and its
+---                        fuse_key (a string) is what its params_info holds
+---                        besides the holes: variants of different keys are never
+---                        fused into one kernel (a pair, regions)
 --- A size is an integer, a sym, a tensor (its numel) or a list of those (product).
 -- kgen's C reads sizes as lists of integers and sym records.
 local function size_list(what, s)
@@ -711,6 +716,9 @@ end
 ---                                 that the template's text never names
 ---   libs = { "norm" }             the templates/lib_<name>.hip it calls into
 ---                                 (only those are emitted)
+---   file = "gemm"                 its own text, templates/<file>.hip (default:
+---                                 its name; templates sharing one text declare
+---                                 off the holes of roles they do not take)
 ---   sources = { "gemv_qm" }       the other files the params rule may pick as
 ---                                 `source` (they take the same holes)
 ---   fuse = { chain = true }       the fusion roles it accepts: chain (an
@@ -751,6 +759,7 @@ function kg.template(desc)
     assert(math.type(k) == "integer" and ident(v) or ident(k) and type(v) == "string",
       "template " .. desc.name .. ": bad hole " .. tostring(k))
   end
+  assert(desc.file == nil or ident(desc.file), "template " .. desc.name .. ": bad file")
   for _, list in ipairs({ "libs", "sources" }) do
     desc[list] = desc[list] or {}
     for _, v in ipairs(desc[list]) do

@@ -31,9 +31,21 @@
  * the B ring while the tile before it is multiplied, so the B ring needs
  * BSTAGES = 2 stages. QSYNC (other formats and K): each thread decodes its
  * groups straight from global memory (DEQ) while copying the tile in,
- * synchronously: plain loads and LDS stores. */
-extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{> epi_args}}, long M) {
+ * synchronously: plain loads and LDS stores.
+ * Regions (REGIONS): sibling matmuls of the same x (the Q, K and V
+ * projections) as one N, as gemv.hip takes them: column n < R1 is row n of
+ * w and goes to y [M, R1]; from R1 (up to R2, else N) row n - R1 of wr1 to
+ * yr1; from R2 row n - R2 of wr2 to yr2; w [N, K], unbatched (w [K, N]
+ * takes the template gemm_kn, which takes no regions and no prologue).
+ * Region epilogue (REPI): a region's result may be rotated (ROPE<r>) and
+ * stored to a KV cache (KV<r>) as gemv.hip does; the pair of column n is
+ * n ^ 1, in the same fragment: the lane's next accumulator where a lane
+ * holds runs of columns (F::RUN > 1), else the next lane's. A row's slot is
+ * taken by a later row of the same position (the last token wins); where
+ * the positions of all M rows ascend, none is (rows_ascend), so the
+ * epilogue skips the search. */
+{{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{W_T}}) wr1,{{#if R2}} KG_GLOBAL(const {{W_T}}) wr2,{{/if}}{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
   typedef {{FRAG}} F;
   /* the LDS ring: As[STAGES][BM * LD], Bs[STAGES][BN * LD] (and Bs1) */
   KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
@@ -93,7 +105,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       const int r = ROWS ? cr + i * RP : u / CPR, c = ROWS ? cc : u % CPR * {{VEC}};
       if (({{BN}} * CPR) % {{BLOCK}} == 0 || u < {{BN}} * CPR) {
         const bool ok = ({{K}} % {{BK}} == 0 || k0 + c < {{K}}) && n0 + r < {{N}};
-        kg_tile_copy<{{VEC}}>(&Bs[s][F::at(r, c)], w, woff + (n0 + r) * {{K}}L + k0 + c, ok);
+{{#if REGIONS}}        const long n = n0 + r < {{N}} ? n0 + r : {{N}} - 1;
+        {{> region_row}}
+        kg_tile_copy<{{VEC}}>(&Bs[s][F::at(r, c)], wsel, wrow * {{K}}L + k0 + c, ok);
+{{else}}        kg_tile_copy<{{VEC}}>(&Bs[s][F::at(r, c)], w, woff + (n0 + r) * {{K}}L + k0 + c, ok);
+{{/if}}
 {{#if PAIR}}        kg_tile_copy<{{VEC}}>(&Bs1[s][F::at(r, c)], w1, woff + (n0 + r) * {{K}}L + k0 + c, ok);
 {{/if}}      }
     }
@@ -102,8 +118,12 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     /* the QROW bytes of each row's blocks, 4 at a time; rows past N zeros */
     for (int u = tid; u < {{BN}} * ({{QROW}} / 4); u += {{BLOCK}}) {
       const int r = u / ({{QROW}} / 4), c = u % ({{QROW}} / 4) * 4;
-      kg_async_copy<2>((unsigned short *)(Bq + s * {{QS}} + r * {{QROW}} + c), w,
-                       ((n0 + r) * {{RB}}L + k0 / 32 * {{BB}} + c) / 2, n0 + r < {{N}});
+{{#if REGIONS}}      const long n = n0 + r < {{N}} ? n0 + r : {{N}} - 1;
+      {{> region_row}}
+{{else}}      const long wrow = n0 + r;
+      const auto wsel = w;
+{{/if}}      kg_async_copy<2>((unsigned short *)(Bq + s * {{QS}} + r * {{QROW}} + c), wsel,
+                       (wrow * {{RB}}L + k0 / 32 * {{BB}} + c) / 2, n0 + r < {{N}});
     }
 {{/if}}{{#if QSYNC}}
     /* group u: row r, weights c .. c + 31 of the tile; one past N or K
@@ -113,7 +133,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       const int r = u / ({{BK}} / 32), c = u % ({{BK}} / 32) * 32;
       const bool ok = n0 + r < {{N}} && k0 + c < {{K}};
       float q[32], sc[2], mn;
-      {{DEQ}}(w, (ok ? n0 + r : {{N}} - 1) * {{RB}}L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
+      const long n = ok ? n0 + r : {{N}} - 1;
+{{#if REGIONS}}      {{> region_row}}
+{{else}}      const long wrow = n;
+      const auto wsel = w;
+{{/if}}      {{DEQ}}(wsel, wrow * {{RB}}L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
 #pragma unroll
       for (int e = 0; e < 32; e++)
         Bs[s][F::at(r, c + e)] = kg_from_f32<{{T}}>(ok ? sc[e >> 4] * q[e] - mn : 0.0f);
@@ -238,6 +262,46 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{#if PAIR}}  F::template wait<0>(acc_up[0][0]);
 {{/if}}{{/if}}
 
+{{#if REPI}}
+  /* do the positions of all M rows ascend? then no row's slot is taken by a
+   * later row (the region epilogue's search) */
+  __shared__ int descents;
+  if (tid == 0)
+    descents = 0;
+  __syncthreads();
+  bool up = true;
+  for (long u = tid; u + 1 < M; u += {{BLOCK}})
+    up = up && kg_ld(positions, u) < kg_ld(positions, u + 1);
+  if (!up)
+    descents = 1;
+  __syncthreads();
+  const bool rows_ascend = descents == 0;
+  /* column n0 + c of row m: rotated and stored (part_region_epi.hip) */
+  auto region_out = [&](long m, long n0, int c, float acc0, float accp) __attribute__((noinline)) {
+    {{> region_epi}}
+  };
+{{else}}{{#if REGIONS}}
+  /* column n0 + c of row m to its region's result */
+  auto region_out = [&](long m, long n0, int c, float acc0, float) {
+    {{> region_store}}
+  };
+{{/if}}{{/if}}{{#if REGIONS}}
+  /* each element on its own (a run may cross regions); the pair's value
+   * for a rotation (REPI) is taken by every lane, before the row guard */
+#pragma unroll
+  for (int i = 0; i < {{FM}}; i++)
+#pragma unroll
+    for (int j = 0; j < {{FN}}; j++)
+#pragma unroll
+      for (int r = 0; r < F::ACC; r++) {
+        const long m = m0 + wm + i * F::M + F::row(r), n = n0 + wn + j * F::N + F::col(r);
+        const float acc0 = acc[i][j][r];
+{{#if REPI}}        const float accp = F::RUN > 1 ? acc[i][j][r ^ 1] : kg_shfl_xor(acc[i][j][r], 1u);
+{{else}}        const float accp = 0.0f;
+{{/if}}        if (m < M && n < {{N}})
+          region_out(m, n, 0, acc0, accp);
+      }
+{{else}}
   /* the stored value of one element: EPI at y's index idx */
   auto epi = [&](long idx, float acc0{{#if PAIR}}, float acc1{{/if}}) {
     {{> epi_load}}return kg_from_f32<{{OUT_T}}>({{EPI}});
@@ -267,4 +331,4 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
           }
         }
       }
-}
+{{/if}}}

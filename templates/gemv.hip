@@ -36,7 +36,8 @@
 {{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{T}}) wr1,{{#if R2}} KG_GLOBAL(const {{T}}) wr2,{{/if}}{{/if}}{{#if NG_T}} KG_GLOBAL(const {{NG_T}}) ng,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
   kg_dep_launch();
   kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
-  const int lane = (int)(threadIdx.x % {{WAVE}});
+{{#if REPI}}  constexpr bool rows_ascend = false; /* M <= MMAX rows: the epilogue searches */
+{{/if}}  const int lane = (int)(threadIdx.x % {{WAVE}});
   const int wave = (int)(threadIdx.x / {{WAVE}});
   const int kp = wave % {{KSPLIT}}; /* the wave's place in its group */
   const int gl = kp * {{WAVE}} + lane; /* the lane's place in the group */

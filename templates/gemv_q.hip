@@ -156,7 +156,8 @@
   for (int j = 0; j < SLOTS; ++j)
     issue(j);
   kg_dep_wait();
-{{#if XL}}  if (WAVE_SYNC) {
+{{#if REPI}}  constexpr bool rows_ascend = false; /* M <= MMAX rows: the epilogue searches */
+{{/if}}{{#if XL}}  if (WAVE_SYNC) {
     stage_x(0, {{K}});
     __syncthreads();
   }

@@ -103,7 +103,8 @@
   for (int j = 0; j < SLOTS; ++j)
     issue(j);
   kg_dep_wait();
-  /* x's units, a block (m, u, b) per thread and step; the sums of each
+{{#if REPI}}  constexpr bool rows_ascend = false; /* M <= MMAX rows: the epilogue searches */
+{{/if}}  /* x's units, a block (m, u, b) per thread and step; the sums of each
    * half */
   for (int it = (int)threadIdx.x; it < {{MMAX}} * NU * UB; it += {{BLOCK}}) {
     const int m = it / (NU * UB), u = it % (NU * UB) / UB, b = it % UB;

@@ -43,6 +43,21 @@ local QUANT_DEQ = {
   q6_k = { lds = "kg_q6k_lds32", gl = "kg_q6k_gl32" },
 }
 
+--- A GEMM variant's fuse_key: its tile override as text (nil: none), so
+--- that matmuls of different tiles are no gate/up pair or regions of one
+--- kernel (which would take the first one's tile).
+local function tile_key(tile)
+  if not tile then return nil end
+  local keys, parts = {}, {}
+  for key in pairs(tile) do keys[#keys + 1] = tostring(key) end
+  table.sort(keys)
+  for _, key in ipairs(keys) do
+    local v = tile[key]
+    parts[#parts + 1] = key .. "=" .. (type(v) == "table" and table.concat(v, "x") or tostring(v))
+  end
+  return table.concat(parts, ",")
+end
+
 --- matmul with w in a GGUF block format (q8_0, q4_0, q4_k, q6_k; stored [N, K]
 --- as GGUF stores it: row n is K / BE consecutive blocks): x f32, f16 or
 --- bf16, y in x's dtype, f32 sums; the kernels dequantize w themselves. Two
@@ -118,7 +133,7 @@ local function build_quant(node, x, w, a)
         -- the N columns in one group: tasks of rows of w over at most as
         -- many workgroups as the target holds at once (gemv_q's params:
         -- per_block N, repeat the grid; regions: their N in all)
-        template = tmpl, grid = "tiles", tile_units = n,
+        template = tmpl, grid = "tiles", tile_units = n, tiles_columns = true,
         dim_args = { m },
         holes = {
           T = x.dtype.ctype, FMT = dt.name, K = tostring(k), N = tostring(n),
@@ -152,7 +167,7 @@ local function build_quant(node, x, w, a)
   end
   if mmax > MMAX then
     node.variants[#node.variants + 1] = {
-      template = "gemm", grid = "tiles", tile_units = m,
+      template = "gemm", grid = "tiles", tile_units = m, fuse_key = tile_key(a.tile),
       dim_args = { m },
       holes = { T = x.dtype.ctype, W_T = dt.ctype, K = tostring(k), N = tostring(n), KN = "",
         NK = "", RB = tostring(rb), DEQ = QUANT_DEQ[dt.name].gl },
@@ -569,12 +584,31 @@ function kg.gemm_params(op, target, info)
   }
 end
 
+local GEMM_HOLES = { "BB", "BK", "BM", "BN", "BSTAGES", "FM", "FN", "FRAG", "K", "KN", "LD", "N",
+  "NK", "QB0", "QB1", "QDEQ", "QRAW", "QROW", "QS", "QSYNC", "REPEAT", "SHARED_BYTES",
+  "STAGES", "SYNC", "T", "TILES_N", "WG", "WM", "WN", "W_T",
+  DEQ = "", RB = "" } -- quantized w only
 kg.template {
   name = "gemm",
-  holes = { "BB", "BK", "BM", "BN", "BSTAGES", "FM", "FN", "FRAG", "K", "KN", "LD", "N",
-    "NK", "QB0", "QB1", "QDEQ", "QRAW", "QROW", "QS", "QSYNC", "REPEAT", "SHARED_BYTES",
-    "STAGES", "SYNC", "T", "TILES_N", "WG", "WM", "WN", "W_T",
-    DEQ = "", RB = "" }, -- quantized w only
+  holes = GEMM_HOLES,
+  libs = { "mma", "quant", "rope" },
+  fuse = { epilogue = true, pair = true, regions = true, region_epilogue = true },
+  weights_before_wait = true,
+  params = function(target, info) return kg.gemm_params("matmul", target, info) end,
+}
+
+-- The GEMM of w [K, N] (w_layout = "kn"): gemm.hip, with epilogues only (its
+-- regions read w by rows), so those roles' holes are off here.
+local GEMM_KN_HOLES = {}
+for k, v in pairs(GEMM_HOLES) do GEMM_KN_HOLES[k] = v end
+for _, h in ipairs({ "REGIONS", "R1", "R2", "REPI", "ROPE0", "ROPE1", "ROPE2", "KV0", "KV1",
+  "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS" }) do
+  GEMM_KN_HOLES[h] = ""
+end
+kg.template {
+  name = "gemm_kn",
+  holes = GEMM_KN_HOLES,
+  file = "gemm",
   libs = { "mma", "quant" },
   fuse = { epilogue = true, pair = true },
   weights_before_wait = true,
@@ -650,7 +684,7 @@ kg.op {
     local gemv = wr == 2 and mmin <= MMAX
     if gemv then
       node.variants[#node.variants + 1] = {
-        template = kn and "gemv_kn" or "gemv", grid = "tiles", tile_units = n,
+        template = kn and "gemv_kn" or "gemv", grid = "tiles", tile_units = n, tiles_columns = true,
         dim_args = { m },
         holes = {
           T = x.dtype.ctype, K = tostring(k), N = tostring(n), MMAX = tostring(math.min(mmax, MMAX)),
@@ -661,8 +695,8 @@ kg.op {
     end
     if mmax > MMAX or not gemv then
       node.variants[#node.variants + 1] = {
-        template = "gemm", grid = "tiles", tile_units = m,
-        dim_args = { m },
+        template = kn and "gemm_kn" or "gemm", label = "gemm", grid = "tiles", tile_units = m,
+        fuse_key = tile_key(a.tile), dim_args = { m },
         holes = { T = x.dtype.ctype, W_T = x.dtype.ctype, K = tostring(k), N = tostring(n),
           KN = kn and "1" or "", NK = kn and "" or "1" },
         params_info = { dtype = x.dtype.name, k = k, n = n, kn = kn, batch = batch, tile = a.tile,

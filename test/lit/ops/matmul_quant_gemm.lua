@@ -23,14 +23,16 @@
 -- CHECK: kg_tile_copy<8>(&As[s][F::at(r, c)], x,
 -- CHECK-NOT: kg_tile_copy<8>(&Bs
 -- CHECK: for (int u = tid; u < 128 * (32 / 32); u += 256) {
--- CHECK: kg_q4k_gl32(w, (ok ? n0 + r : 4096 - 1) * 2304L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
+-- CHECK: const long n = ok ? n0 + r : 4096 - 1;
+-- CHECK: kg_q4k_gl32(wsel, wrow * 2304L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
 -- CHECK: Bs[s][F::at(r, c + e)] = kg_from_f32<kg_f16>(ok ? sc[e >> 4] * q[e] - mn : 0.0f);
 -- CHECK: return kg_from_f32<kg_f16>(acc0);
 -- f32 x: the FMA fragment over k tiles of 32 (LD = 36), K = 96
 -- CHECK-LABEL: matmul_quant_gemm_matmul_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(float) y, long M)
 -- W32: typedef kg_mma_fma<float, 36, 32> F;
 -- W64: typedef kg_mma_fma<float, 36, 64> F;
--- CHECK: kg_q8_0_gl32(w, (ok ? n0 + r : 129 - 1) * 102L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
+-- CHECK: const long n = ok ? n0 + r : 129 - 1;
+-- CHECK: kg_q8_0_gl32(wsel, wrow * 102L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
 -- CHECK: Bs[s][F::at(r, c + e)] = kg_from_f32<float>(
 -- the epilogue, in the GEMV and the GEMM alike
 -- CHECK-LABEL: matmul_quant_gemm_matmul_add_silu_gemv_q_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const unsigned short) w,
@@ -39,7 +41,8 @@
 -- CHECK: kg_st(y, idx, kg_from_f32<kg_bf16>(kg_silu((acc0 + a2))));
 -- CHECK-LABEL: matmul_quant_gemm_matmul_add_silu_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const unsigned short) w,
 -- CHECK-NEXT: KG_GLOBAL(const kg_bf16) e2, KG_GLOBAL(kg_bf16) y, long M)
--- CHECK: kg_q6k_gl32(w, (ok ? n0 + r : 72 - 1) * 210L,
+-- CHECK: const long n = ok ? n0 + r : 72 - 1;
+-- CHECK: kg_q6k_gl32(wsel, wrow * 210L,
 -- CHECK: const float a2 = kg_to_f32(kg_ld(e2, idx % 72L));
 -- CHECK: return kg_from_f32<kg_bf16>(kg_silu((acc0 + a2)));
 -- the k-tile loop: the block that multiplies is in the loop (no label

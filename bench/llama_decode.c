@@ -11,8 +11,8 @@
  *      after 8 of warm-up; tokens/s and the fraction of the roofline (bytes
  *      of every weight the step reads and the KV cache at the mean context,
  *      over the copy bandwidth);
- *   4. kgrt_model_profile of one decode step at context 768: each step's
- *      device time, summed by kernel.
+ *   4. kgrt_model_profile of the prefill (after 2) and of one decode step
+ *      at context 768: each step's device time, summed by kernel.
  * Usage: llama_decode SPEC [MODEL...] (MODEL: llama3_8b, llama3_8b_q4_0,
  * llama3_2_1b; default all). Prints JSON lines. */
 #include <math.h>
@@ -124,6 +124,55 @@ static int cmp_desc(const void *a, const void *b) {
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* kgrt_model_profile of 5 runs at the model's current dims: each kernel's
+ * summed time, longest first, under `phase` (context ctx); prof holds
+ * PROFILE_CAP records. */
+static void print_profile(kgrt_model_t *m, const char *name, const char *phase, int ctx,
+                          kgrt_step_profile_t *prof) {
+  kgrt_error_t err;
+  uint32_t n = 0;
+  if (prof == NULL ||
+      kgrt_model_profile(m, 5, prof, PROFILE_CAP, &n, &err) != KGRT_STATUS_OK)
+    return;
+  double sums[64][2];
+  const char *names[64];
+  int kinds = 0;
+  double total = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    int k = 0;
+    while (k < kinds && strcmp(names[k], prof[i].kernel) != 0)
+      ++k;
+    if (k == kinds && kinds < 64) {
+      names[kinds] = prof[i].kernel;
+      sums[kinds][0] = 0;
+      sums[kinds][1] = 0;
+      ++kinds;
+    }
+    if (k < kinds) {
+      sums[k][0] += prof[i].us;
+      sums[k][1] += (double)prof[i].bytes;
+    }
+    total += prof[i].us;
+  }
+  printf("{\"kind\": \"profile\", \"phase\": \"%s\", \"model\": \"%s\", \"context\": %d, "
+         "\"steps\": %u, \"sum_us\": %.1f}\n",
+         phase, name, ctx, n, total);
+  double order[64][2];
+  for (int k = 0; k < kinds; ++k) {
+    order[k][0] = sums[k][0];
+    order[k][1] = k;
+  }
+  qsort(order, (size_t)kinds, sizeof order[0], cmp_desc);
+  for (int j = 0; j < kinds; ++j) {
+    int k = (int)order[j][1];
+    printf("{\"kind\": \"profile_kernel\", \"phase\": \"%s\", \"model\": \"%s\", "
+           "\"kernel\": \"%s\", \"us\": %.1f, \"GB\": %.4f, \"GBps\": %.0f}\n",
+           phase, name, names[k], sums[k][0], sums[k][1] / 1e9,
+           sums[k][0] > 0 ? sums[k][1] / (sums[k][0] * 1e-6) / 1e9 : 0.0);
+  }
+  fflush(stdout);
+}
+
 static void bench_model(kgrt_device_t *dev, int which, double copy_gbps) {
   const kgrt_model_table_t *t = models[which].table;
   const char *name = models[which].name;
@@ -200,6 +249,8 @@ static void bench_model(kgrt_device_t *dev, int which, double copy_gbps) {
          (matmul_flops + attn_flops) / (prefill_us * 1e-6) / 1e12,
          PROMPT / (prefill_us * 1e-6));
   fflush(stdout);
+  prof = calloc(PROFILE_CAP, sizeof *prof);
+  print_profile(m, name, "prefill", PROMPT, prof);
 
   /* decode from 512: one prefill run fills the cache, then the loop */
   OK(kgrt_model_run(m, &err));
@@ -236,50 +287,7 @@ static void bench_model(kgrt_device_t *dev, int which, double copy_gbps) {
   OK(kgrt_model_set_dim(m, "S", 768, &err));
   at = 767;
   OK(kgrt_model_set_input(m, "pos", &at, sizeof at, &err));
-  prof = calloc(PROFILE_CAP, sizeof *prof);
-  uint32_t n = 0;
-  if (prof == NULL)
-    goto done;
-  OK(kgrt_model_profile(m, 5, prof, PROFILE_CAP, &n, &err));
-  /* summed by kernel */
-  double sums[64][2];
-  const char *names[64];
-  int kinds = 0;
-  double total = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    int k = 0;
-    while (k < kinds && strcmp(names[k], prof[i].kernel) != 0)
-      ++k;
-    if (k == kinds && kinds < 64) {
-      names[kinds] = prof[i].kernel;
-      sums[kinds][0] = 0;
-      sums[kinds][1] = 0;
-      ++kinds;
-    }
-    if (k < kinds) {
-      sums[k][0] += prof[i].us;
-      sums[k][1] += (double)prof[i].bytes;
-    }
-    total += prof[i].us;
-  }
-  printf("{\"kind\": \"profile\", \"model\": \"%s\", \"context\": 768, \"steps\": %u, "
-         "\"sum_us\": %.1f}\n",
-         name, n, total);
-  double order[64][2];
-  for (int k = 0; k < kinds; ++k) {
-    order[k][0] = sums[k][0];
-    order[k][1] = k;
-  }
-  qsort(order, (size_t)kinds, sizeof order[0], cmp_desc);
-  for (int j = 0; j < kinds; ++j) {
-    int k = (int)order[j][1];
-    printf("{\"kind\": \"profile_kernel\", \"model\": \"%s\", \"kernel\": \"%s\", "
-           "\"us\": %.1f, "
-           "\"GB\": %.4f, \"GBps\": %.0f}\n",
-           name, names[k], sums[k][0], sums[k][1] / 1e9,
-           sums[k][0] > 0 ? sums[k][1] / (sums[k][0] * 1e-6) / 1e9 : 0.0);
-  }
-  fflush(stdout);
+  print_profile(m, name, "decode", 768, prof);
 done:
   free(buf);
   free(prof);

@@ -24,8 +24,9 @@ if [ "${SKIP_TEST:-0}" != 1 ]; then
   tail -3 "$OUT/correctness.txt"
 fi
 # ROUNDS (default 2) runs of llama_tp; TAG names their files (an NCCL_*
-# setting tried in the environment, say)
+# setting tried in the environment, say); OPTS follows each device spec
+# (",symmetric=0": the arena is no NCCL window)
 for round in $(seq "${ROUNDS:-2}"); do
-  "$B/llama_tp" cuda:0 cuda:1 2>&1 | tee "$OUT/llama_tp${TAG:+_$TAG}_$round.jsonl"
+  "$B/llama_tp" "cuda:0${OPTS:-}" "cuda:1${OPTS:-}" 2>&1 | tee "$OUT/llama_tp${TAG:+_$TAG}_$round.jsonl"
   echo "llama_tp round $round: exit $?"
 done

@@ -1846,6 +1846,39 @@ static kgrt_status_t kgrt_model_place(kgrt_model_t *model, uint32_t rank,
   return KGRT_STATUS_OK;
 }
 
+/* The arena moves to memory the collectives address alike on every rank
+ * (NCCL's symmetric window: its all_reduce of a few KiB then takes a
+ * one-step kernel over NVLink), where the device has it. Every rank calls
+ * the device (one with no arena asks for 0 bytes), so none waits for
+ * another. A model has not run before it joins: the arena's persistent
+ * values are zero, as at load. *old gets the ordinary arena (raw 0: not
+ * moved), which the join frees once it succeeds, or takes back if not. */
+typedef struct kgrt_model_arena {
+  uint64_t raw, addr;
+} kgrt_model_arena_t;
+static kgrt_status_t kgrt_model_arena_to_comm(kgrt_model_t *model, kgrt_comm_t *comm,
+                                              uint32_t rank, kgrt_model_arena_t *old,
+                                              kgrt_error_t *err) {
+  kgrt_device_t *dev = model->device;
+  const kgrt_arch_table_t *arch = model->arch;
+  const uint64_t align = arch->arena_align > 256 ? arch->arena_align : 0;
+  const size_t bytes = arch->arena_bytes > 0 ? (size_t)(arch->arena_bytes + align) : 0;
+  uint64_t raw = 0;
+  kgrt_status_t st =
+      dev->vtable->comm_arena(dev, model->program, comm, rank, bytes, &raw, err);
+  if (st == KGRT_STATUS_UNAVAILABLE) { /* the ordinary arena stays */
+    kgrt_error_clear(err);
+    return KGRT_STATUS_OK;
+  }
+  KGRT_RETURN_IF_ERROR(st);
+  const uint64_t addr = align ? (raw + align - 1) & ~(align - 1) : raw;
+  KGRT_RETURN_IF_ERROR(kgrt_model_zero(model, addr, arch->arena_zero_bytes, err));
+  *old = (kgrt_model_arena_t){model->arena_raw, model->arena_addr};
+  model->arena_raw = 0; /* the program's now, freed at comm_leave */
+  model->arena_addr = addr;
+  return KGRT_STATUS_OK;
+}
+
 kgrt_status_t kgrt_model_join(kgrt_model_t *model, kgrt_comm_t *comm, uint32_t rank,
                               kgrt_error_t *err) {
   kgrt_error_clear(err);
@@ -1881,16 +1914,25 @@ kgrt_status_t kgrt_model_join(kgrt_model_t *model, kgrt_comm_t *comm, uint32_t r
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "model %s: rank %u %s", name,
                           rank, why);
   kgrt_status_t st = dev->vtable->comm_join(dev, model->program, comm, rank, err);
+  kgrt_model_arena_t old = {0, 0};
+  if (st == KGRT_STATUS_OK && dev->vtable->comm_arena != NULL)
+    st = kgrt_model_arena_to_comm(model, comm, rank, &old, err);
   if (st == KGRT_STATUS_OK && model->pipeline)
     st = kgrt_model_place(model, rank, err);
   if (st == KGRT_STATUS_OK)
     st = kgrt_model_warm_collectives(model, err);
   if (st != KGRT_STATUS_OK) {
     kgrt_comm_break(comm, rank, err != NULL ? err->message : "could not join");
+    if (old.raw != 0) { /* the window goes with the communicator */
+      model->arena_raw = old.raw;
+      model->arena_addr = old.addr;
+    }
     if (model->program != NULL && dev->vtable->comm_leave != NULL)
       dev->vtable->comm_leave(dev, model->program);
     return st;
   }
+  if (old.raw != 0)
+    dev->vtable->buffer_free(dev, old.raw);
   /* a graph captured before had no collectives to capture */
   if (model->graph != NULL)
     dev->vtable->graph_destroy(dev, model->graph);

@@ -108,11 +108,20 @@ void kgrt_comm_break(kgrt_comm_t *comm, uint32_t rank, const char *why) {
 
 #define KGRT_NCCL_SYMBOL(name)                                                           \
   { #name, offsetof(kgrt_nccl_api_t, name), 0 }
+#define KGRT_NCCL_OPTIONAL(name)                                                         \
+  { #name, offsetof(kgrt_nccl_api_t, name), 1 }
 static const kgrt_dl_symbol_t kgrt_nccl_symbols[] = {
-    KGRT_NCCL_SYMBOL(ncclGetUniqueId),    KGRT_NCCL_SYMBOL(ncclCommInitRank),
-    KGRT_NCCL_SYMBOL(ncclCommDestroy),    KGRT_NCCL_SYMBOL(ncclAllReduce),
-    KGRT_NCCL_SYMBOL(ncclAllGather),      KGRT_NCCL_SYMBOL(ncclBroadcast),
+    KGRT_NCCL_SYMBOL(ncclGetUniqueId),
+    KGRT_NCCL_SYMBOL(ncclCommInitRank),
+    KGRT_NCCL_SYMBOL(ncclCommDestroy),
+    KGRT_NCCL_SYMBOL(ncclAllReduce),
+    KGRT_NCCL_SYMBOL(ncclAllGather),
+    KGRT_NCCL_SYMBOL(ncclBroadcast),
     KGRT_NCCL_SYMBOL(ncclGetErrorString),
+    KGRT_NCCL_OPTIONAL(ncclMemAlloc),
+    KGRT_NCCL_OPTIONAL(ncclMemFree),
+    KGRT_NCCL_OPTIONAL(ncclCommWindowRegister),
+    KGRT_NCCL_OPTIONAL(ncclCommWindowDeregister),
 };
 
 /* Loads the library and makes the id; called with the mutex held. */
@@ -165,9 +174,73 @@ kgrt_status_t kgrt_comm_nccl_join(kgrt_comm_t *comm, const char *soname, uint32_
 }
 
 void kgrt_comm_nccl_leave(kgrt_comm_nccl_rank_t *rank) {
+  if (rank->window != NULL)
+    rank->api->ncclCommWindowDeregister(rank->comm, rank->window);
+  if (rank->window_base != NULL)
+    rank->api->ncclMemFree(rank->window_base);
+  rank->window = NULL;
+  rank->window_base = NULL;
   if (rank->comm != NULL)
     rank->api->ncclCommDestroy(rank->comm);
   rank->comm = NULL;
+}
+
+/* Do all ranks bring the same nonzero `value`? Every rank calls it; it
+ * returns once all have read every rank's value. */
+static kgrt_status_t kgrt_comm_agree(kgrt_comm_t *comm, uint32_t rank, uint64_t value,
+                                     int *out_same, kgrt_error_t *err) {
+  pthread_mutex_lock(&comm->mutex);
+  comm->slots[rank] = (kgrt_comm_slot_t){.count = value};
+  pthread_mutex_unlock(&comm->mutex);
+  KGRT_RETURN_IF_ERROR(kgrt_comm_barrier(comm, err));
+  int same = value != 0;
+  pthread_mutex_lock(&comm->mutex);
+  for (uint32_t r = 0; r < comm->ranks; ++r)
+    same = same && comm->slots[r].count == value;
+  pthread_mutex_unlock(&comm->mutex);
+  *out_same = same;
+  return kgrt_comm_barrier(comm, err); /* no slot is reused before all have read */
+}
+
+kgrt_status_t kgrt_comm_nccl_window(kgrt_comm_t *comm, uint32_t rank,
+                                    kgrt_comm_nccl_rank_t *r, size_t bytes,
+                                    const char *who, uint64_t *out_addr,
+                                    kgrt_error_t *err) {
+  const kgrt_nccl_api_t *api = r->api;
+  *out_addr = 0;
+  /* one library per communicator: every rank sees the same entry points */
+  if (api->ncclMemAlloc == NULL || api->ncclMemFree == NULL ||
+      api->ncclCommWindowRegister == NULL || api->ncclCommWindowDeregister == NULL ||
+      r->window_base != NULL)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "%s: no NCCL windows", who);
+  void *base = NULL;
+  if (bytes == 0 || api->ncclMemAlloc(&base, bytes) != 0)
+    base = NULL;
+  int same = 0;
+  kgrt_status_t st =
+      kgrt_comm_agree(comm, rank, base != NULL ? (uint64_t)bytes : 0, &same, err);
+  if (st != KGRT_STATUS_OK || !same) {
+    if (base != NULL)
+      api->ncclMemFree(base);
+    return st != KGRT_STATUS_OK
+               ? st
+               : kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                                "%s: a rank could not allocate %zu bytes "
+                                "of window, or asked for another size",
+                                who, bytes);
+  }
+  kgrt_nccl_result_t e = api->ncclCommWindowRegister(r->comm, base, bytes, &r->window,
+                                                     KGRT_NCCL_WIN_COLL_SYMMETRIC);
+  if (e != 0) {
+    r->window = NULL;
+    api->ncclMemFree(base);
+    return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR,
+                          "%s: ncclCommWindowRegister of %zu bytes: %s", who, bytes,
+                          api->ncclGetErrorString(e));
+  }
+  r->window_base = base;
+  *out_addr = (uint64_t)(uintptr_t)base;
+  return KGRT_STATUS_OK;
 }
 
 kgrt_status_t kgrt_comm_nccl_run(const kgrt_comm_nccl_rank_t *rank,

@@ -26,6 +26,7 @@ typedef struct kgrt_nccl_id {
   char internal[128]; /* NCCL_UNIQUE_ID_BYTES */
 } kgrt_nccl_id_t;
 typedef struct kgrt_nccl_comm *kgrt_nccl_comm_t;
+typedef struct kgrt_nccl_window *kgrt_nccl_window_t;
 typedef int kgrt_nccl_result_t; /* 0: ncclSuccess */
 enum {
   KGRT_NCCL_SUM = 0,
@@ -33,6 +34,7 @@ enum {
   KGRT_NCCL_FLOAT16 = 6,
   KGRT_NCCL_FLOAT32 = 7,
   KGRT_NCCL_BFLOAT16 = 9,
+  KGRT_NCCL_WIN_COLL_SYMMETRIC = 1, /* ncclCommWindowRegister's winFlags */
 };
 typedef struct kgrt_nccl_api {
   kgrt_nccl_result_t (*ncclGetUniqueId)(kgrt_nccl_id_t *id);
@@ -48,6 +50,16 @@ typedef struct kgrt_nccl_api {
   kgrt_nccl_result_t (*ncclAllGather)(const void *send, void *recv, size_t count,
                                       int dtype, kgrt_nccl_comm_t comm, void *stream);
   const char *(*ncclGetErrorString)(kgrt_nccl_result_t result);
+  /* optional (NCCL 2.27 and later): memory every rank maps (cuMem), and its
+   * registration as a symmetric window, which the collectives' symmetric
+   * kernels read and write straight across NVLink */
+  kgrt_nccl_result_t (*ncclMemAlloc)(void **ptr, size_t size);
+  kgrt_nccl_result_t (*ncclMemFree)(void *ptr);
+  kgrt_nccl_result_t (*ncclCommWindowRegister)(kgrt_nccl_comm_t comm, void *buff,
+                                               size_t size, kgrt_nccl_window_t *win,
+                                               int flags);
+  kgrt_nccl_result_t (*ncclCommWindowDeregister)(kgrt_nccl_comm_t comm,
+                                                 kgrt_nccl_window_t win);
 } kgrt_nccl_api_t;
 
 /* What one rank brings to a sim exchange. */
@@ -90,6 +102,8 @@ KGRT_INTERNAL void kgrt_comm_break(kgrt_comm_t *comm, uint32_t rank, const char 
 typedef struct kgrt_comm_nccl_rank {
   const kgrt_nccl_api_t *api;
   kgrt_nccl_comm_t comm;
+  void *window_base; /* kgrt_comm_nccl_window's memory (NULL: none) */
+  kgrt_nccl_window_t window;
 } kgrt_comm_nccl_rank_t;
 
 /* Loads `soname` (the first rank to call it; it makes the unique id too)
@@ -99,7 +113,19 @@ KGRT_INTERNAL kgrt_status_t kgrt_comm_nccl_join(kgrt_comm_t *comm, const char *s
                                                 uint32_t rank, const char *who,
                                                 kgrt_comm_nccl_rank_t *out,
                                                 kgrt_error_t *err);
+/* Deregisters and frees the window, if any, then ends the rank. */
 KGRT_INTERNAL void kgrt_comm_nccl_leave(kgrt_comm_nccl_rank_t *rank);
+/* `bytes` of memory every rank of the communicator maps, registered as a
+ * symmetric window: every rank calls it with its own rank, and it returns
+ * once all have (a collective). The memory is the rank's until
+ * kgrt_comm_nccl_leave. UNAVAILABLE, with nothing held on any rank, where
+ * the library has no windows (before NCCL 2.27), a rank could not allocate
+ * or asked for 0 bytes, or the ranks asked for different sizes: the caller
+ * keeps ordinary memory. Other errors come from the registration itself. */
+KGRT_INTERNAL kgrt_status_t kgrt_comm_nccl_window(kgrt_comm_t *comm, uint32_t rank,
+                                                  kgrt_comm_nccl_rank_t *r, size_t bytes,
+                                                  const char *who, uint64_t *out_addr,
+                                                  kgrt_error_t *err);
 /* Queues one collective step on `stream` (a CUstream or hipStream_t). */
 KGRT_INTERNAL kgrt_status_t kgrt_comm_nccl_run(const kgrt_comm_nccl_rank_t *rank,
                                                const kgrt_device_collective_t *c,

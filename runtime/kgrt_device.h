@@ -132,6 +132,15 @@ struct kgrt_device_vtable {
   kgrt_status_t (*comm_join)(kgrt_device_t *device, kgrt_device_program_t *program,
                              kgrt_comm_t *comm, uint32_t rank, kgrt_error_t *err);
   void (*comm_leave)(kgrt_device_t *device, kgrt_device_program_t *program);
+  /* Memory for the model's arena that the collectives address alike on
+   * every rank (NCCL's symmetric window), after comm_join: a collective,
+   * every rank calls it with the same bytes. It is the program's until
+   * comm_leave. UNAVAILABLE (nothing held; keep the ordinary arena) where
+   * the device or its library has none, or the ranks do not agree. NULL
+   * where the device never has it. */
+  kgrt_status_t (*comm_arena)(kgrt_device_t *device, kgrt_device_program_t *program,
+                              kgrt_comm_t *comm, uint32_t rank, size_t bytes,
+                              uint64_t *out_addr, kgrt_error_t *err);
   kgrt_status_t (*collective)(kgrt_device_t *device, kgrt_device_program_t *program,
                               const kgrt_device_collective_t *collective,
                               kgrt_error_t *err);

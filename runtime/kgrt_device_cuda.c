@@ -233,6 +233,7 @@ typedef struct kgrt_cuda_device {
    * driver has cuLaunchKernelEx, and no early_launch=0 option */
   int early_launch;
   int time_flush; /* kgrt_cuda_cache_flush writes; option time_flush=0: it does not */
+  int symmetric;  /* a split model's arena is an NCCL window; option symmetric=0: not */
 } kgrt_cuda_device_t;
 
 struct kgrt_device_graph {
@@ -712,6 +713,26 @@ static void kgrt_cuda_comm_leave(kgrt_device_t *device, kgrt_device_program_t *p
     kgrt_comm_nccl_leave(&program->rank);
 }
 
+/* The arena as NCCL's symmetric window, poisoned as buffer_alloc's memory
+ * is. Option symmetric=0: none; this rank still takes part in the ranks'
+ * agreement (asking for 0 bytes), so that no rank waits for it. */
+static kgrt_status_t kgrt_cuda_comm_arena(kgrt_device_t *device,
+                                          kgrt_device_program_t *program,
+                                          kgrt_comm_t *comm, uint32_t rank, size_t bytes,
+                                          uint64_t *out_addr, kgrt_error_t *err) {
+  kgrt_cuda_device_t *cuda = kgrt_cuda_cast(device);
+  *out_addr = 0;
+  KGRT_CUDA_TRY(kgrt_cuda_bind(cuda, err));
+  KGRT_RETURN_IF_ERROR(kgrt_comm_nccl_window(comm, rank, &program->rank,
+                                             cuda->symmetric ? bytes : 0, device->name,
+                                             out_addr, err));
+  kgrt_cu_result_t e =
+      cuda->api.cuMemsetD8_v2((kgrt_cu_deviceptr_t)*out_addr, 0xff, bytes);
+  if (e != 0)
+    return kgrt_cuda_fail(cuda, err, KGRT_STATUS_DEVICE_ERROR, e, "cuMemsetD8");
+  return KGRT_STATUS_OK;
+}
+
 static kgrt_status_t kgrt_cuda_collective(kgrt_device_t *device,
                                           kgrt_device_program_t *program,
                                           const kgrt_device_collective_t *c,
@@ -742,6 +763,7 @@ static const kgrt_device_vtable_t kgrt_cuda_vtable = {
     .graph_update = kgrt_cuda_graph_update,
     .comm_join = kgrt_cuda_comm_join,
     .comm_leave = kgrt_cuda_comm_leave,
+    .comm_arena = kgrt_cuda_comm_arena,
     .collective = kgrt_cuda_collective,
 };
 
@@ -762,6 +784,7 @@ static const kgrt_device_vtable_t kgrt_cuda_vtable_no_graphs = {
     .buffer_copy = kgrt_cuda_buffer_copy,
     .comm_join = kgrt_cuda_comm_join,
     .comm_leave = kgrt_cuda_comm_leave,
+    .comm_arena = kgrt_cuda_comm_arena,
     .collective = kgrt_cuda_collective,
 };
 
@@ -848,7 +871,7 @@ kgrt_status_t kgrt_device_cuda_create(const char *part, const char *options,
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "cuda: expected cuda:N with N a device number, got cuda:%s",
                           part);
-  uint64_t early_launch = 1, time_flush = 1, graphs = 1;
+  uint64_t early_launch = 1, time_flush = 1, graphs = 1, symmetric = 1;
   if (options != NULL && *options == '\0')
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "cuda: empty option list");
   for (const char *s = options; s != NULL && *s != '\0';) {
@@ -862,10 +885,12 @@ kgrt_status_t kgrt_device_cuda_create(const char *part, const char *options,
       time_flush = v;
     else if (ok && strcmp(key, "graphs") == 0)
       graphs = v;
+    else if (ok && strcmp(key, "symmetric") == 0)
+      symmetric = v;
     else
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                             "cuda: bad option '%s' (expected early_launch=0|1, "
-                            "time_flush=0|1 or graphs=0|1)",
+                            "time_flush=0|1, graphs=0|1 or symmetric=0|1)",
                             at);
   }
   kgrt_cuda_device_t *cuda = kgrt_calloc(alloc, 1, sizeof *cuda);
@@ -877,6 +902,7 @@ kgrt_status_t kgrt_device_cuda_create(const char *part, const char *options,
   cuda->ordinal = ordinal;
   cuda->early_launch = (int)early_launch;
   cuda->time_flush = (int)time_flush;
+  cuda->symmetric = (int)symmetric;
   kgrt_status_t st = kgrt_cuda_library_open(cuda, err);
   if (st == KGRT_STATUS_OK)
     st = kgrt_cuda_device_init(cuda, err);

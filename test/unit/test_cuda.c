@@ -13,6 +13,7 @@
  * test_runtime.c); without it the model checks are skipped. Passes with and
  * without a GPU. Needs the kgrt sources; links with -ldl -lpthread only. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 
 #include "kgrt.h"
 #include "kgrt_codeobj.h"
+#include "kgrt_comm.h"
 #include "kgrt_hash.h"
 #include "test.h"
 
@@ -285,10 +287,10 @@ static void test_open(void) {
   CHECK(strncmp(err.message, "cuda: ", 6) == 0);
   CHECK_EQ(c.live, 0);
 
-  const char *bad[] = {"cuda:x",      "cuda:",         "cuda:12345",
-                       "cuda:0,fast", "cuda,graphs=3", "cuda:0,early_launch=",
-                       "cuda,x=1"};
-  for (int i = 0; i < 7; i++) {
+  const char *bad[] = {"cuda:x",           "cuda:",         "cuda:12345",
+                       "cuda:0,fast",      "cuda,graphs=3", "cuda:0,early_launch=",
+                       "cuda,symmetric=2", "cuda,x=1"};
+  for (int i = 0; i < 8; i++) {
     dev = (kgrt_device_t *)&c;
     CHECK_EQ(kgrt_device_open(bad[i], &a, &dev, &err), KGRT_STATUS_INVALID_ARGUMENT);
     CHECK(dev == NULL);
@@ -296,7 +298,8 @@ static void test_open(void) {
   CHECK(contains(err.message, "cuda: bad option 'x=1'"));
   /* the options a cuda device takes parse (then the GPU opens, or is absent) */
   dev = NULL;
-  st = kgrt_device_open("cuda:0,early_launch=0,time_flush=0,graphs=0", &a, &dev, &err);
+  st = kgrt_device_open("cuda:0,early_launch=0,time_flush=0,graphs=0,symmetric=0", &a,
+                        &dev, &err);
   CHECK(st == KGRT_STATUS_OK || st == KGRT_STATUS_UNAVAILABLE);
   kgrt_device_close(dev);
   CHECK_EQ(c.live, 0);
@@ -631,9 +634,119 @@ static void test_model_checks(void) {
   CHECK_EQ(load(&m, &err), KGRT_STATUS_ABI_MISMATCH);
 }
 
+/* ---- NCCL windows: the ranks agree, or none holds one --------------------- */
+
+static int g_fail_bytes; /* ncclMemAlloc fails for this size */
+static int g_allocs, g_frees, g_regs, g_deregs;
+
+static kgrt_nccl_result_t fake_mem_alloc(void **ptr, size_t size) {
+  if ((int)size == g_fail_bytes)
+    return 1;
+  *ptr = malloc(size);
+  __atomic_fetch_add(&g_allocs, 1, __ATOMIC_SEQ_CST);
+  return *ptr != NULL ? 0 : 1;
+}
+static kgrt_nccl_result_t fake_mem_free(void *ptr) {
+  free(ptr);
+  __atomic_fetch_add(&g_frees, 1, __ATOMIC_SEQ_CST);
+  return 0;
+}
+static kgrt_nccl_result_t fake_register(kgrt_nccl_comm_t comm, void *buff, size_t size,
+                                        kgrt_nccl_window_t *win, int flags) {
+  (void)comm;
+  (void)size;
+  if (flags != KGRT_NCCL_WIN_COLL_SYMMETRIC)
+    return 2;
+  *win = (kgrt_nccl_window_t)buff;
+  __atomic_fetch_add(&g_regs, 1, __ATOMIC_SEQ_CST);
+  return 0;
+}
+static kgrt_nccl_result_t fake_deregister(kgrt_nccl_comm_t comm, kgrt_nccl_window_t win) {
+  (void)comm;
+  (void)win;
+  __atomic_fetch_add(&g_deregs, 1, __ATOMIC_SEQ_CST);
+  return 0;
+}
+static const char *fake_error_string(kgrt_nccl_result_t r) {
+  return r == 2 ? "bad flags" : "fake failure";
+}
+
+typedef struct window_rank {
+  kgrt_comm_t *comm;
+  uint32_t rank;
+  size_t bytes;
+  kgrt_comm_nccl_rank_t r;
+  kgrt_status_t st;
+  uint64_t addr;
+} window_rank_t;
+
+static void *window_thread(void *arg) {
+  window_rank_t *w = arg;
+  kgrt_error_t err;
+  w->st =
+      kgrt_comm_nccl_window(w->comm, w->rank, &w->r, w->bytes, "fake", &w->addr, &err);
+  return NULL;
+}
+
+/* n ranks ask for bytes[r] each; every rank's status must be `want`; then
+ * every rank leaves and nothing stays allocated or registered */
+static void window_case(const kgrt_nccl_api_t *api, uint32_t n, const size_t *bytes,
+                        kgrt_status_t want) {
+  kgrt_comm_t *comm = NULL;
+  kgrt_error_t err;
+  CHECK_EQ(kgrt_comm_create(n, NULL, &comm, &err), KGRT_STATUS_OK);
+  window_rank_t w[4];
+  pthread_t t[4];
+  g_allocs = g_frees = g_regs = g_deregs = 0;
+  for (uint32_t r = 0; r < n; r++) {
+    w[r] = (window_rank_t){comm, r, bytes[r], {api, NULL, NULL, NULL}, KGRT_STATUS_OK, 7};
+    CHECK_EQ(pthread_create(&t[r], NULL, window_thread, &w[r]), 0);
+  }
+  for (uint32_t r = 0; r < n; r++)
+    pthread_join(t[r], NULL);
+  for (uint32_t r = 0; r < n; r++) {
+    CHECK_EQ(w[r].st, want);
+    CHECK_EQ(w[r].addr != 0, want == KGRT_STATUS_OK);
+    CHECK_EQ(w[r].r.window_base != NULL, want == KGRT_STATUS_OK);
+    CHECK((uint64_t)(uintptr_t)w[r].r.window_base == w[r].addr);
+  }
+  CHECK_EQ(g_regs, want == KGRT_STATUS_OK ? (int)n : 0);
+  for (uint32_t r = 0; r < n; r++)
+    kgrt_comm_nccl_leave(&w[r].r);
+  CHECK_EQ(g_allocs, g_frees);
+  CHECK_EQ(g_regs, g_deregs);
+  kgrt_comm_destroy(comm);
+}
+
+static void test_nccl_window(void) {
+  kgrt_nccl_api_t api = {0};
+  api.ncclGetErrorString = fake_error_string;
+  const size_t same[3] = {4096, 4096, 4096}, none[3] = {4096, 0, 4096},
+               other[2] = {4096, 8192}, fails[3] = {4096, 4096, 12288};
+  /* a library without windows (before NCCL 2.27): no rank waits for another */
+  window_case(&api, 1, same, KGRT_STATUS_UNAVAILABLE);
+  api.ncclMemAlloc = fake_mem_alloc;
+  api.ncclMemFree = fake_mem_free;
+  api.ncclCommWindowRegister = fake_register;
+  api.ncclCommWindowDeregister = fake_deregister;
+  window_case(&api, 3, same, KGRT_STATUS_OK);
+  window_case(&api, 3, none, KGRT_STATUS_UNAVAILABLE);  /* one asks for none */
+  window_case(&api, 2, other, KGRT_STATUS_UNAVAILABLE); /* sizes differ */
+  g_fail_bytes = 12288;                                 /* one cannot allocate */
+  const size_t all_fail[3] = {12288, 12288, 12288};
+  window_case(&api, 3, all_fail, KGRT_STATUS_UNAVAILABLE);
+  size_t mixed[3];
+  memcpy(mixed, fails, sizeof mixed);
+  mixed[0] = mixed[1] = 12288;
+  window_case(&api, 3, mixed, KGRT_STATUS_UNAVAILABLE);
+  g_fail_bytes = 0;
+  window_case(&api, 3, fails, KGRT_STATUS_UNAVAILABLE); /* sizes differ again */
+}
+
 int main(int argc, char **argv) {
   test_open();
   test_reader();
+  test_nccl_window();
   if (argc == 2) {
     unsigned char *sim = test_read_file(argv[1], &g_sim_size);
     g_sim = sim;

@@ -39,13 +39,14 @@
  * takes the template gemm_kn, which takes no regions).
  * Region epilogue (REPI): a region's result may be rotated (ROPE<r>) and
  * stored to a KV cache (KV<r>) as gemv.hip does; the pair of column n is
- * n ^ 1, in the same fragment: the lane's next accumulator where a lane
- * holds runs of columns (F::RUN > 1), else the next lane's. A row's slot is
+ * n ^ 1, the next element of the staged row. A row's slot is
  * taken by a later row of the same position (the last token wins); where
  * the positions of all M rows strictly ascend, none is (rows_ascend), so
- * the epilogue skips the search. Each element's epilogue is a call, not
- * inlined: inlined into every accumulator it was 14 times the kernel's
- * code (793 KB for sm_90a's 128 x 256 tile). */
+ * the epilogue skips the search. Regions store through LDS: the tile's
+ * products are staged F::M rows at a time, and each thread stores
+ * elements of consecutive columns, so the epilogue is one loop (inlined
+ * into every accumulator it was 14 times the kernel's code: 793 KB for
+ * sm_90a's 128 x 256 tile). */
 {{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{W_T}}) wr1,{{#if R2}} KG_GLOBAL(const {{W_T}}) wr2,{{/if}}{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
   typedef {{FRAG}} F;
@@ -279,7 +280,7 @@
   __syncthreads();
   const bool rows_ascend = descents == 0;
   /* column n0 + c of row m: rotated and stored (part_region_epi.hip) */
-  auto region_out = [&](long m, long n0, int c, float acc0, float accp) __attribute__((noinline)) {
+  auto region_out = [&](long m, long n0, int c, float acc0, float accp) {
     {{> region_epi}}
   };
 {{else}}{{#if REGIONS}}
@@ -288,21 +289,35 @@
     {{> region_store}}
   };
 {{/if}}{{/if}}{{#if REGIONS}}
-  /* each element on its own (a run may cross regions); the pair's value
-   * for a rotation (REPI) is taken by every lane, before the row guard */
+  /* The products go out through LDS (the ring is free now), F::M rows of
+   * one row of units at a time: the units of that row write their
+   * fragments' rows in, then every thread takes elements in order, a row's
+   * columns side by side (the stores coalesce), each with its pair (c ^ 1)
+   * for a rotation. One copy of the epilogue in the code, not one per
+   * accumulator. */
+  float *const stage = (float *)(void *)As;
+  static_assert(F::M * {{BN}} * sizeof(float) + F::ALIGN <= {{SHARED_BYTES}},
+                "the epilogue's LDS stage is larger than the ring");
 #pragma unroll
   for (int i = 0; i < {{FM}}; i++)
+    for (int g = 0; g < {{WM}}; g++) {
+      __syncthreads(); /* every wave is done with the LDS before (ring or stage) */
+      if (unit / {{WN}} == g) {
 #pragma unroll
-    for (int j = 0; j < {{FN}}; j++)
+        for (int j = 0; j < {{FN}}; j++)
 #pragma unroll
-      for (int r = 0; r < F::ACC; r++) {
-        const long m = m0 + wm + i * F::M + F::row(r), n = n0 + wn + j * F::N + F::col(r);
-        const float acc0 = acc[i][j][r];
-{{#if REPI}}        const float accp = F::RUN > 1 ? acc[i][j][r ^ 1] : kg_shfl_xor(acc[i][j][r], 1u);
-{{else}}        const float accp = 0.0f;
-{{/if}}        if (m < M && n < {{N}})
-          region_out(m, n, 0, acc0, accp);
+          for (int r = 0; r < F::ACC; r++)
+            stage[F::row(r) * {{BN}} + wn + j * F::N + F::col(r)] = acc[i][j][r];
       }
+      __syncthreads();
+      const long mg = m0 + g * ({{BM}} / {{WM}}) + i * F::M;
+      for (int e = tid; e < F::M * {{BN}}; e += {{BLOCK}}) {
+        const int c = e % {{BN}};
+        const long m = mg + e / {{BN}};
+        if (m < M && n0 + c < {{N}})
+          region_out(m, n0, c, stage[e], stage[e ^ 1]);
+      }
+    }
 {{else}}
   /* the stored value of one element: EPI at y's index idx */
   auto epi = [&](long idx, float acc0{{#if PAIR}}, float acc1{{/if}}) {

@@ -20,6 +20,11 @@
 -- q's result, M and the caches' layers (the GEMV also the norm's weight)
 -- HIP: llama_layer_rmsnorm_matmul3_rope_kv_append_gemv_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) wr1, KG_GLOBAL(const kg_bf16) wr2, KG_GLOBAL(const kg_bf16) ng, KG_GLOBAL(const int) positions, KG_GLOBAL(kg_bf16) cache1, KG_GLOBAL(kg_bf16) cache2, KG_GLOBAL(kg_bf16) y, long M, long layer1, long layer2
 -- HIP: llama_layer_matmul3_rope_kv_append_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) wr1, KG_GLOBAL(const kg_bf16) wr2, KG_GLOBAL(const int) positions, KG_GLOBAL(kg_bf16) cache1, KG_GLOBAL(kg_bf16) cache2, KG_GLOBAL(kg_bf16) y, long M, long layer1, long layer2
+-- The GEMM stores its regions through LDS: one inlined epilogue, a loop over
+-- the staged products, each with its rotation pair (c ^ 1).
+-- HIP: auto region_out = [&](long m, long n0, int c, float acc0, float accp) {
+-- HIP: float *const stage = (float *)(void *)As;
+-- HIP: region_out(m, n0, c, stage[e], stage[e ^ 1]);
 -- CHECK-LABEL: static const kgrt_kernel_t kernels[11] = {
 -- CHECK-NEXT: {"llama_layer_rmsnorm_{{[0-9a-f]+}}"
 -- CHECK-NEXT: {"llama_layer_rmsnorm_matmul3_rope_kv_append_gemv_{{[0-9a-f]+}}"

@@ -210,11 +210,11 @@ kgrt_status_t kgrt_comm_nccl_window(kgrt_comm_t *comm, uint32_t rank,
   *out_addr = 0;
   /* one library per communicator: every rank sees the same entry points */
   if (api->ncclMemAlloc == NULL || api->ncclMemFree == NULL ||
-      api->ncclCommWindowRegister == NULL || api->ncclCommWindowDeregister == NULL ||
-      r->window_base != NULL)
+      api->ncclCommWindowRegister == NULL || api->ncclCommWindowDeregister == NULL)
     return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "%s: no NCCL windows", who);
+  /* a rank that holds a window already asks for none, but still agrees */
   void *base = NULL;
-  if (bytes == 0 || api->ncclMemAlloc(&base, bytes) != 0)
+  if (bytes == 0 || r->window_base != NULL || api->ncclMemAlloc(&base, bytes) != 0)
     base = NULL;
   int same = 0;
   kgrt_status_t st =

@@ -40,6 +40,13 @@ return {
     bf16 = { mma = "wgmma", bm = 128, bn = 256, bk = 64, waves_m = 2, waves_n = 1, stages = 4 },
     f32 = { mma = "fma", bm = 64, bn = 64, bk = 16, waves_m = 2, waves_n = 2, stages = 2 },
   },
+  -- tiles for small grids (lua/ops/matmul.lua grid_tile): 128 x 128, each
+  -- in about 0.65 of a 128 x 256 tile's time (0.58-0.73 measured at M = 512
+  -- over K = 4096 and 14336), where twice the workgroups take fewer waves
+  gemm_grid = {
+    f16 = { { bn = 128, cost = 0.65 } },
+    bf16 = { { bn = 128, cost = 0.65 } },
+  },
   -- warp-level tiles (mma.sync): conv2d's, and a matmul tile override that
   -- leaves no warpgroup tile (lua/ops/matmul.lua gemm_tile)
   gemm_warp = {

@@ -174,7 +174,7 @@ local function build_quant(node, x, w, a)
       -- where: "model.lua:LINE: " of the call, at the level the float path
       -- uses (build_quant is a tail call of build, so it takes build's level)
       params_info = { dtype = x.dtype.name, k = k, n = n, kn = false, batch = 1, tile = a.tile,
-        quant = true, rb = rb, bb = dt.block_bytes, qdeq = QUANT_DEQ[dt.name].gemm,
+        quant = true, m = mmax, rb = rb, bb = dt.block_bytes, qdeq = QUANT_DEQ[dt.name].gemm,
         qb = QUANT_DEQ[dt.name].qb,
         where = select(2, pcall(error, "", 4)) },
       select = gemv and { size = m, min = MMAX + 1 } or nil,
@@ -483,6 +483,42 @@ local function gemm_tile(op, target, dtype, override, where)
   return t
 end
 
+--- The tile of a matmul's GEMM chosen for its grid: the target's
+--- gemm[dtype], or one of its gemm_grid[dtype] alternatives (overrides on
+--- top of it, each with `cost`, its time per tile as a fraction of the
+--- base tile's), whichever takes the least time at info.m rows, the largest
+--- M the GEMM serves (a model's max_tokens: its prefill chunk): waves of
+--- workgroups over target.cus, times the cost per tile. 128 x 256 tiles
+--- give N = 4096 at M = 512 only 64 workgroups for 132 SMs; 128 x 128 give
+--- 128, each in 0.6-0.7 of the time (bench/results/h100_llama.md; the Q4_0
+--- GEMM gains more, its decode latency-bound). A model's `tile` and a
+--- gate/up pair whose halved tile the target has no instruction for keep
+--- the base tile.
+local function grid_tile(target, t, info, size)
+  local alts = target.gemm_grid and target.gemm_grid[info.dtype]
+  if not alts or info.tile or not info.m or t.mma ~= target.gemm[info.dtype].mma then
+    return t -- (the last: conv2d's warp-level tile on a wgmma target)
+  end
+  local function time(c, cost)
+    local tiles = (info.m + c.bm - 1) // c.bm * ((info.n + c.bn - 1) // c.bn) * info.batch
+    return (tiles + target.cus - 1) // target.cus * cost
+  end
+  local best, best_time = t, time(t, 1.0)
+  for _, alt in ipairs(alts) do
+    local c = {}
+    for key, v in pairs(t) do c[key] = v end
+    for key, v in pairs(alt) do
+      if key ~= "cost" then c[key] = v end
+    end
+    local half = { bm = c.bm, bn = info.pair and c.bn // 2 or c.bn, bk = c.bk,
+      waves_m = c.waves_m, waves_n = c.waves_n }
+    local fits = c.mma ~= "wgmma" or wg_fits(half, size)
+    local ct = time(c, alt.cost)
+    if fits and ct < best_time then best, best_time = c, ct end
+  end
+  return best
+end
+
 --- The fragment struct of a tile (templates/lib_mma.hip) and its M, N, K.
 local function fragment(op, target, t, ctype, ld, where)
   if t.mma == "fma" then
@@ -505,7 +541,9 @@ end
 --- multiple of 32, a decoder group; a target's smaller bk is rounded up),
 --- where ("model.lua:LINE: " for errors).
 function kg.gemm_params(op, target, info)
-  local t = gemm_tile(op, target, info.dtype, info.tile, info.where)
+  local dt = kg.dtypes[info.dtype]
+  local t = grid_tile(target, gemm_tile(op, target, info.dtype, info.tile, info.where), info,
+    dt.size)
   if info.quant and t.bk % 32 ~= 0 then
     if info.tile and info.tile.bk then
       error(("%s%s: GEMM tile bk = %d: a quantized w needs a multiple of 32 (a decoder group)")
@@ -513,7 +551,6 @@ function kg.gemm_params(op, target, info)
     end
     t.bk = (t.bk + 31) // 32 * 32
   end
-  local dt = kg.dtypes[info.dtype]
   -- the warpgroup kind (wgmma): one 64 x N fragment per 4 waves, N the
   -- group's whole part of the tile, rows of exactly 128 bytes (swizzled, no
   -- pad); a gate/up pair halves bn and the fragment with it
@@ -700,6 +737,7 @@ kg.op {
         holes = { T = x.dtype.ctype, W_T = x.dtype.ctype, K = tostring(k), N = tostring(n),
           KN = kn and "1" or "", NK = kn and "" or "1" },
         params_info = { dtype = x.dtype.name, k = k, n = n, kn = kn, batch = batch, tile = a.tile,
+          m = mmax,
           -- "model.lua:LINE: " of the call (level 4: error <- pcall <- build <- kg.op
           -- <- the model), for a tile that does not suit a target
           where = select(2, pcall(error, "", 4)) },

@@ -105,6 +105,24 @@ typedef struct kgrt_sim_grid {
 } kgrt_sim_grid_t;
 
 /* One host thread and what it needs to run a workgroup. */
+/* Fiber stacks outlive a launch. Mapping a workgroup's stacks, protecting
+ * a guard page below each and faulting them in cost more than a small
+ * kernel's own work (a third of the sim's time in the matmul tests), so a
+ * worker takes a mapping from a pool and gives it back. A mapping has room
+ * for KGRT_SIM_MAX_BLOCK stacks; its guard pages are protected as far as
+ * the largest workgroup it has served (`guarded`). KGRT_SIM_POOL mappings
+ * are kept; one given back beyond them is unmapped. */
+#define KGRT_SIM_POOL 16u
+typedef struct kgrt_sim_stacks {
+  unsigned char *base;
+  unsigned guarded;
+} kgrt_sim_stacks_t;
+
+static pthread_mutex_t kgrt_sim_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static kgrt_sim_stacks_t kgrt_sim_pool[KGRT_SIM_POOL];
+static kgrt_sim_stacks_t *kgrt_sim_pool_free[KGRT_SIM_POOL]; /* entries not taken */
+static unsigned kgrt_sim_pool_used, kgrt_sim_pool_len;
+
 typedef struct kgrt_sim_worker {
   kgrt_sim_grid_t *grid;
   const kgrt_allocator_t *alloc;
@@ -114,8 +132,9 @@ typedef struct kgrt_sim_worker {
   kgrt_sim_wave_t *waves;
   unsigned *queue; /* runnable threads, a ring of block_x entries */
   unsigned queue_head, queue_len;
-  unsigned char *stacks; /* block_x stacks, each above a guard page */
-  size_t stack_stride, stacks_bytes, guard_bytes;
+  kgrt_sim_stacks_t *stacks; /* block_x stacks (or more), each above a guard page */
+  kgrt_sim_stacks_t own;     /* a mapping of its own when the pool is all taken */
+  size_t stack_stride, guard_bytes;
   /* The running workgroup. */
   unsigned block_idx;
   unsigned current; /* the thread whose fiber runs */
@@ -502,6 +521,68 @@ void kgrt_sim_image_unload(kgrt_sim_image_t *image) {
 
 /* ---- workers ---- */
 
+/* The bytes of a mapping of KGRT_SIM_MAX_BLOCK stacks. */
+static size_t kgrt_sim_stacks_bytes(const kgrt_sim_worker_t *w) {
+  return w->stack_stride * KGRT_SIM_MAX_BLOCK;
+}
+
+/* Gives w's stacks back to the pool, or unmaps them. */
+static void kgrt_sim_stacks_give(kgrt_sim_worker_t *w) {
+  kgrt_sim_stacks_t *st = w->stacks;
+  w->stacks = NULL;
+  if (st == &w->own) {
+    munmap(st->base, kgrt_sim_stacks_bytes(w));
+    return;
+  }
+  pthread_mutex_lock(&kgrt_sim_pool_lock);
+  kgrt_sim_pool_free[kgrt_sim_pool_len++] = st;
+  pthread_mutex_unlock(&kgrt_sim_pool_lock);
+}
+
+/* Takes stacks for w->block_x threads: a pooled mapping (or a new one), its
+ * guard pages protected as far as block_x. Returns -1 with w->msg. */
+static int kgrt_sim_stacks_take(kgrt_sim_worker_t *w) {
+  kgrt_sim_stacks_t *st = NULL;
+  pthread_mutex_lock(&kgrt_sim_pool_lock);
+  if (kgrt_sim_pool_len > 0)
+    st = kgrt_sim_pool_free[--kgrt_sim_pool_len];
+  else if (kgrt_sim_pool_used < KGRT_SIM_POOL)
+    st = &kgrt_sim_pool[kgrt_sim_pool_used++]; /* its base mapped below, once */
+  pthread_mutex_unlock(&kgrt_sim_pool_lock);
+  if (st == NULL) {
+    st = &w->own;
+    st->base = NULL;
+    st->guarded = 0;
+  }
+  w->stacks = st;
+  if (st->base == NULL) {
+    void *m = mmap(NULL, kgrt_sim_stacks_bytes(w), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED) {
+      snprintf(w->msg, sizeof w->msg, "kernel %s: cannot map %u fiber stacks: %s",
+               w->grid->kernel, KGRT_SIM_MAX_BLOCK, strerror(errno));
+      w->stacks = NULL;
+      if (st != &w->own) { /* back, unmapped: the next taker maps it */
+        pthread_mutex_lock(&kgrt_sim_pool_lock);
+        kgrt_sim_pool_free[kgrt_sim_pool_len++] = st;
+        pthread_mutex_unlock(&kgrt_sim_pool_lock);
+      }
+      return -1;
+    }
+    st->base = m;
+    st->guarded = 0;
+  }
+  for (; st->guarded < w->block_x; st->guarded++) {
+    unsigned char *guard = st->base + (size_t)st->guarded * w->stack_stride;
+    if (mprotect(guard, w->guard_bytes, PROT_NONE) != 0) {
+      snprintf(w->msg, sizeof w->msg, "kernel %s: cannot protect fiber stacks: %s",
+               w->grid->kernel, strerror(errno));
+      return -1; /* teardown gives the mapping back, protected as far as it got */
+    }
+  }
+  return 0;
+}
+
 static void kgrt_sim_worker_teardown(kgrt_sim_worker_t *w) {
 #if KGRT_SIM_VALGRIND
   if (w->threads != NULL && w->stacks != NULL)
@@ -509,7 +590,7 @@ static void kgrt_sim_worker_teardown(kgrt_sim_worker_t *w) {
       VALGRIND_STACK_DEREGISTER(w->threads[t].vg_stack);
 #endif
   if (w->stacks != NULL)
-    munmap(w->stacks, w->stacks_bytes);
+    kgrt_sim_stacks_give(w);
   kgrt_free(w->alloc, w->threads);
   kgrt_free(w->alloc, w->waves);
   kgrt_free(w->alloc, w->queue);
@@ -527,7 +608,6 @@ static int kgrt_sim_worker_setup(kgrt_sim_worker_t *w) {
   long page = sysconf(_SC_PAGESIZE);
   w->guard_bytes = page > 0 ? (size_t)page : 4096;
   w->stack_stride = w->guard_bytes + KGRT_SIM_STACK_BYTES;
-  w->stacks_bytes = w->stack_stride * block;
   w->threads = kgrt_calloc(w->alloc, block, sizeof *w->threads);
   w->waves = kgrt_calloc(w->alloc, waves, sizeof *w->waves);
   w->queue = kgrt_calloc(w->alloc, block, sizeof *w->queue);
@@ -536,27 +616,13 @@ static int kgrt_sim_worker_setup(kgrt_sim_worker_t *w) {
     kgrt_sim_worker_teardown(w);
     return -1;
   }
-  void *m = mmap(NULL, w->stacks_bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-  if (m == MAP_FAILED) {
-    snprintf(w->msg, sizeof w->msg, "kernel %s: cannot map %u fiber stacks: %s",
-             w->grid->kernel, block, strerror(errno));
+  if (kgrt_sim_stacks_take(w) != 0) {
     kgrt_sim_worker_teardown(w);
     return -1;
   }
-  w->stacks = m;
-  for (unsigned t = 0; t < block; t++) {
-    unsigned char *guard = w->stacks + (size_t)t * w->stack_stride;
-    if (mprotect(guard, w->guard_bytes, PROT_NONE) != 0) {
-      snprintf(w->msg, sizeof w->msg, "kernel %s: cannot protect fiber stacks: %s",
-               w->grid->kernel, strerror(errno));
-      kgrt_sim_worker_teardown(w);
-      return -1;
-    }
-  }
 #if KGRT_SIM_VALGRIND
   for (unsigned t = 0; t < block; t++) {
-    unsigned char *lo = w->stacks + (size_t)t * w->stack_stride + w->guard_bytes;
+    unsigned char *lo = w->stacks->base + (size_t)t * w->stack_stride + w->guard_bytes;
     w->threads[t].vg_stack = VALGRIND_STACK_REGISTER(lo, lo + KGRT_SIM_STACK_BYTES);
   }
 #endif
@@ -646,7 +712,7 @@ static int kgrt_sim_group_run(kgrt_sim_worker_t *w, unsigned g) {
     w->waves[v].arrived = 0;
   }
   for (unsigned t = 0; t < block; t++) {
-    unsigned char *lo = w->stacks + (size_t)t * w->stack_stride + w->guard_bytes;
+    unsigned char *lo = w->stacks->base + (size_t)t * w->stack_stride + w->guard_bytes;
     w->threads[t].state = KGRT_SIM_RUNNABLE;
     kgrt_fiber_init(&w->threads[t].fiber, lo, KGRT_SIM_STACK_BYTES, kgrt_sim_fiber_main);
     w->queue[t] = t;

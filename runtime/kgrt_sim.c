@@ -104,7 +104,6 @@ typedef struct kgrt_sim_grid {
   char err[KGRT_SIM_MSG_BYTES];      /* the message of workgroup `failed` */
 } kgrt_sim_grid_t;
 
-/* One host thread and what it needs to run a workgroup. */
 /* Fiber stacks outlive a launch. Mapping a workgroup's stacks, protecting
  * a guard page below each and faulting them in cost more than a small
  * kernel's own work (a third of the sim's time in the matmul tests), so a
@@ -123,6 +122,7 @@ static kgrt_sim_stacks_t kgrt_sim_pool[KGRT_SIM_POOL];
 static kgrt_sim_stacks_t *kgrt_sim_pool_free[KGRT_SIM_POOL]; /* entries not taken */
 static unsigned kgrt_sim_pool_used, kgrt_sim_pool_len;
 
+/* One host thread and what it needs to run a workgroup. */
 typedef struct kgrt_sim_worker {
   kgrt_sim_grid_t *grid;
   const kgrt_allocator_t *alloc;
@@ -526,12 +526,14 @@ static size_t kgrt_sim_stacks_bytes(const kgrt_sim_worker_t *w) {
   return w->stack_stride * KGRT_SIM_MAX_BLOCK;
 }
 
-/* Gives w's stacks back to the pool, or unmaps them. */
+/* Gives w's stacks back to the pool (a pooled entry whose mapping failed
+ * goes back unmapped: the next taker maps it), or unmaps its own. */
 static void kgrt_sim_stacks_give(kgrt_sim_worker_t *w) {
   kgrt_sim_stacks_t *st = w->stacks;
   w->stacks = NULL;
   if (st == &w->own) {
-    munmap(st->base, kgrt_sim_stacks_bytes(w));
+    if (st->base != NULL)
+      munmap(st->base, kgrt_sim_stacks_bytes(w));
     return;
   }
   pthread_mutex_lock(&kgrt_sim_pool_lock);
@@ -561,16 +563,9 @@ static int kgrt_sim_stacks_take(kgrt_sim_worker_t *w) {
     if (m == MAP_FAILED) {
       snprintf(w->msg, sizeof w->msg, "kernel %s: cannot map %u fiber stacks: %s",
                w->grid->kernel, KGRT_SIM_MAX_BLOCK, strerror(errno));
-      w->stacks = NULL;
-      if (st != &w->own) { /* back, unmapped: the next taker maps it */
-        pthread_mutex_lock(&kgrt_sim_pool_lock);
-        kgrt_sim_pool_free[kgrt_sim_pool_len++] = st;
-        pthread_mutex_unlock(&kgrt_sim_pool_lock);
-      }
-      return -1;
+      return -1; /* teardown gives st back */
     }
     st->base = m;
-    st->guarded = 0;
   }
   for (; st->guarded < w->block_x; st->guarded++) {
     unsigned char *guard = st->base + (size_t)st->guarded * w->stack_stride;

@@ -173,25 +173,6 @@ static int get_bool(lua_State *L, int idx, const char *key) {
   return v;
 }
 
-static int lookup_dtype(const char *name, kg_dtype_info_t *out) {
-  static const kg_dtype_info_t known[] = {
-      {KGRT_DTYPE_F32, "f32", "float", 4, 0, 0},
-      {KGRT_DTYPE_F16, "f16", "kg_f16", 2, 0, 0},
-      {KGRT_DTYPE_BF16, "bf16", "kg_bf16", 2, 0, 0},
-      {KGRT_DTYPE_I32, "i32", "int", 4, 0, 0},
-      {KGRT_DTYPE_Q8_0, "q8_0", "unsigned short", 0, 32, 34},
-      {KGRT_DTYPE_Q4_0, "q4_0", "unsigned short", 0, 32, 18},
-      {KGRT_DTYPE_Q4_K, "q4_k", "unsigned short", 0, 256, 144},
-      {KGRT_DTYPE_Q6_K, "q6_k", "unsigned short", 0, 256, 210},
-  };
-  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-    if (name && strcmp(name, known[i].name) == 0) {
-      *out = known[i];
-      return 0;
-    }
-  return -1;
-}
-
 /* The sym ordinal of the sym record at idx, or -1. */
 static int sym_ordinal(lua_State *L, int idx, const kg_graph_t *g) {
   if (lua_type(L, idx) != LUA_TTABLE)
@@ -256,7 +237,7 @@ static int read_tensor(lua_State *L, const kg_graph_t *g, int i, kg_tensor_t *t,
   raw_field(L, top, "dtype");
   char *dt = get_string(L, lua_gettop(L), "name");
   lua_pop(L, 1);
-  int bad = lookup_dtype(dt, &t->dtype);
+  int bad = kg_dtype_lookup(dt, &t->dtype);
   free(dt);
   if (bad)
     return kg_error(d, "internal: tensor %d without a dtype", i);
@@ -513,6 +494,7 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
   if (inplace < 0 || inplace > n->num_inputs || (inplace > 0 && n->num_outputs != 1))
     return kg_error(d, "internal: %s: bad in-place operand", n->op);
   n->inplace = (int)inplace - 1;
+  n->split_norm = get_bool(L, top, "split_norm");
   /* a pipeline stage's rank (on_rank) or a broadcast's root; -1: every rank */
   const int64_t rank = get_int(L, top, "rank", -1);
   if (rank < -1 || rank >= g->ranks)
@@ -920,7 +902,9 @@ static int read_template(lua_State *L, int decls, const char *name, kg_template_
               (get_bool(L, f, "regions") ? KG_FUSE_REGIONS : 0) |
               (get_bool(L, f, "rotary") ? KG_FUSE_ROTARY : 0) |
               (get_bool(L, f, "cache") ? KG_FUSE_CACHE : 0) |
-              (get_bool(L, f, "region_epilogue") ? KG_FUSE_REGION_EPI : 0);
+              (get_bool(L, f, "region_epilogue") ? KG_FUSE_REGION_EPI : 0) |
+              (get_bool(L, f, "norm_out") ? KG_FUSE_NORM_OUT : 0) |
+              (get_bool(L, f, "row_scale") ? KG_FUSE_ROW_SCALE : 0);
   }
   lua_pop(L, 1);
   t->weights_before_wait = get_bool(L, decl, "weights_before_wait");

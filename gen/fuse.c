@@ -90,6 +90,17 @@ static int same_matmul(const kg_graph_t *g, int a, int b) {
 
 static int is_inlined(const kg_graph_t *g, int n);
 
+/* The RMS norms kernels take in: of[m], the norm matmul m reads as x (its
+ * variants with KG_FUSE_NORM take it as a prologue, those with
+ * KG_FUSE_ROW_SCALE, where it is split, as a row scale); out_of[m], the
+ * split norm that reads m's epilogue result; for a split norm p, part[p]
+ * the tensor of its sums (else -1) and range[p] the select range where it
+ * is split (the consumers' variants without the prologue). */
+typedef struct norms {
+  int *of, *out_of, *part;
+  kg_kernel_t *range;
+} norms_t;
+
 /* Adds variant var's select range to the one range *sel .. (*none: no range
  * yet): the same select expression, and ranges that touch or overlap (a
  * node's variants that are not fused, say M 2..8 and M >= 9, run for their
@@ -301,12 +312,9 @@ static int splice(const kg_graph_t *g, int n, kg_kernel_t *k, const int *mm, int
       kg_buf_printf(out, "acc%d", acc);
       continue;
     }
-    /* an epilogue's operands follow x, the weights and a norm's weight (the
-     * template reads only those at the result's index) */
-    const int first =
-        k->epilogue_root < 0
-            ? 0
-            : 1 + num_mm + (k->norm >= 0 && g->nodes[k->norm].num_inputs == 2);
+    /* an epilogue's operands follow x, the weights and a norm's operands
+     * (the template reads only those at the result's index) */
+    const int first = k->epilogue_root < 0 ? 0 : kg_kernel_epi_first(g, k);
     int slot = -1;
     for (int i = first; i < k->num_ins; i++)
       if (k->ins[i] == t)
@@ -347,21 +355,54 @@ static void collect_ops(const kg_graph_t *g, int n, int norm, kg_buf_t *names,
  * producers: one per variant of mm[0], the matmul template with operands x,
  * w (and the second w), then the chain's other operands; the chain is the
  * epilogue expression. */
-/* Variant v of matmul node m takes in the RMS norm norm_of[m] (>= 0) when
- * its template can: x is the norm's operand, and its weight (if any)
- * follows w (k->ins[1 + num_mm]). */
-static void take_norm(const kg_graph_t *g, const int *norm_of, int m, int v,
-                      kg_kernel_t *k) {
-  k->norm = norm_of[m] >= 0 && (roles(g, m, v) & KG_FUSE_NORM) ? norm_of[m] : -1;
-  if (k->norm < 0)
-    return;
-  const kg_node_t *nn = &g->nodes[k->norm];
-  k->ins[0] = nn->inputs[0];
-  if (nn->num_inputs == 2)
-    k->ins[k->num_ins++] = nn->inputs[1];
+/* Is variant v of node n selected only inside norm p's split range? */
+static int in_split(const kg_graph_t *g, const norms_t *nm, int p, int n, int v) {
+  const kg_variant_t *var = &g->nodes[n].variants[v];
+  const kg_kernel_t *r = &nm->range[p];
+  return nm->part[p] >= 0 && var->select.scale == r->select.scale &&
+         memcmp(var->select.sym, r->select.sym, sizeof r->select.sym) == 0 &&
+         var->select_min >= r->select_min && var->select_max <= r->select_max;
 }
 
-static int fuse_epilogue(const kg_graph_t *g, const int *norm_of, int n, const int *mm,
+/* Variant v of matmul node m takes in the RMS norm nm->of[m] (>= 0) when
+ * its template can: as a prologue, x is the norm's operand, and its weight
+ * (if any) follows w (k->ins[1 + num_mm]); where the norm is split, as a
+ * row scale: x stays the norm's result (z, which the producer wrote), and
+ * the sums follow w and any weight of a norm the kernel writes. */
+static void take_norm(const kg_graph_t *g, const norms_t *nm, int m, int v,
+                      kg_kernel_t *k) {
+  const int p = nm->of[m];
+  k->norm = p >= 0 && (roles(g, m, v) & KG_FUSE_NORM) ? p : -1;
+  k->row_scale = -1;
+  if (k->norm >= 0) {
+    const kg_node_t *nn = &g->nodes[k->norm];
+    k->ins[0] = nn->inputs[0];
+    if (nn->num_inputs == 2)
+      k->ins[k->num_ins++] = nn->inputs[1];
+  } else if (p >= 0 && (roles(g, m, v) & KG_FUSE_ROW_SCALE) && in_split(g, nm, p, m, v)) {
+    k->row_scale = p;
+    k->ins[k->num_ins++] = nm->part[p];
+  }
+}
+
+/* Variant v of matmul m writes what the split norm nm->out_of[m] needs
+ * beside its result: z and the sums (outs), reading the norm's weight (it
+ * follows w). */
+static void write_norm(const kg_graph_t *g, const norms_t *nm, int m, int v,
+                       kg_kernel_t *k) {
+  const int p = nm->out_of[m];
+  k->norm_out =
+      p >= 0 && (roles(g, m, v) & KG_FUSE_NORM_OUT) && in_split(g, nm, p, m, v) ? p : -1;
+  if (k->norm_out < 0)
+    return;
+  const kg_node_t *nn = &g->nodes[p];
+  if (nn->num_inputs == 2)
+    k->ins[k->num_ins++] = nn->inputs[1];
+  k->outs[k->num_outs++] = nn->output;
+  k->outs[k->num_outs++] = nm->part[p];
+}
+
+static int fuse_epilogue(const kg_graph_t *g, const norms_t *nm, int n, const int *mm,
                          int num_mm, kg_program_t *p, kg_diag_t *d) {
   const kg_node_t *root = &g->nodes[n], *m = &g->nodes[mm[0]];
   for (int v = 0; v < m->num_variants; v++) {
@@ -376,7 +417,8 @@ static int fuse_epilogue(const kg_graph_t *g, const int *norm_of, int n, const i
     k->ins[k->num_ins++] = m->inputs[0];
     for (int i = 0; i < num_mm; i++)
       k->ins[k->num_ins++] = g->nodes[mm[i]].inputs[1];
-    take_norm(g, norm_of, mm[0], v, k);
+    write_norm(g, nm, mm[0], v, k);
+    take_norm(g, nm, mm[0], v, k);
     kg_buf_t names, e;
     kg_buf_init(&names);
     int count = 0;
@@ -604,8 +646,8 @@ static int region_epi(const kg_graph_t *g, const int *leader, int n, int *rope,
  * weight (then a norm's weight), each member's result; with a region
  * epilogue (region_epi), the positions and each region's cache after the
  * norm's weight, and a region's result is its rope's, none for a cache. */
-static void fuse_regions(const kg_graph_t *g, const int *norm_of, const int *leader,
-                         int n, int v, kg_program_t *p) {
+static void fuse_regions(const kg_graph_t *g, const norms_t *nm, const int *leader, int n,
+                         int v, kg_program_t *p) {
   kg_kernel_t *k = &p->kernels[p->num_kernels++];
   const kg_node_t *node = &g->nodes[n];
   int rope[KG_MAX_REGIONS], cache[KG_MAX_REGIONS], none;
@@ -629,7 +671,8 @@ static void fuse_regions(const kg_graph_t *g, const int *norm_of, const int *lea
             k->rope[r] >= 0 ? g->nodes[k->rope[r]].output : g->nodes[m].output;
     }
   k->output = k->num_outs > 0 ? k->outs[0] : node->output;
-  take_norm(g, norm_of, n, v, k);
+  k->norm_out = -1;
+  take_norm(g, nm, n, v, k);
   kg_buf_t names;
   kg_buf_init(&names);
   if (epi) {
@@ -658,7 +701,7 @@ static void fuse_regions(const kg_graph_t *g, const int *norm_of, const int *lea
   kg_buf_free(&names);
 }
 
-static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *taken_gone,
+static int fuse_nodes(const kg_graph_t *g, const norms_t *nm, const char *taken_gone,
                       const kg_kernel_t *taken_sel, const int *leader, kg_program_t *p,
                       kg_diag_t *d);
 
@@ -671,10 +714,12 @@ static int kernel_rank(const kg_graph_t *g, kg_kernel_t *k, kg_diag_t *d) {
     k->rank = g->nodes[k->node].rank;
     return 0;
   }
-  int nodes[3 + 2 * KG_MAX_REGIONS + KG_MAX_OUTPUTS], n = 0;
+  int nodes[5 + 2 * KG_MAX_REGIONS + KG_MAX_OUTPUTS], n = 0;
   nodes[n++] = k->node;
   nodes[n++] = k->epilogue_root;
   nodes[n++] = k->norm;
+  nodes[n++] = k->norm_out;
+  nodes[n++] = k->row_scale;
   for (int r = 0; r < KG_MAX_REGIONS; r++) {
     nodes[n++] = r < k->num_regions ? k->rope[r] : -1;
     nodes[n++] = r < k->num_regions ? k->cache[r] : -1;
@@ -693,6 +738,79 @@ static int kernel_rank(const kg_graph_t *g, kg_kernel_t *k, kg_diag_t *d) {
   return 0;
 }
 
+/* Can RMS norm p, which runs as a kernel for the consumers' variants in
+ * range r (norm_plan), be split there instead? The model allows it
+ * (rmsnorm's split), its operand h is the result
+ * of one matmul's epilogue (no pair) whose variants selected in r all write
+ * the norm's z = h times its weight and h's sums of squares per
+ * KG_NORM_PART_COLS columns (KG_FUSE_NORM_OUT) and cover r, and every
+ * consumer's variant in r scales its rows by the norm's rsqrt from the sums
+ * (KG_FUSE_ROW_SCALE). The matmul, or -1. */
+static int split_plan(const kg_graph_t *g, const norms_t *nm, int p,
+                      const kg_kernel_t *r) {
+  const kg_node_t *nn = &g->nodes[p];
+  const kg_tensor_t *h = &g->tensors[nn->inputs[0]];
+  const int root = h->producer;
+  int mm[2], num_mm = 0;
+  if (!nn->split_norm || h->rank < 1 || h->dims[h->rank - 1].sym >= 0 ||
+      h->dims[h->rank - 1].value % KG_NORM_PART_COLS != 0 || root < 0 ||
+      g->nodes[root].dead || !is_map(g, root) || is_inlined(g, root))
+    return -1;
+  chain_matmuls(g, root, root, mm, &num_mm);
+  if (num_mm != 1)
+    return -1;
+  const kg_node_t *m = &g->nodes[mm[0]];
+  int none = 1;
+  kgrt_expr_t sel;
+  int64_t lo = 0, hi = 0;
+  for (int v = 0; v < m->num_variants; v++) {
+    const kg_variant_t *var = &m->variants[v];
+    if (var->select.scale != r->select.scale ||
+        memcmp(var->select.sym, r->select.sym, sizeof sel.sym) != 0)
+      return -1;
+    if (var->select_max < r->select_min || var->select_min > r->select_max)
+      continue; /* runs where the consumers take the prologue */
+    if (!(roles(g, mm[0], v) & KG_FUSE_NORM_OUT) ||
+        ((roles(g, mm[0], v) & KG_FUSE_NORM) && nm->of[mm[0]] >= 0) ||
+        var->select_min < r->select_min || var->select_max > r->select_max ||
+        !join_select(var, &none, &sel, &lo, &hi))
+      return -1;
+  }
+  if (none || lo != r->select_min || hi != r->select_max)
+    return -1;
+  for (int c = p + 1; c < g->num_nodes; c++)
+    if (nm->of[c] == p)
+      for (int v = 0; v < g->nodes[c].num_variants; v++)
+        if (!(roles(g, c, v) & (KG_FUSE_NORM | KG_FUSE_ROW_SCALE)))
+          return -1;
+  return mm[0];
+}
+
+/* A new tensor for split norm p's sums: f32 [rows of its operand, columns
+ * / KG_NORM_PART_COLS], a value matmul m computes. */
+static int add_sums(kg_graph_t *g, int p, int m) {
+  const kg_tensor_t *h = &g->tensors[g->nodes[p].inputs[0]];
+  kg_tensor_t t = *h;
+  t.name = NULL;
+  t.kind = KG_TENSOR_VALUE;
+  t.io_index = t.output_index = -1;
+  kg_dtype_lookup("f32", &t.dtype);
+  t.dims[t.rank - 1].value /= KG_NORM_PART_COLS;
+  t.producer = m;
+  t.persistent = t.view = t.written = t.in_arena = 0;
+  t.alias = t.reader = -1;
+  t.view_offset = t.arena_offset = 0;
+  t.split = 0;
+  t.parts = 1;
+  t.uses = 0;
+  for (int c = p + 1; c < g->num_nodes; c++)
+    t.uses += !g->nodes[c].dead && g->nodes[c].num_inputs > 0 &&
+              g->nodes[c].inputs[0] == g->nodes[p].output;
+  g->tensors = kg_xrealloc(g->tensors, (size_t)(g->num_tensors + 1) * sizeof *g->tensors);
+  g->tensors[g->num_tensors] = t;
+  return g->num_tensors++;
+}
+
 int kg_fuse(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   memset(p, 0, sizeof *p);
   cut_chains(g);
@@ -700,15 +818,22 @@ int kg_fuse(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   for (int n = 0; n < g->num_nodes; n++)
     cap += g->nodes[n].num_variants + 1; /* collectives have none */
   p->kernels = kg_xcalloc((size_t)cap, sizeof *p->kernels);
-  /* RMS norms taken in by the matmuls that read them: norm_of[matmul] is
+  /* RMS norms taken in by the matmuls that read them: nm.of[matmul] is
    * the norm node; a norm's own kernel runs only for the variants that do
-   * not take it in (taken_sel), or not at all (taken_gone) */
-  int *norm_of = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *norm_of);
-  char *taken_gone = kg_xcalloc((size_t)g->num_nodes + 1, 1);
-  kg_kernel_t *taken_sel = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *taken_sel);
-  for (int n = 0; n < g->num_nodes; n++)
-    norm_of[n] = -1;
-  for (int n = 0; n < g->num_nodes; n++) {
+   * not take it in (taken_sel), or not at all (taken_gone); where those are
+   * split (split_plan), the kernel that writes the norm's operand also
+   * writes what they need, and no norm kernel runs */
+  const int num_nodes = g->num_nodes;
+  norms_t nm;
+  nm.of = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.of);
+  nm.out_of = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.out_of);
+  nm.part = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.part);
+  nm.range = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.range);
+  char *taken_gone = kg_xcalloc((size_t)num_nodes + 1, 1);
+  kg_kernel_t *taken_sel = kg_xcalloc((size_t)num_nodes + 1, sizeof *taken_sel);
+  for (int n = 0; n < num_nodes; n++)
+    nm.of[n] = nm.out_of[n] = nm.part[n] = -1;
+  for (int n = 0; n < num_nodes; n++) {
     int none;
     if (g->nodes[n].dead || !is_rms(g, n) ||
         !norm_plan(g, n, &none, &taken_sel[n].select, &taken_sel[n].select_min,
@@ -716,10 +841,18 @@ int kg_fuse(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
       continue;
     taken_gone[n] = (char)none;
     taken_sel[n].has_select = !none;
-    for (int m = n + 1; m < g->num_nodes; m++)
+    for (int m = n + 1; m < num_nodes; m++)
       if (!g->nodes[m].dead && g->nodes[m].num_inputs > 0 &&
           g->nodes[m].inputs[0] == g->nodes[n].output)
-        norm_of[m] = n;
+        nm.of[m] = n;
+    const int prod = none ? -1 : split_plan(g, &nm, n, &taken_sel[n]);
+    if (prod >= 0) {
+      nm.out_of[prod] = n;
+      nm.part[n] = add_sums(g, n, prod);
+      nm.range[n] = taken_sel[n];
+      taken_gone[n] = 1;
+      taken_sel[n].has_select = 0;
+    }
   }
   int *leader = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *leader);
   region_groups(g, leader);
@@ -740,17 +873,20 @@ int kg_fuse(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
         taken_sel[t].has_select = !none;
       }
   }
-  int rc = fuse_nodes(g, norm_of, taken_gone, taken_sel, leader, p, d);
+  int rc = fuse_nodes(g, &nm, taken_gone, taken_sel, leader, p, d);
   for (int k = 0; rc == 0 && k < p->num_kernels; k++)
     rc = kernel_rank(g, &p->kernels[k], d);
   free(leader);
-  free(norm_of);
+  free(nm.of);
+  free(nm.out_of);
+  free(nm.part);
+  free(nm.range);
   free(taken_gone);
   free(taken_sel);
   return rc;
 }
 
-static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *taken_gone,
+static int fuse_nodes(const kg_graph_t *g, const norms_t *nm, const char *taken_gone,
                       const kg_kernel_t *taken_sel, const int *leader, kg_program_t *p,
                       kg_diag_t *d) {
   for (int n = 0; n < g->num_nodes; n++) {
@@ -765,7 +901,7 @@ static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *taken
       int mm[2], num_mm = 0;
       chain_matmuls(g, n, n, mm, &num_mm);
       if (num_mm > 0) {
-        KG_TRY(fuse_epilogue(g, norm_of, n, mm, num_mm, p, d));
+        KG_TRY(fuse_epilogue(g, nm, n, mm, num_mm, p, d));
         continue;
       }
     }
@@ -774,7 +910,7 @@ static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *taken
       k->collective = node->collective;
       k->node = n;
       k->epilogue_root = -1;
-      k->norm = -1;
+      k->norm = k->norm_out = k->row_scale = -1;
       k->output = node->output;
       k->outs[k->num_outs++] = node->output;
       k->ins[k->num_ins++] = node->inputs[0];
@@ -785,14 +921,14 @@ static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *taken
       /* a region group's variant: one kernel, where its leader is */
       if (group_variant(g, leader, n, v)) {
         if (leader[n] == n)
-          fuse_regions(g, norm_of, leader, n, v, p);
+          fuse_regions(g, nm, leader, n, v, p);
         continue;
       }
       kg_kernel_t *k = &p->kernels[p->num_kernels];
       k->node = n;
       k->variant = v;
       k->epilogue_root = -1;
-      k->norm = -1;
+      k->norm = k->norm_out = k->row_scale = -1;
       if (taken_sel[n].has_select) { /* for the consumers that do not take it in */
         k->has_select = 1;
         k->select = taken_sel[n].select;
@@ -807,8 +943,7 @@ static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *taken
       kg_buf_t names;
       kg_buf_init(&names);
       int count = 0;
-      const int norm =
-          norm_of[n] >= 0 && (roles(g, n, v) & KG_FUSE_NORM) ? norm_of[n] : -1;
+      const int norm = nm->of[n] >= 0 && (roles(g, n, v) & KG_FUSE_NORM) ? nm->of[n] : -1;
       collect_ops(g, n, norm, &names, &count);
       if (node->num_variants > 1) /* matmul_gemv, attention_decode */
         kg_buf_printf(&names, "_%s",
@@ -826,7 +961,7 @@ static int fuse_nodes(const kg_graph_t *g, const int *norm_of, const char *taken
         for (int i = 0; i < node->num_inputs; i++)
           k->ins[k->num_ins++] = node->inputs[i];
         if (is_matmul(g, n))
-          take_norm(g, norm_of, n, v, k);
+          take_norm(g, nm, n, v, k);
       }
       p->num_kernels++;
     }

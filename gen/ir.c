@@ -63,6 +63,30 @@ void kg_program_free(kg_program_t *p) {
   p->num_kernels = 0;
 }
 
+int kg_kernel_epi_first(const kg_graph_t *g, const kg_kernel_t *k) {
+  const int w = k->norm >= 0 ? k->norm : k->norm_out;
+  return 1 + k->num_mm + (w >= 0 && g->nodes[w].num_inputs == 2) + (k->row_scale >= 0);
+}
+
+int kg_dtype_lookup(const char *name, kg_dtype_info_t *out) {
+  static const kg_dtype_info_t known[] = {
+      {KGRT_DTYPE_F32, "f32", "float", 4, 0, 0},
+      {KGRT_DTYPE_F16, "f16", "kg_f16", 2, 0, 0},
+      {KGRT_DTYPE_BF16, "bf16", "kg_bf16", 2, 0, 0},
+      {KGRT_DTYPE_I32, "i32", "int", 4, 0, 0},
+      {KGRT_DTYPE_Q8_0, "q8_0", "unsigned short", 0, 32, 34},
+      {KGRT_DTYPE_Q4_0, "q4_0", "unsigned short", 0, 32, 18},
+      {KGRT_DTYPE_Q4_K, "q4_k", "unsigned short", 0, 256, 144},
+      {KGRT_DTYPE_Q6_K, "q6_k", "unsigned short", 0, 256, 210},
+  };
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (name && strcmp(name, known[i].name) == 0) {
+      *out = known[i];
+      return 0;
+    }
+  return -1;
+}
+
 int kg_tensor_storage(const kg_graph_t *g, int t) {
   while (t >= 0 && g->tensors[t].alias >= 0)
     t = g->tensors[t].alias;

@@ -91,7 +91,15 @@ enum {
   KG_FUSE_REGION_EPI = 256, /* a REGIONS template that takes a ROTARY op and a CACHE
                                op on each region's result (REPI, ROPE<r>, KV<r>,
                                RE_*: see lower.c's region_epi_holes) */
+  KG_FUSE_NORM_OUT = 512,   /* an epilogue template that also stores what an RMS norm of
+                               its result needs (NOUT: z = y times the norm's weight,
+                               NOG_T, and part, y's sums of squares per 32 columns) */
+  KG_FUSE_ROW_SCALE = 1024, /* scales each row of its product by the RMS norm's rsqrt
+                               from such sums (RSCALE, RS_EPS, RS_K): x is z */
 };
+
+/* The columns one sum of squares of KG_FUSE_NORM_OUT covers. */
+#define KG_NORM_PART_COLS 32
 
 /* What a template declares beside its op (kg.template in lua/ops/): C
  * decides from these facts, never from a template's or an op's name. */
@@ -160,6 +168,7 @@ typedef struct kg_node {
   /* map: kept out of its consumer's fused expression, so that the fused
    * chain stays inside the compilers' limits (set by kg_fuse) */
   int own_kernel;
+  int split_norm; /* an RMS norm the model lets kgen split around GEMMs (fuse.c) */
   /* one kernel per variant; several when the run-time dims choose among them
    * (matmul: up to three, by the rows of x) */
   int num_variants;
@@ -219,6 +228,11 @@ typedef struct kg_kernel {
   /* an RMS norm node taken in as x's prologue (KG_FUSE_NORM; else -1): x is
    * that node's operand, its weight (if any) the operand after the weights */
   int norm;
+  /* an RMS norm node split around the kernel (else -1): norm_out, this
+   * kernel's result is the norm's operand, and it also writes z and the
+   * sums (outs[num_outs - 2], outs[num_outs - 1]; the norm's weight, if
+   * any, follows w); row_scale, x is z, and the sums follow w */
+  int norm_out, row_scale;
   /* a norm kernel that runs only where its consumers' variants without the
    * prologue run: the plan's select for it (has_select) */
   int has_select;
@@ -244,7 +258,13 @@ typedef struct kg_program {
 void kg_graph_free(kg_graph_t *g);
 void kg_program_free(kg_program_t *p);
 
+/* Where a matmul kernel's epilogue operands start in k->ins: after x, the
+ * weights, a norm's weight (taken in or written) and a split norm's sums. */
+int kg_kernel_epi_first(const kg_graph_t *g, const kg_kernel_t *k);
+
 /* The tensor whose memory `t` is: t itself, or what an in-place result aliases. */
+/* The facts of dtype `name` ("f32", "q4_0", ...): 0, or -1 for no such dtype. */
+int kg_dtype_lookup(const char *name, kg_dtype_info_t *out);
 int kg_tensor_storage(const kg_graph_t *g, int t);
 /* Hole `name` of node n's variant v (its op's value), or NULL. */
 const char *kg_node_hole(const kg_graph_t *g, int n, int v, const char *name);

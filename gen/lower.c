@@ -292,8 +292,7 @@ static int matmul_epilogue(const kg_graph_t *g, const kg_kernel_t *k,
   kg_holes_set(h, "PAIR", "%s", k->num_mm == 2 ? "1" : "");
   kg_holes_set(h, "OUT_T", "%s", g->tensors[k->output].dtype.ctype);
   kg_holes_set_list(h, "EPI_IN");
-  const int norm_w = k->norm >= 0 && g->nodes[k->norm].num_inputs == 2;
-  const int first = k->epilogue_root >= 0 ? 1 + k->num_mm + norm_w : k->num_ins;
+  const int first = k->epilogue_root >= 0 ? kg_kernel_epi_first(g, k) : k->num_ins;
   for (int i = first; i < k->num_ins; i++) {
     kg_holes_t *item = kg_holes_add_item(h, "EPI_IN");
     kgrt_expr_t m;
@@ -329,6 +328,35 @@ static int norm_prologue(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *
   kg_holes_set(h, "NEPS", "%s", eps);
   if (nn->num_inputs == 2)
     kg_holes_set(h, "NG_T", "%s", g->tensors[nn->inputs[1]].dtype.ctype);
+  return 0;
+}
+
+/* A split norm's holes: NOUT where the kernel writes z (NOUT_T) and the
+ * sums of the RMS norm k->norm_out of its result (NOG_T: the norm's weight's
+ * type, "" without one); RSCALE where it scales its rows by the rsqrt of the
+ * norm k->row_scale from such sums: RS_EPS its epsilon, RS_K its columns. */
+static int split_norm_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *h,
+                            kg_diag_t *d) {
+  kg_holes_set(h, "NOUT", "%s", k->norm_out >= 0 ? "1" : "");
+  kg_holes_set(h, "NOUT_T", "%s", "float");
+  kg_holes_set(h, "NOG_T", "%s", "");
+  kg_holes_set(h, "RSCALE", "%s", k->row_scale >= 0 ? "1" : "");
+  kg_holes_set(h, "RS_EPS", "%s", "0.0f");
+  kg_holes_set(h, "RS_K", "%s", "1");
+  if (k->norm_out >= 0) {
+    const kg_node_t *nn = &g->nodes[k->norm_out];
+    kg_holes_set(h, "NOUT_T", "%s", g->tensors[nn->output].dtype.ctype);
+    if (nn->num_inputs == 2)
+      kg_holes_set(h, "NOG_T", "%s", g->tensors[nn->inputs[1]].dtype.ctype);
+  }
+  if (k->row_scale >= 0) {
+    const kg_tensor_t *x = &g->tensors[g->nodes[k->row_scale].inputs[0]];
+    const char *eps = kg_node_hole(g, k->row_scale, 0, "EPS");
+    if (!eps)
+      return kg_error(d, "internal: %s: the norm it scales by has no EPS", k->name);
+    kg_holes_set(h, "RS_EPS", "%s", eps);
+    kg_holes_set(h, "RS_K", "%lld", (long long)x->dims[x->rank - 1].value);
+  }
   return 0;
 }
 
@@ -490,6 +518,12 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   for (int i = 0; i < k->num_outs; i++)
     add_buffer(g, lw, k->outs[i], 0);
   if ((decl->fuse & KG_FUSE_NORM) && norm_prologue(g, k, h, d)) {
+    kg_holes_free(h);
+    free(given);
+    return -1;
+  }
+  if ((decl->fuse & (KG_FUSE_NORM_OUT | KG_FUSE_ROW_SCALE)) &&
+      split_norm_holes(g, k, h, d)) {
     kg_holes_free(h);
     free(given);
     return -1;

@@ -46,9 +46,19 @@
  * products are staged F::M rows at a time, and each thread stores
  * elements of consecutive columns, so the epilogue is one loop (inlined
  * into every accumulator it was 14 times the kernel's code: 793 KB for
- * sm_90a's 128 x 256 tile). */
+ * sm_90a's 128 x 256 tile).
+ * A split RMS norm (fuse.c's split_plan), at prefill where the norm's
+ * operand is a GEMM's epilogue result (a residual) and its consumers are
+ * GEMMs: NOUT, this GEMM's result y is the operand; it also stores z = y
+ * times the norm's weight nog (NOG_T; none without one) as NOUT_T where the
+ * norm's result would be, and the squares of y as stored, summed per 32
+ * columns of a row, into part [rows, N / 32] (through LDS as the regions
+ * are; each sum a shuffle over 32 lanes: the same bits every run).
+ * RSCALE, x is such a z: each row of the products is scaled by
+ * rsqrt(sum of its RS_K / 32 sums / RS_K + RS_EPS) before any epilogue, so
+ * no kernel computes the norm. */
 {{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{W_T}}) wr1,{{#if R2}} KG_GLOBAL(const {{W_T}}) wr2,{{/if}}{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{W_T}}) wr1,{{#if R2}} KG_GLOBAL(const {{W_T}}) wr2,{{/if}}{{/if}}{{#if NOG_T}} KG_GLOBAL(const {{NOG_T}}) nog,{{/if}}{{#if RSCALE}} KG_GLOBAL(const float) rsum,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}{{#if NOUT}}, KG_GLOBAL({{NOUT_T}}) z, KG_GLOBAL(float) part{{/if}}, long M{{/if}}) {
   typedef {{FRAG}} F;
   /* the LDS ring: As[STAGES][BM * LD], Bs[STAGES][BN * LD] (and Bs1) */
   KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
@@ -200,7 +210,39 @@
       load_tile(s, s);
     kg_async_commit();
   }
-{{#if QRAW}}  /* tile 0's weights decoded; each later tile's while the one before it is
+{{#if RSCALE}}
+  /* while the first tiles come in: the rsqrt(mean square + RS_EPS) of the
+   * split RMS norm of each of the tile's rows, from the RS_K / 32 sums of
+   * squares its producer wrote (rsum [rows, RS_K / 32]): row r by a group
+   * of 32 lanes, lane l adding sums l, l + 32, ... in order, then a shuffle
+   * tree (the same bits every run); every group's rows unrolled, so their
+   * loads are in flight together */
+  __shared__ float rsc[{{BM}}];
+  {
+    constexpr int P = {{RS_K}} / 32, G = {{BLOCK}} / 32, RG = ({{BM}} + G - 1) / G;
+    static_assert({{BLOCK}} % 32 == 0, "a row's sums take a group of 32 lanes");
+    const int l = tid % 32;
+    float s[RG];
+    /* the loads first (no store between them), then the trees */
+#pragma unroll
+    for (int i = 0; i < RG; i++) {
+      const int r = i * G + tid / 32;
+      const long m = m0 + r;
+      s[i] = 0.0f;
+#pragma unroll
+      for (int j = 0; j < (P + 31) / 32; j++)
+        if (l + 32 * j < P && r < {{BM}} && m < M)
+          s[i] += kg_ld(rsum, (batch * M + m) * P + l + 32 * j);
+    }
+#pragma unroll
+    for (int i = 0; i < RG; i++) {
+      const int r = i * G + tid / 32;
+      const float sum = kg_wave_sum<32>(s[i]);
+      if (l == 0 && r < {{BM}})
+        rsc[r] = kg_rsqrt(sum * (1.0f / {{RS_K}}) + {{RS_EPS}});
+    }
+  }
+{{/if}}{{#if QRAW}}  /* tile 0's weights decoded; each later tile's while the one before it is
    * multiplied (the loop's end) */
   kg_async_wait<AHEAD - 1>();
   __syncthreads();
@@ -264,7 +306,21 @@
 {{#if WG}}  F::template wait<0>(acc[0][0]);
 {{#if PAIR}}  F::template wait<0>(acc_up[0][0]);
 {{/if}}{{/if}}
-
+{{#if RSCALE}}
+  /* the split RMS norm x comes from (x is z, the operand times the norm's
+   * weight): each row's products times its rsqrt, rsc (computed before the
+   * k loop, whose barriers publish it) */
+#pragma unroll
+  for (int i = 0; i < {{FM}}; i++)
+#pragma unroll
+    for (int j = 0; j < {{FN}}; j++)
+#pragma unroll
+      for (int r = 0; r < F::ACC; r++) {
+        const float sc = rsc[wm + i * F::M + F::row(r)];
+        acc[i][j][r] *= sc;
+{{#if PAIR}}        acc_up[i][j][r] *= sc;
+{{/if}}      }
+{{/if}}
 {{#if REPI}}
   /* do the positions of all M rows strictly ascend? then no row's slot is
    * taken by a later row (the region epilogue's search) */
@@ -323,6 +379,85 @@
   auto epi = [&](long idx, float acc0{{#if PAIR}}, float acc1{{/if}}) {
     {{> epi_load}}return kg_from_f32<{{OUT_T}}>({{EPI}});
   };
+{{#if NOUT}}
+  /* y is the operand of a split RMS norm: it goes out through LDS, F::M rows
+   * of one row of units at a time, as the regions do (rows SB floats apart:
+   * fewer bank conflicts for fragments whose lanes span rows); each element
+   * also as z = y times the norm's weight (nog), and its square (of y as
+   * stored) back into the stage; then a thread adds the 32 squares of one
+   * run of 32 columns of a row, starting where the 32 lanes of a wave hit
+   * 32 banks (an order fixed by the run: the same bits every run), into
+   * part [rows, N / 32] */
+  constexpr int SB = {{BN}} + 8, RUNS = {{BN}} / 32;
+  float *const stage = (float *)(void *)As;
+  static_assert(F::M * SB * sizeof(float) + F::ALIGN <= {{SHARED_BYTES}},
+                "the epilogue's LDS stage is larger than the ring");
+  static_assert({{BN}} % 32 == 0 && {{N}} % 32 == 0, "a split norm's sums cover 32 columns");
+#pragma unroll
+  for (int i = 0; i < {{FM}}; i++)
+    for (int g = 0; g < {{WM}}; g++) {
+      __syncthreads(); /* every wave is done with the LDS before (ring or stage) */
+      if (unit / {{WN}} == g) {
+#pragma unroll
+        for (int j = 0; j < {{FN}}; j++)
+#pragma unroll
+          for (int r = 0; r < F::ACC; r++)
+            stage[F::row(r) * SB + wn + j * F::N + F::col(r)] = acc[i][j][r];
+      }
+      __syncthreads();
+      const long mg = m0 + g * ({{BM}} / {{WM}}) + i * F::M;
+      /* constant trips, unrolled, CH at a time in two passes: their loads
+       * (the stage, the epilogue's operands, the norm's weight) before any
+       * store, so they are in flight together */
+      constexpr int TR = (F::M * {{BN}} + {{BLOCK}} - 1) / {{BLOCK}}, CH = TR < 16 ? TR : 16;
+#pragma unroll 1
+      for (int t0 = 0; t0 < TR; t0 += CH) {
+        {{OUT_T}} v[CH];
+        float gw[CH];
+#pragma unroll
+        for (int t = 0; t < CH; t++) {
+          const int e = tid + (t0 + t) * {{BLOCK}}, c = e % {{BN}};
+          const long m = mg + e / {{BN}}, n = n0 + c;
+          gw[t] = 1.0f;
+          if (t0 + t < TR && e < F::M * {{BN}} && m < M && n < {{N}}) {
+            v[t] = epi((batch * M + m) * {{N}}L + n, stage[e / {{BN}} * SB + c]);
+{{#if NOG_T}}            gw[t] = kg_to_f32(kg_ld(nog, n));
+{{/if}}          }
+        }
+#pragma unroll
+        for (int t = 0; t < CH; t++) {
+          const int e = tid + (t0 + t) * {{BLOCK}}, c = e % {{BN}};
+          const long m = mg + e / {{BN}}, n = n0 + c;
+          float sq = 0.0f;
+          if (t0 + t < TR && e < F::M * {{BN}} && m < M && n < {{N}}) {
+            const long idx = (batch * M + m) * {{N}}L + n;
+            const float f = kg_to_f32(v[t]);
+            kg_st(y, idx, v[t]);
+            kg_st(z, idx, kg_from_f32<{{NOUT_T}}>(f * gw[t]));
+            sq = f * f;
+          }
+          if (t0 + t < TR && e < F::M * {{BN}})
+            stage[e / {{BN}} * SB + c] = sq;
+        }
+      }
+      __syncthreads();
+#pragma unroll
+      for (int t = 0; t < (F::M * RUNS + {{BLOCK}} - 1) / {{BLOCK}}; t++) {
+        const int u = tid + t * {{BLOCK}};
+        if ((F::M * RUNS) % {{BLOCK}} != 0 && u >= F::M * RUNS)
+          break;
+        const long m = mg + u / RUNS, n = n0 + u % RUNS * 32;
+        const float *const run = stage + u / RUNS * SB + u % RUNS * 32;
+        const int rot = (u - u / RUNS * SB) & 31; /* bank (k + u) % 32 */
+        float s = 0.0f;
+#pragma unroll
+        for (int k = 0; k < 32; k++)
+          s += run[(k + rot) & 31];
+        if (m < M && n < {{N}})
+          kg_st(part, (batch * M + m) * ({{N}}L / 32) + n / 32, s);
+      }
+    }
+{{else}}
   /* each lane stores the elements its accumulators hold: runs of F::RUN
    * consecutive columns of one row at once where they are whole and aligned */
 #pragma unroll
@@ -348,4 +483,4 @@
           }
         }
       }
-{{/if}}}
+{{/if}}{{/if}}}

@@ -30,6 +30,8 @@
 --     Hugging Face files and for GGUF files of Qwen2]
 --   norm_eps [1e-5], tied_embeddings [false], qkv_bias [false] (Qwen2),
 --   sliding_window [none] (Mistral)
+--   split_norms [false]: the norms after the first as rmsnorm's split
+--     (prefill: 5 kernels a layer, no norm kernel; slower on the H100 today)
 --   dtype [bf16]: activations and the KV cache (f16 or bf16; f32 for tests)
 --   weights [dtype]: every weight's format (f32, f16, bf16, q8_0, q4_0,
 --     q4_k, q6_k), or a table { default = ..., token_embd = ..., output = ...,
@@ -390,6 +392,7 @@ function M.config(cfg)
   c.norm_eps = num_key(cfg, "norm_eps", 1e-5)
   c.tied_embeddings = bool_key(cfg, "tied_embeddings")
   c.qkv_bias = bool_key(cfg, "qkv_bias")
+  c.split_norms = bool_key(cfg, "split_norms")
   local win = rawget(cfg, "sliding_window")
   if win ~= nil then c.sliding_window = int_key(cfg, "sliding_window") end
   c.dtype = rawget(cfg, "dtype") or bf16
@@ -453,7 +456,8 @@ local function layer(c, l, cl, x, pos, S, kc, vc)
   local f = {} -- the kinds' formats, with this layer's own
   for kind, dt in pairs(c.formats) do f[kind] = dt end
   for kind, dt in pairs(c.formats.layers[l] or {}) do f[kind] = dt end
-  local h = rmsnorm(x, layer_weight(c, l, "attn_norm", c.norms, { E }), { eps = c.norm_eps })
+  local h = rmsnorm(x, layer_weight(c, l, "attn_norm", c.norms, { E }),
+    { eps = c.norm_eps, split = c.split_norms })
   local function proj(kind, n, parts)
     local y = matmul(h, layer_weight(c, l, kind, f[kind], { n, E }, 1, parts))
     if c.qkv_bias then
@@ -473,7 +477,8 @@ local function layer(c, l, cl, x, pos, S, kc, vc)
   local a = attention(q, kc, vc, { layer = cl, context = S, causal = true, window = c.sliding_window })
   local wo = layer_weight(c, l, "attn_output", f.attn_output, { E, H * D }, 2, c.tp)
   x = combine(c, x, matmul(reshape(a, { T, H * D }), wo))
-  local h2 = rmsnorm(x, layer_weight(c, l, "ffn_norm", c.norms, { E }), { eps = c.norm_eps })
+  local h2 = rmsnorm(x, layer_weight(c, l, "ffn_norm", c.norms, { E }),
+    { eps = c.norm_eps, split = c.split_norms })
   local g = matmul(h2, layer_weight(c, l, "ffn_gate", f.ffn_gate, { r.ffn, E }, 1, c.tp))
   local u = matmul(h2, layer_weight(c, l, "ffn_up", f.ffn_up, { r.ffn, E }, 1, c.tp))
   local wd = layer_weight(c, l, "ffn_down", f.ffn_down, { E, r.ffn }, 2, c.tp)

@@ -87,11 +87,18 @@ end
 
 kg.op {
   name = "rmsnorm",
-  doc = "x / sqrt(mean(x^2 over the last dim) + eps) * weight (weight optional, shape [last dim]; block = threads per row overrides the rule)",
+  doc = "x / sqrt(mean(x^2 over the last dim) + eps) * weight (weight optional, shape [last dim]; block = threads per row overrides the rule; split = true lets kgen split it around GEMMs, see README)",
   inputs = { "x", "weight?" },
-  attrs = { eps = eps_attr, block = block_attr },
+  attrs = { eps = eps_attr, block = block_attr,
+    -- where x is a GEMM's epilogue result and only GEMMs read the norm: that
+    -- GEMM writes x times the weight and x's sums of squares, the readers
+    -- scale their rows (no norm kernel); off by default: on the H100 its
+    -- epilogue through LDS still costs more than the norm's kernel
+    split = { default = false,
+      check = function(v) return type(v) == "boolean", "must be true or false" end } },
   build = function(node, ins, a)
     row_norm("rmsnorm", "rmsnorm", node, ins[1], nil, ins[2], nil, a.eps, a.block)
+    node.split_norm = a.split
   end,
 }
 

@@ -37,6 +37,9 @@ typedef enum mm_epi {
   MM_SWIGLU,      /* silu(x wg^T) * (x wu^T) */
   MM_NORM,        /* rmsnorm(x, g) w^T: the GEMV takes the norm in (its prologue) */
   MM_NORM_SWIGLU, /* silu(h wg^T) * (h wu^T), h = rmsnorm(x, g) */
+  MM_SPLIT_NORM,  /* silu(h wg^T) * (h wu^T), h = rmsnorm(x + x wo^T, g), wo [K, K]:
+                     at M > 8 the norm is split around the GEMMs (the one of wo
+                     writes z and the sums, the gate/up pair scales its rows) */
   MM_SPLIT3,      /* q + 2 k + 3 v for q, k, v = split(x w^T), w [3N, K]: the
                      parts are matmuls over views of w's rows (at offsets) */
   MM_REGIONS,     /* q, k, v = split(x w^T, {N/2, N/4, N/4}) as three outputs:
@@ -74,6 +77,7 @@ static const mm_case_t cases[] = {
     {"swiglu", 144, 136, 0, 0, MM_SWIGLU, 0, 0, 0, 0, 0},
     {"norm", 96, 128, 0, 0, MM_NORM, 0, 0, 0, 0, 0},
     {"norm_swiglu", 144, 136, 0, 0, MM_NORM_SWIGLU, 0, 0, 0, 0, 0},
+    {"split_norm", 144, 128, 0, 0, MM_SPLIT_NORM, 0, 0, 0, 0, 0},
     {"split3", 40, 72, 0, 0, MM_SPLIT3, 0, 0, 0, 0, 0},
     /* regions: split K (a small N), and whole columns on gfx1100 and sm_90a */
     {"regions_n96_k128", 96, 128, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0},
@@ -98,6 +102,15 @@ static const mm_case_t cases[] = {
     {"kn_real_4096x4096", 4096, 4096, 1, 0, MM_PLAIN, 1, 1, 0, 0, 0},
 };
 enum { NCASES = (int)(sizeof cases / sizeof cases[0]), MMAX = 257 };
+
+/* Does the case have a norm's weight g, a second weight wu (a gate/up
+ * pair)? */
+static inline int has_norm(mm_epi_t e) {
+  return e == MM_NORM || e == MM_NORM_SWIGLU || e == MM_SPLIT_NORM;
+}
+static inline int has_up(mm_epi_t e) {
+  return e == MM_SWIGLU || e == MM_NORM_SWIGLU || e == MM_SPLIT_NORM;
+}
 static const int64_t ms[] = {1, 3, 8, 17, 128, 257};
 enum { NMS = (int)(sizeof ms / sizeof ms[0]) };
 
@@ -176,8 +189,15 @@ static void emit_case(FILE *f, int i, const mm_case_t *c, const char *dt) {
     break;
   case MM_NORM:
   case MM_NORM_SWIGLU:
+  case MM_SPLIT_NORM:
     fprintf(f, "  local g = weight(\"c%d_g\", %s, {%lld})\n", i, dt, (long long)c->k);
-    fprintf(f, "  local h = rmsnorm(x, g, {eps = 1e-5})\n");
+    if (c->epi == MM_SPLIT_NORM) {
+      fprintf(f, "  local wo = weight(\"c%d_wo\", %s, {%lld, %lld})\n", i, dt,
+              (long long)c->k, (long long)c->k);
+      fprintf(f, "  x = x + matmul(x, wo)\n");
+    }
+    fprintf(f, "  local h = rmsnorm(x, g, {eps = 1e-5%s})\n",
+            c->epi == MM_SPLIT_NORM ? ", split = true" : "");
     if (c->epi == MM_NORM) {
       fprintf(f, "  output(\"c%d_y\", matmul(h, w%s))\n", i, attrs);
       break;
@@ -381,7 +401,7 @@ static void set_zeros(kgrt_model_t *model, const char *name, int64_t count, int 
  * up weight (wu) where its epilogue has them; MM_QKV_ROPE's positions (i32)
  * and caches. */
 typedef struct mm_data {
-  host_t x, w, extra, wu, pos, kc, vc;
+  host_t x, w, extra, wu, pos, kc, vc, wo;
 } mm_data_t;
 
 /* Runs case i at M rows on a freshly loaded model (outputs start poisoned)
@@ -424,11 +444,14 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
     if (o->epi == MM_GELU_RES)
       set_zeros(model, name, o->n, 0);
     snprintf(name, sizeof name, "c%d_wu", j);
-    if (o->epi == MM_SWIGLU || o->epi == MM_NORM_SWIGLU)
+    if (has_up(o->epi))
       set_zeros(model, name, o->n * o->k, 1);
     snprintf(name, sizeof name, "c%d_g", j);
-    if (o->epi == MM_NORM || o->epi == MM_NORM_SWIGLU)
+    if (has_norm(o->epi))
       set_zeros(model, name, o->k, 1);
+    snprintf(name, sizeof name, "c%d_wo", j);
+    if (o->epi == MM_SPLIT_NORM)
+      set_zeros(model, name, o->k * o->k, 1);
     if (o->epi == MM_QKV_ROPE) {
       snprintf(name, sizeof name, "c%d_pos", j);
       set_zero_bytes(model, name, 4, 0); /* one i32 */
@@ -449,13 +472,17 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
     snprintf(name, sizeof name, "c%d_r", i);
     set(model, name, &in->extra, 0);
   }
-  if (c->epi == MM_SWIGLU || c->epi == MM_NORM_SWIGLU) {
+  if (has_up(c->epi)) {
     snprintf(name, sizeof name, "c%d_wu", i);
     set(model, name, &in->wu, 1);
   }
-  if (c->epi == MM_NORM || c->epi == MM_NORM_SWIGLU) {
+  if (has_norm(c->epi)) {
     snprintf(name, sizeof name, "c%d_g", i);
     set(model, name, &in->extra, 1);
+  }
+  if (c->epi == MM_SPLIT_NORM) {
+    snprintf(name, sizeof name, "c%d_wo", i);
+    set(model, name, &in->wo, 1);
   }
   if (c->epi == MM_QKV_ROPE) {
     snprintf(name, sizeof name, "c%d_pos", i);
@@ -491,6 +518,7 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
                   {0},
                   {0},
                   {0},
+                  {0},
                   {0}};
   if (c->epi == MM_QKV_ROPE) { /* positions -1 .. 17 over 16 slots */
     in.pos = kn_host_random(KGRT_DTYPE_I32, m_rows, -2, QKV_SLOTS + 2, &rng);
@@ -501,27 +529,39 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
     in.extra = make_random(c->n, -1, 1);
   else if (c->epi == MM_GELU_RES)
     in.extra = make_random(m_rows * c->n, -1, 1);
-  if (c->epi == MM_SWIGLU || c->epi == MM_NORM_SWIGLU)
+  if (has_up(c->epi))
     in.wu = make_random(c->n * c->k, -1, 1);
-  if (c->epi == MM_NORM || c->epi == MM_NORM_SWIGLU)
+  if (has_norm(c->epi))
     in.extra = make_random(c->k, 0.5, 1.5); /* the norm's weight g */
+  if (c->epi == MM_SPLIT_NORM)
+    in.wo = make_random(c->k * c->k, -0.25, 0.25);
 
   /* MM_QKV_ROPE checks q and both caches, as f32 */
   const int qkv = c->epi == MM_QKV_ROPE;
   const int out_dtype = qkv ? KGRT_DTYPE_F32 : dtype;
   const int64_t ny = qkv ? rows * c->heads * qkv_d(c) + 2 * qkv_cache(c) : rows * c->n;
   double *ref = malloc((size_t)(ny > rows * c->n ? ny : rows * c->n) * sizeof *ref);
-  /* the norm's result, unrounded: h = x rsqrt(mean(x^2) + eps) g */
+  /* the norm's operand (MM_SPLIT_NORM: x + x wo^T) and result, unrounded:
+   * h = x rsqrt(mean(x^2) + eps) g */
   double *h = malloc((size_t)(rows * c->k) * sizeof *h);
+  double *xs = malloc((size_t)(rows * c->k) * sizeof *xs);
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t k = 0; k < c->k; k++) {
+      double s = in.x.v[r * c->k + k];
+      for (int64_t j = 0; c->epi == MM_SPLIT_NORM && j < c->k; j++)
+        s += in.x.v[r * c->k + j] * in.wo.v[k * c->k + j];
+      xs[r * c->k + k] = s;
+    }
   for (int64_t r = 0; r < rows; r++) {
     double ss = 0;
     for (int64_t k = 0; k < c->k; k++)
-      ss += in.x.v[r * c->k + k] * in.x.v[r * c->k + k];
-    const int norm = c->epi == MM_NORM || c->epi == MM_NORM_SWIGLU;
+      ss += xs[r * c->k + k] * xs[r * c->k + k];
+    const int norm = has_norm(c->epi);
     const double rstd = norm ? 1.0 / sqrt(ss / (double)c->k + 1e-5) : 1.0;
     for (int64_t k = 0; k < c->k; k++)
-      h[r * c->k + k] = in.x.v[r * c->k + k] * rstd * (norm ? in.extra.v[k] : 1.0);
+      h[r * c->k + k] = xs[r * c->k + k] * rstd * (norm ? in.extra.v[k] : 1.0);
   }
+  free(xs);
   ref_matmul(c, m_rows, h, in.w.v, ref);
   if (c->epi == MM_SPLIT3) { /* q + 2 k + 3 v: w's rows n .. 2n - 1 and 2n .. 3n - 1 */
     double *part = malloc((size_t)ny * sizeof *part);
@@ -532,7 +572,7 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
     }
     free(part);
   }
-  if (c->epi == MM_SWIGLU || c->epi == MM_NORM_SWIGLU) {
+  if (has_up(c->epi)) {
     double *up = malloc((size_t)ny * sizeof *up);
     ref_matmul(c, m_rows, h, in.wu.v, up);
     for (int64_t e = 0; e < ny; e++)
@@ -540,7 +580,7 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
     free(up);
   }
   free(h);
-  for (int64_t e = 0; e < ny && c->epi != MM_SWIGLU && c->epi != MM_NORM_SWIGLU; e++) {
+  for (int64_t e = 0; e < ny && !has_up(c->epi); e++) {
     if (c->epi == MM_BIAS)
       ref[e] += in.extra.v[e % c->n];
     else if (c->epi == MM_SILU)
@@ -596,6 +636,8 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
     kn_host_free(&in.extra);
   if (in.wu.raw)
     kn_host_free(&in.wu);
+  if (in.wo.raw)
+    kn_host_free(&in.wo);
   if (qkv) {
     kn_host_free(&in.pos);
     kn_host_free(&in.kc);

@@ -6,14 +6,20 @@
 -- kernel of three regions whose epilogue rotates q and k (RoPE) and writes k
 -- and v into their caches, at decode (a GEMV, T <= 8) and at prefill (a
 -- GEMM, T > 8) alike: neither RoPE nor the KV write has a kernel of its
--- own. Both norms are the GEMVs' prologue; the GEMMs read the norm's result
--- (its kernel runs for T > 8 only: a prologue in the GEMM cost more than
--- the norm's kernel on the H200, bench/results/h100_llama.md). Decode (the
--- steps whose select holds 1) runs 5 steps: [norm -> QKV + RoPE + KV
+-- own. Both norms are the GEMVs' prologue. At prefill the second norm
+-- (split = true) is split around its GEMMs: the O GEMM, whose result is its operand, also
+-- stores that result times the norm's weight (z, where the norm's result
+-- would be) and its sums of squares per 32 columns, and the gate/up GEMM
+-- reads z and scales its rows by the norm's rsqrt from those sums; no norm
+-- kernel runs. The first norm's operand is the model's input, which no
+-- GEMM writes: its kernel runs for T > 8 (a prologue in the GEMM cost more
+-- than the norm's kernel on the H200, bench/results/h100_llama.md). Decode
+-- (the steps whose select holds 1) runs 5 steps: [norm -> QKV + RoPE + KV
 -- write], [attention], [O + residual], [norm -> gate/up + SwiGLU], [down +
--- residual]; prefill 7: [norm], [QKV + RoPE + KV write], [attention], [O +
--- residual], [norm], [gate/up + SwiGLU], [down + residual] (issue 18 asks
--- for 5 and 6).
+-- residual]; prefill 6: [norm], [QKV + RoPE + KV write], [attention], [O +
+-- residual + the norm's z and sums], [gate/up scaled + SwiGLU], [down +
+-- residual] (in a stack of layers, the next layer's first norm is split
+-- around the down GEMM the same way: models/llama_kernels.lua).
 -- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck --check-prefix=HIP %s
 -- the fused kernels: const operands, the caches (regions 1 and 2) writable,
@@ -25,6 +31,16 @@
 -- HIP: auto region_out = [&](long m, long n0, int c, float acc0, float accp) {
 -- HIP: float *const stage = (float *)(void *)As;
 -- HIP: region_out(m, n0, c, stage[e], stage[e ^ 1]);
+-- The split norm: the O GEMM reads the norm's weight after w and writes z
+-- and the sums after y; the gate/up GEMM reads the sums after its weights.
+-- HIP: llama_layer_matmul_add_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) nog,
+-- HIP-NEXT: KG_GLOBAL(const kg_bf16) e3, KG_GLOBAL(kg_bf16) y, KG_GLOBAL(kg_bf16) z, KG_GLOBAL(float) part, long M) {
+-- HIP: gw[t] = kg_to_f32(kg_ld(nog, n));
+-- HIP: kg_st(z, idx, kg_from_f32<kg_bf16>(f * gw[t]));
+-- HIP: stage[e / 128 * SB + c] = sq;
+-- HIP: llama_layer_matmul_silu_matmul_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) w1, KG_GLOBAL(const float) rsum, KG_GLOBAL(kg_bf16) y, long M) {
+-- HIP: s[i] += kg_ld(rsum, (batch * M + m) * P + l + 32 * j);
+-- HIP: rsc[r] = kg_rsqrt(sum * (1.0f / 512) + 1e-05f);
 -- CHECK-LABEL: static const kgrt_kernel_t kernels[11] = {
 -- CHECK-NEXT: {"llama_layer_rmsnorm_{{[0-9a-f]+}}"
 -- CHECK-NEXT: {"llama_layer_rmsnorm_matmul3_rope_kv_append_gemv_{{[0-9a-f]+}}"
@@ -65,7 +81,22 @@
 -- CHECK-NEXT: {KGRT_SPACE_INPUT, 3, 0,
 -- CHECK-NEXT: {KGRT_SPACE_ARENA,
 -- CHECK-NEXT: {KGRT_SPACE_ARENA, 0, 0, {0, {-1, -1, -1, -1}}, {1, {0,
--- CHECK-LABEL: static const kgrt_step_t steps[12] = {
+-- the O GEMM: x, wo, the norm's weight, the residual, then y, z and the
+-- sums (16 floats a row), and M; the gate/up GEMM reads z and the sums
+-- CHECK-LABEL: static const kgrt_step_arg_t s6_args[8] = {
+-- CHECK-NEXT: {KGRT_SPACE_ARENA,
+-- CHECK-NEXT: {KGRT_SPACE_WEIGHT, 2, 0,
+-- CHECK-NEXT: {KGRT_SPACE_WEIGHT, 3, 0,
+-- CHECK-NEXT: {KGRT_SPACE_INPUT, 0, 0,
+-- CHECK-NEXT: {KGRT_SPACE_ARENA, 0, [[Y:[0-9]+]], {1024,
+-- CHECK-NEXT: {KGRT_SPACE_ARENA, 0, [[Z:[0-9]+]], {1024,
+-- CHECK-NEXT: {KGRT_SPACE_ARENA, 0, [[SUMS:[0-9]+]], {64, {0,
+-- CHECK-LABEL: static const kgrt_step_arg_t s8_args[6] = {
+-- CHECK-NEXT: {KGRT_SPACE_ARENA, 0, [[Z]], {1024,
+-- CHECK-NEXT: {KGRT_SPACE_WEIGHT, 4, 0,
+-- CHECK-NEXT: {KGRT_SPACE_WEIGHT, 5, 0,
+-- CHECK-NEXT: {KGRT_SPACE_ARENA, 0, [[SUMS]], {64, {0,
+-- CHECK-LABEL: static const kgrt_step_t steps[11] = {
 -- CHECK-NEXT: {0, {{.*}}, 9LL, 9223372036854775807LL, s0_args, 0, 0, -1},
 -- CHECK-NEXT: {1, {{.*}}, 0LL, 8LL, s1_args, 0, 0, -1},
 -- CHECK-NEXT: {2, {{.*}}, 9LL, 9223372036854775807LL, s2_args, 0, 0, -1},
@@ -73,11 +104,10 @@
 -- CHECK-NEXT: {4, {{.*}}, 0LL, 4LL, s4_args, 0, 0, -1},
 -- CHECK-NEXT: {5, {{.*}}, 0LL, 8LL, s5_args, 0, 0, -1},
 -- CHECK-NEXT: {6, {{.*}}, 9LL, 9223372036854775807LL, s6_args, 0, 0, -1},
--- CHECK-NEXT: {0, {{.*}}, 9LL, 9223372036854775807LL, s7_args, 0, 0, -1},
--- CHECK-NEXT: {7, {{.*}}, 0LL, 8LL, s8_args, 0, 0, -1},
--- CHECK-NEXT: {8, {{.*}}, 9LL, 9223372036854775807LL, s9_args, 0, 0, -1},
--- CHECK-NEXT: {9, {{.*}}, 0LL, 8LL, s10_args, 0, 0, -1},
--- CHECK-NEXT: {10, {{.*}}, 9LL, 9223372036854775807LL, s11_args, 0, 0, -1},
+-- CHECK-NEXT: {7, {{.*}}, 0LL, 8LL, s7_args, 0, 0, -1},
+-- CHECK-NEXT: {8, {{.*}}, 9LL, 9223372036854775807LL, s8_args, 0, 0, -1},
+-- CHECK-NEXT: {9, {{.*}}, 0LL, 8LL, s9_args, 0, 0, -1},
+-- CHECK-NEXT: {10, {{.*}}, 9LL, 9223372036854775807LL, s10_args, 0, 0, -1},
 -- CHECK-NEXT: };
 local T, S = sym("T", 256), sym("S", 2048)
 local H, KVH, D, E, F = 8, 2, 64, 512, 1024
@@ -93,6 +123,6 @@ kc = kv_append(kc, k, pos)
 vc = kv_append(vc, reshape(v, { T, KVH, D }), pos)
 local a = attention(q, kc, vc, { context = S, causal = true })
 x = x + matmul(reshape(a, { T, H * D }), weight("wo", bf16, { E, H * D }))
-local h2 = rmsnorm(x, weight("ffn_norm", bf16, { E }), { eps = 1e-5 })
+local h2 = rmsnorm(x, weight("ffn_norm", bf16, { E }), { eps = 1e-5, split = true })
 local f = silu(matmul(h2, weight("wg", bf16, { F, E }))) * matmul(h2, weight("wu", bf16, { F, E }))
 output("y", x + matmul(f, weight("wd", bf16, { E, F })))

@@ -1,0 +1,53 @@
+-- models.llama with split_norms = true: every norm but the first layer's is
+-- rmsnorm's split at prefill (the GEMMs, T > 8): the O GEMM and the down
+-- GEMM also write the next norm's z and sums, and the gate/up GEMM and the
+-- next layer's q/k/v GEMM scale their rows by it; the final norm is the LM
+-- head's (a GEMV of the last token) prologue, so the last layer's down GEMM
+-- writes no sums and is a kernel of its own. A 5-layer model needs exactly
+-- the distinct kernels of its 2-layer version; a layer after the first runs
+-- 5 kernels at decode and 5 at prefill, the first 6 at prefill (its norm
+-- reads the embedding: a kernel of its own).
+-- RUN: %kgen --arch gfx1100 --emit=table %s -o %t.5.c
+-- RUN: %kgen --arch gfx1100 --emit=table %S/inputs/llama_2_layers_split.lua -o %t.2.c
+-- RUN: grep 'kgrt_kernel_t kernels\[' %t.5.c > %t.5.k
+-- RUN: grep 'kgrt_kernel_t kernels\[' %t.2.c > %t.2.k
+-- RUN: diff %t.5.k %t.2.k
+-- RUN: FileCheck %s < %t.5.c
+-- CHECK: static const kgrt_kernel_t kernels[19] = {
+-- CHECK-NEXT: {"llama_split_norms_embedding_
+-- CHECK-NEXT: {"llama_split_norms_rmsnorm_
+-- CHECK-NEXT: {"llama_split_norms_rmsnorm_matmul3_rope_kv_append_gemv_
+-- CHECK-NEXT: {"llama_split_norms_matmul3_rope_kv_append_gemm_
+-- CHECK-NEXT: {"llama_split_norms_attention_prefill_
+-- CHECK-NEXT: {"llama_split_norms_attention_decode_
+-- CHECK-NEXT: {"llama_split_norms_matmul_add_gemv_
+-- CHECK-NEXT: {"llama_split_norms_matmul_add_gemm_
+-- CHECK-NEXT: {"llama_split_norms_rmsnorm_matmul_silu_gemv_
+-- CHECK-NEXT: {"llama_split_norms_matmul_silu_matmul_gemm_
+-- CHECK-NEXT: {"llama_split_norms_matmul_add_gemv_
+-- CHECK-NEXT: {"llama_split_norms_matmul_add_gemm_
+-- CHECK-NEXT: {"llama_split_norms_matmul3_rope_kv_append_gemm_
+-- CHECK-NEXT: {"llama_split_norms_matmul_add_gemm_
+-- CHECK-NEXT: {"llama_split_norms_rmsnorm_matmul_cast_gemv_
+-- CHECK-NOT: {"llama_split_norms_kv_append_
+-- CHECK-NOT: {"llama_split_norms_rope_
+-- CHECK-NOT: {"llama_split_norms_attention_decode_
+-- CHECK-NOT: {"llama_split_norms_rmsnorm_{{[0-9a-f]+}}"
+-- the second layer's steps (kernel, then the select range): decode 2 5 6 8
+-- 10, prefill 12 4 7 9 11
+-- CHECK: static const kgrt_step_t steps[58] = {
+-- CHECK: {11, {{.*}}, 9LL, 9223372036854775807LL, s11_args,
+-- CHECK-NEXT: {2, {{.*}}, 0LL, 8LL, s12_args,
+-- CHECK-NEXT: {12, {{.*}}, 9LL, 9223372036854775807LL, s13_args,
+-- CHECK-NEXT: {4, {{.*}}, 5LL, 9223372036854775807LL, s14_args,
+-- CHECK-NEXT: {5, {{.*}}, 0LL, 4LL, s15_args,
+-- CHECK-NEXT: {6, {{.*}}, 0LL, 8LL, s16_args,
+-- CHECK-NEXT: {7, {{.*}}, 9LL, 9223372036854775807LL, s17_args,
+-- CHECK-NEXT: {8, {{.*}}, 0LL, 8LL, s18_args,
+-- CHECK-NEXT: {9, {{.*}}, 9LL, 9223372036854775807LL, s19_args,
+-- CHECK-NEXT: {10, {{.*}}, 0LL, 8LL, s20_args,
+-- CHECK-NEXT: {11, {{.*}}, 9LL, 9223372036854775807LL, s21_args,
+-- CHECK-NEXT: {2, {{.*}}, 0LL, 8LL, s22_args,
+local llama = require "models.llama"
+llama { hidden = 256, layers = 5, heads = 8, kv_heads = 2, ffn = 768, vocab = 1000,
+  context = 64, max_tokens = 64, split_norms = true }

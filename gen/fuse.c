@@ -351,10 +351,6 @@ static void collect_ops(const kg_graph_t *g, int n, int norm, kg_buf_t *names,
   (*count)++;
 }
 
-/* The kernels of map root n whose chain takes the matmuls mm[] as its
- * producers: one per variant of mm[0], the matmul template with operands x,
- * w (and the second w), then the chain's other operands; the chain is the
- * epilogue expression. */
 /* Is variant v of node n selected only inside norm p's split range? */
 static int in_split(const kg_graph_t *g, const norms_t *nm, int p, int n, int v) {
   const kg_variant_t *var = &g->nodes[n].variants[v];
@@ -402,6 +398,10 @@ static void write_norm(const kg_graph_t *g, const norms_t *nm, int m, int v,
   k->outs[k->num_outs++] = nm->part[p];
 }
 
+/* The kernels of map root n whose chain takes the matmuls mm[] as its
+ * producers: one per variant of mm[0], the matmul template with operands x,
+ * w (and the second w), then the chain's other operands; the chain is the
+ * epilogue expression. */
 static int fuse_epilogue(const kg_graph_t *g, const norms_t *nm, int n, const int *mm,
                          int num_mm, kg_program_t *p, kg_diag_t *d) {
   const kg_node_t *root = &g->nodes[n], *m = &g->nodes[mm[0]];
@@ -740,12 +740,12 @@ static int kernel_rank(const kg_graph_t *g, kg_kernel_t *k, kg_diag_t *d) {
 
 /* Can RMS norm p, which runs as a kernel for the consumers' variants in
  * range r (norm_plan), be split there instead? The model allows it
- * (rmsnorm's split), its operand h is the result
- * of one matmul's epilogue (no pair) whose variants selected in r all write
- * the norm's z = h times its weight and h's sums of squares per
- * KG_NORM_PART_COLS columns (KG_FUSE_NORM_OUT) and cover r, and every
- * consumer's variant in r scales its rows by the norm's rsqrt from the sums
- * (KG_FUSE_ROW_SCALE). The matmul, or -1. */
+ * (rmsnorm's split); its operand h is the result of one matmul's epilogue
+ * (no pair) whose variants selected in r all write the norm's z = h times
+ * its weight and h's sums of squares per KG_NORM_PART_COLS columns
+ * (KG_FUSE_NORM_OUT) and cover r; and every consumer's variant in r scales
+ * its rows by the norm's rsqrt from the sums (KG_FUSE_ROW_SCALE). The
+ * matmul, or -1. */
 static int split_plan(const kg_graph_t *g, const norms_t *nm, int p,
                       const kg_kernel_t *r) {
   const kg_node_t *nn = &g->nodes[p];

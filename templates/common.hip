@@ -1,7 +1,7 @@
 /* common.hip - platform-neutral helpers every kgen kernel may use: dtype
  * conversion through float, elementwise math, and wave/workgroup reductions
  * specialised to a wave size. Needs a prelude (prelude_<platform>.hip) for
- * kg_lane_id, kg_shfl_u32, __syncthreads, the f16 bit conversions, kg_exp, kg_exp2,
+ * kg_lane_id, kg_shfl_u32, __syncthreads, the f16 bit conversions, kg_h2_fma, kg_exp, kg_exp2,
  * kg_sqrt, kg_fabs, kg_log, kg_sin, kg_cos, kg_atomic_add and kg_fence_device.
  * Templates reach global memory only through kg_ld, kg_st, kg_ldv and kg_stv:
  * on the sim device KG_GLOBAL(T) is a bounds-checked handle, not a pointer. */

@@ -15,10 +15,11 @@
  * per workgroup). A wave's steps, task after task, stream through its ring
  * of SLOTS slots in LDS: step j's bytes of every row are copied into slot j %
  * SLOTS with 16-byte asynchronous copies (every copy instruction of the wave
- * reads consecutive bytes), SLOTS - 1 steps ahead of the one computed; each
- * lane then reads its unit's NW words into registers with 8-byte LDS reads
- * (lanes 72 or 136 bytes apart: no bank conflicts), frees the slot for the
- * step SLOTS ahead, and decodes the unit's blocks ({{RDEQ}}: small integers q
+ * reads consecutive bytes); each lane reads its unit's NW words into
+ * registers with 8-byte LDS reads (lanes 72 or 136 bytes apart: no bank
+ * conflicts), the wave issues the copies of the step SLOTS ahead into the
+ * freed slot (so SLOTS steps are in flight while one is computed; SLOTS may
+ * be 1), and each lane decodes the unit's blocks ({{RDEQ}}: small integers q
  * with a scale per 16; the decoder may leave the integers of each half
  * offset, by QB0 and QB1, which then come off as the offset times the half's
  * sum of x), multiplying them with the same 32 UB elements of every row of x
@@ -28,7 +29,12 @@
  * f32, else nothing), unit by unit: its 32 UB values, then the f32 sums of
  * each half of each block, the unit padded to XU bytes, an odd multiple of
  * 16, so that the 8 lanes of a quarter wave reading 16 bytes of consecutive
- * units hit different banks.
+ * units hit different banks. XH (Q4_0, 16-bit x; the params take it for
+ * bf16): each block of x is staged as f16 divided by a power of two
+ * (kg_q4_0_h2_scale), 64 bytes in kg_q4_0_h2_stage's order, the unit's UB
+ * scales after its blocks; a block's products are then summed two weights
+ * an instruction in f16 (kg_q4_0_h2_dot: no offsets, no sums of x) and
+ * added to acc times the block's d and x's scale.
  * The weights do not depend on earlier kernels: the first SLOTS steps'
  * copies are issued before kg_dep_wait(), and x and the epilogue's operands
  * are read after it (common.hip, early launch); kg_dep_launch() first lets
@@ -110,7 +116,20 @@
     const int m = it / (NU * UB), u = it % (NU * UB) / UB, b = it % UB;
     if (m < M) {
       unsigned char *unit = xs + (m * NU + u) * {{XU}};
-      {{XT}} *d = ({{XT}} *)unit + b * 32;
+{{#if XH}}      float xf[32], amax = 0.0f, inv;
+#pragma unroll
+      for (int v = 0; v < 32 / XV; ++v) {
+        const kg_vec<{{T}}, XV> xv = kg_ldv<XV>(x, m * {{K}}L + (long)(u * UB + b) * 32 + v * XV);
+#pragma unroll
+        for (int e = 0; e < XV; ++e) {
+          xf[v * XV + e] = kg_to_f32(xv.v[e]);
+          const float a = kg_fabs(xf[v * XV + e]);
+          amax = a > amax ? a : amax;
+        }
+      }
+      ((float *)(unit + UB * 64))[b] = kg_q4_0_h2_scale(amax, &inv);
+      kg_q4_0_h2_stage(xf, inv, (unsigned *)unit + b * 16);
+{{else}}      {{XT}} *d = ({{XT}} *)unit + b * 32;
       float h0 = 0.0f, h1 = 0.0f;
 #pragma unroll
       for (int v = 0; v < 32 / XV; ++v) {
@@ -127,7 +146,7 @@
       float *sums = (float *)(unit + UB * 32 * (int)sizeof({{XT}}));
       sums[2 * b] = h0;
       sums[2 * b + 1] = h1;
-    }
+{{/if}}    }
   }
   __syncthreads();
 
@@ -163,7 +182,18 @@
       for (int b = 0; b < UB; ++b) {
 #pragma unroll
         for (int c = 0; c < {{RCPW}}; ++c) {
-          /* weight e of row c: sc[e / 16] * q[e] - mn */
+{{#if XH}}          unsigned qs[4];
+          kg_q_words_at<4>(wr[c], b * {{BB}} + 2, qs);
+          const float d = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(wr[c], b * {{BB}}));
+#pragma unroll
+          for (int m = 0; m < {{MMAX}}; ++m) {
+            if (m < M) {
+              const unsigned char *unit = xs + (m * NU + u) * {{XU}};
+              const float sd = d * ((const float *)(unit + UB * 64))[b];
+              acc[c][m] += sd * kg_q4_0_h2_dot(qs, (const unsigned *)unit + b * 16);
+            }
+          }
+{{else}}          /* weight e of row c: sc[e / 16] * q[e] - mn */
           float q[32], sc[2], mn;
           {{RDEQ}}(wr[c], b * {{BB}}, q, sc, &mn);
 #pragma unroll
@@ -193,7 +223,7 @@
 {{/if}}              acc[c][m] = sc[0] * p0 + (sc[1] * p1 + acc[c][m]){{#if MIN}} - mn * (sums[2 * b] + sums[2 * b + 1]){{/if}};
             }
           }
-        }
+{{/if}}        }
       }
     }
 

@@ -281,6 +281,64 @@ KG_INLINE void kg_q4_0_words32_off(unsigned d, const unsigned qs[4], float q[32]
   }
 }
 
+/* Q4_0 with x as halves (gemv_qr.hip's XH): the sum over the block's 32
+ * weights of (q - 8) x, two weights an instruction (kg_h2_fma), as an f32.
+ * qs[i]: bytes 4i .. 4i + 3 of qs; xh: the block's x as f16 in the order
+ * kg_q4_0_h2_stage writes (16-byte aligned). A nibble OR-ed under 0x6400 is f16 1024 + n, and
+ * 1024 + 16 n in the high nibble's place: one FMA each makes q - 8 exactly
+ * (n - 1032, then (1024 + 16 n) / 16 - 72), so the products stay the size
+ * of the weights times x (each of the word's lanes adds 16; x comes scaled
+ * so that they stay in f16's range). */
+KG_INLINE float kg_q4_0_h2_dot(const unsigned qs[4], const unsigned *xh) {
+  unsigned acc = 0u;
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const kg_vec<unsigned, 4> xv = *(const kg_vec<unsigned, 4> *)(xh + 4 * i);
+    const unsigned w = qs[i], w8 = qs[i] >> 8;
+    const unsigned q0 = kg_h2_fma((w & 0x000f000fu) | 0x64006400u, 0x3c003c00u, 0xe408e408u);
+    const unsigned q1 = kg_h2_fma((w & 0x00f000f0u) | 0x64006400u, 0x2c002c00u, 0xd480d480u);
+    const unsigned q2 = kg_h2_fma((w8 & 0x000f000fu) | 0x64006400u, 0x3c003c00u, 0xe408e408u);
+    const unsigned q3 = kg_h2_fma((w8 & 0x00f000f0u) | 0x64006400u, 0x2c002c00u, 0xd480d480u);
+    acc = kg_h2_fma(q0, xv.v[0], acc);
+    acc = kg_h2_fma(q1, xv.v[1], acc);
+    acc = kg_h2_fma(q2, xv.v[2], acc);
+    acc = kg_h2_fma(q3, xv.v[3], acc);
+  }
+  return kg_f16_bits_to_f32((unsigned short)acc) + kg_f16_bits_to_f32((unsigned short)(acc >> 16));
+}
+
+/* The power of two s that a block of x is divided by for kg_q4_0_h2_stage
+ * (*inv = 1 / s), from the block's largest |x|: amax / s < 2^8, so that a
+ * lane's 16 products of at most 8 times that stay under 2^15 in f16. Where
+ * amax is inf, s = 1 and the inf comes through (a NaN in x does too). */
+KG_INLINE float kg_q4_0_h2_scale(float amax, float *inv) {
+  unsigned e = kg_f32_bits(amax) >> 23 & 0xffu;
+  if (e == 0xffu) {
+    *inv = 1.0f;
+    return 1.0f;
+  }
+  e = e < 8u ? 8u : e;
+  *inv = kg_bits_f32((261u - e) << 23);
+  return kg_bits_f32((e - 7u) << 23);
+}
+
+/* 32 elements of x (f32) as kg_q4_0_h2_dot reads them, times inv, in f16:
+ * word 4i + 0 holds elements 4i, 4i + 2 (the low nibbles of qs bytes 4i,
+ * 4i + 2); 4i + 1 elements 16 + 4i, 16 + 4i + 2 (their high nibbles); 4i +
+ * 2 and 4i + 3 the same one element on. */
+KG_INLINE void kg_q4_0_h2_stage(const float x[32], float inv, unsigned *xh) {
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    kg_vec<unsigned, 4> v;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      const int e = (k & 1) * 16 + 4 * i + (k >> 1);
+      v.v[k] = kg_pack2<kg_f16>(x[e] * inv, x[e + 2] * inv);
+    }
+    *(kg_vec<unsigned, 4> *)(xh + 4 * i) = v;
+  }
+}
+
 /* Q4_0 for the tensor cores (templates/gemv_qm.hip): the word of qs bytes
  * j .. j + 3 as four registers of two 16-bit elements (low half the first),
  * each nibble OR-ed into the mantissa of `magic` (0x43004300: bf16 128 + n;

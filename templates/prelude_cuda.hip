@@ -80,6 +80,14 @@ template <> KG_INLINE_SPEC unsigned kg_pack2<kg_bf16>(float lo, float hi) {
   return r;
 }
 
+/* Two f16 FMAs, a * b + c in each 16-bit half of the words, rounded once
+ * (fma.rn.f16x2: two weights an instruction in gemv_qr's packed path). */
+KG_INLINE unsigned kg_h2_fma(unsigned a, unsigned b, unsigned c) {
+  unsigned d;
+  asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
 KG_INLINE unsigned kg_f32_bits(float f) { return __float_as_uint(f); }
 KG_INLINE float kg_bits_f32(unsigned u) { return __uint_as_float(u); }
 

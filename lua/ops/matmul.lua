@@ -204,12 +204,21 @@ local QREGS = {
   q4_0 = { deq = "kg_q4_0_regs32_off", cpw = 2, slots = 2 },
 }
 local QR_UB = 4
+-- Q4_0 of bf16 x as scaled halves (XH): the f16 sums need 72 registers where
+-- the f32 ones take 122, so the grid holds as many workgroups as the LDS
+-- allows (up to QR_XH_WG_PER_CU a compute unit), each wave with one slot:
+-- its next step's copies fly while it computes, and the other waves cover
+-- the wait. Llama-3-8B Q4_0 decode on the H100: 377 tok/s with two slots and
+-- 4 workgroups a compute unit in f32, 385 in halves, 429 like this
+-- (bench/results/h100_llama.md).
+local QR_XH_SLOTS, QR_XH_WG_PER_CU = 1, 16
 
 --- gemv_q's params where the target decodes blocks from registers and the
 --- format, K (whole pairs of units, so that every row and step starts
 --- 16-byte aligned) and the LDS (the rings and x, all of K of every row, at
---- most a third of it) allow; else nil. x is f32 where it fits, else x's
---- dtype; each unit padded to an odd number of 16 bytes (gemv_qr.hip).
+--- most a third of it) allow; else nil. x is scaled f16 for Q4_0 of bf16 x
+--- (XH), else f32 where it fits, else x's dtype; each unit padded to an odd
+--- number of 16 bytes (gemv_qr.hip).
 local function gemv_qr_params(target, info)
   local r = QREGS[info.fmt]
   if target.quant_gemv ~= "regs" or not r or info.k % (64 * QR_UB) ~= 0 then return nil end
@@ -217,20 +226,30 @@ local function gemv_qr_params(target, info)
   if info.regions and r.cpw % 2 == 1 then return nil end
   local lds_max = target.shared_optin_bytes or target.lds_bytes
   local nu, waves = info.k // (32 * QR_UB), 4
-  local rings = waves * r.slots * r.cpw * target.wave * QR_UB * info.bb
-  for _, c in ipairs({ { "float", 4 }, { info.x_ctype, info.x_size } }) do
-    local xu = (QR_UB * (32 * c[2] + 8) + 15) // 16 * 16
+  -- x as: scaled halves (XH: a block's 64 bytes and its scale; the f16 sums
+  -- of f16 x would add an error half the size of f16's own bound, so f16 x
+  -- keeps f32), f32, x's dtype (a block's values and the sums of its halves)
+  local xs = { { "float", 4 * 32 + 8 }, { info.x_ctype, info.x_size * 32 + 8 } }
+  if info.fmt == "q4_0" and info.x_ctype == "kg_bf16" then
+    table.insert(xs, 1, { info.x_ctype, 64 + 4, xh = true })
+  end
+  for _, c in ipairs(xs) do
+    local slots = c.xh and QR_XH_SLOTS or r.slots
+    local rings = waves * slots * r.cpw * target.wave * QR_UB * info.bb
+    local xu = (QR_UB * c[2] + 15) // 16 * 16
     if (xu // 16) % 2 == 0 then xu = xu + 16 end
     local lds = rings + info.mmax * nu * xu
     if lds <= lds_max // 3 then
       local tasks = (info.n + r.cpw - 1) // r.cpw
-      local grid = balanced_grid(tasks, waves, target.cus * math.min(QWG_PER_CU, lds_max // lds))
+      local per_cu = math.min(c.xh and QR_XH_WG_PER_CU or QWG_PER_CU, lds_max // lds)
+      local grid = balanced_grid(tasks, waves, target.cus * per_cu)
       return {
         source = "gemv_qr", BLOCK = waves * target.wave, VEC = 1, shared_bytes = lds,
         per_block = info.n, ["repeat"] = grid,
         holes = {
-          SHARED_BYTES = lds, GRID = grid, RCPW = r.cpw, UB = QR_UB, BB = info.bb, SLOTS = r.slots,
+          SHARED_BYTES = lds, GRID = grid, RCPW = r.cpw, UB = QR_UB, BB = info.bb, SLOTS = slots,
           XT = c[1], XCVT = c[1] == "float" and "kg_to_f32" or "", XU = xu, RDEQ = r.deq,
+          XH = c.xh and "1" or "",
         },
       }
     end
@@ -321,7 +340,7 @@ end
 -- the holes of gemv_q.hip and gemv_qr.hip
 local GEMV_Q_HOLES = { "BB", "CPW", "DEQ", "FMT", "GRID", "K", "LB", "LE", "MIN", "MMAX", "N",
   "NB", "NS", "QB", "QB0", "QB1", "RB", "RCPW", "RDEQ", "SB", "SE", "SHARED_BYTES", "SLOTS", "T",
-  "UB", "XCVT", "XG", "XK", "XL", "XT", "XU" }
+  "UB", "XCVT", "XG", "XH", "XK", "XL", "XT", "XU" }
 
 -- The quantized GEMV of up to 8 rows (one row, where build_quant gives Q4_0
 -- a variant of its own): gemv_qr where the target decodes blocks from

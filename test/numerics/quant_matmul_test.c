@@ -8,7 +8,9 @@
  * quant_matmul_real.lua does so with w [4096, 4096], each product with its
  * own rows. Weights are random floats with a random scale per 32 (so every
  * block has its own d, and the K-quants' sub-block scales and mins differ),
- * encoded with kgrt_gguf.h's encoders; x (and the bias) random in (-1, 1).
+ * encoded with kgrt_gguf.h's encoders; x (and the bias) random in (-1, 1),
+ * bf16 x times a random 2^-12 .. 2^12 per run of 32 (gemv_qr's f16 sums of
+ * Q4_0 overflow unless each block of x is scaled into range).
  * The reference is the float64 sum over the weights decoded by kgrt_gguf.h
  * (what the kernels must dequantize, bit for bit) times x as stored.
  * Each M in {1, 3, 8, 17, 128, 257} runs on a freshly loaded model (rows
@@ -125,8 +127,12 @@ static void make_x(data_t *d, int64_t k, int small) {
     const int64_t count = MMAX * k;
     x->host[t] = malloc((size_t)count * dts[t].size);
     x->val[t] = malloc(sizeof(double) * (size_t)count);
-    for (int64_t i = 0; i < count; i++)
-      x->val[t][i] = kn_store(x->host[t], i, dts[t].dtype, 2 * unit() - 1);
+    double scale = 1;
+    for (int64_t i = 0; i < count; i++) {
+      if (dts[t].dtype == KGRT_DTYPE_BF16 && i % 32 == 0)
+        scale = exp2(24 * unit() - 12);
+      x->val[t][i] = kn_store(x->host[t], i, dts[t].dtype, (2 * unit() - 1) * scale);
+    }
   }
 }
 

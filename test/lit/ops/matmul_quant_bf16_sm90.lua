@@ -1,0 +1,38 @@
+-- matmul with q4_0 weights and one row of bf16 x on sm_90 (Llama-3-8B's gate
+-- projection at decode): gemv_qr with x as scaled halves (XH,
+-- templates/gemv_qr.hip). One slot a wave: the 10 16-byte cp.async of a
+-- step's two rows go out before griddepcontrol.wait (early launch); each
+-- block of x is then read as bf16, divided by its power of two and staged as
+-- f16 with 16-byte LDS stores; the products are packed f16 FMAs, two weights
+-- an instruction: 2 rows x 4 blocks x 4 words of qs x 8 = 256, and no
+-- int-to-float conversion. 72 registers (the f32 path takes 122), nothing
+-- spills.
+-- REQUIRES: nvrtc
+-- RUN: %kgen --arch sm_90 --emit=asm %s -o - | FileCheck %s
+-- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
+-- CHECK-LABEL: .entry matmul_quant_bf16_sm90_matmul_{{[0-9a-f]+}}(
+-- CHECK-NOT: ld.global
+-- CHECK-COUNT-10: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
+-- CHECK: cp.async.commit_group;
+-- CHECK-NOT: cp.async.cg.shared.global
+-- CHECK: griddepcontrol.wait;
+-- CHECK: ld.global.nc.v4.u32
+-- CHECK: cvt.rn.f16x2.f32
+-- CHECK: st.shared.v4.u32
+-- CHECK: bar.sync 0;
+-- CHECK: cp.async.wait_group 0;
+-- CHECK: bar.warp.sync -1;
+-- CHECK-COUNT-18: ld.shared.v2.u32
+-- CHECK: bar.warp.sync -1;
+-- CHECK: cp.async.cg.shared.global
+-- CHECK: cp.async.commit_group;
+-- CHECK-NOT: cvt.rn.f32.{{[su]}}32
+-- CHECK-COUNT-256: fma.rn.f16x2
+-- CHECK-NOT: fma.rn.f16x2
+-- CHECK: shfl.sync
+-- META: .name: matmul_quant_bf16_sm90_matmul_{{[0-9a-f]+}}
+-- META: .registers: {{[1-7][0-9]$}}
+-- META: .stack_bytes: 0
+local x = input("x", bf16, { 1, 4096 })
+local w = weight("w", q4_0, { 14336, 4096 })
+output("y", matmul(x, w))

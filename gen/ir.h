@@ -93,12 +93,12 @@ enum {
                                RE_*: see lower.c's region_epi_holes) */
   KG_FUSE_NORM_OUT = 512,   /* an epilogue template that also stores what an RMS norm of
                                its result needs (NOUT: z = y times the norm's weight,
-                               NOG_T, and part, y's sums of squares per 32 columns) */
+                               NOG_T, and part, y's sums of squares per NPC columns) */
   KG_FUSE_ROW_SCALE = 1024, /* scales each row of its product by the RMS norm's rsqrt
-                               from such sums (RSCALE, RS_EPS, RS_K): x is z */
+                               from such sums (RSCALE, RS_EPS, RS_K, NPC): x is z */
 };
 
-/* The columns one sum of squares of KG_FUSE_NORM_OUT covers. */
+/* The columns one sum of squares of KG_FUSE_NORM_OUT covers (the hole NPC). */
 #define KG_NORM_PART_COLS 32
 
 /* What a template declares beside its op (kg.template in lua/ops/): C

@@ -24,8 +24,8 @@ int kg_tmpl_c_hole(unsigned fuse, const char *list, const char *name) {
   static const char *const region_epi[] = {
       "REPI", "ROPE0",    "ROPE1",   "ROPE2",  "KV0",    "KV1",      "KV2",
       "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS", NULL};
-  static const char *const norm_out[] = {"NOUT", "NOUT_T", "NOG_T", NULL};
-  static const char *const row_scale[] = {"RSCALE", "RS_EPS", "RS_K", NULL};
+  static const char *const norm_out[] = {"NOUT", "NOUT_T", "NOG_T", "NPC", NULL};
+  static const char *const row_scale[] = {"RSCALE", "RS_EPS", "RS_K", "NPC", NULL};
   if (strcmp(list, "") != 0 && strcmp(list, "[]") != 0)
     return ((fuse & KG_FUSE_CHAIN) && strcmp(list, "IN") == 0 &&
             in_list(chain_item, name)) ||

@@ -747,19 +747,19 @@ end
 ---                                 writes, for an RMS norm of its result split
 ---                                 around it, z = the result times the norm's
 ---                                 weight and the result's sums of squares per
----                                 32 columns: NOUT NOUT_T NOG_T); row_scale
----                                 (a matmul that reads such a z as x and
----                                 scales each row of its product by the
+---                                 NPC columns: NOUT NOUT_T NOG_T NPC);
+---                                 row_scale (a matmul that reads such a z as
+---                                 x and scales each row of its product by the
 ---                                 norm's rsqrt from the sums: RSCALE RS_EPS
----                                 RS_K)
+---                                 RS_K NPC)
 ---   weights_before_wait = true    reads its weight operands before
 ---                                 kg_dep_wait() (early launch: they must be
 ---                                 model weights) }
 --- The holes C gives are not declared: KERNEL WAVE BLOCK VEC UNROLL; rows
 --- grids ITERS CACHE; chain EXPR OUT_T and the list IN; epilogue EPI PAIR
 --- OUT_T and the list EPI_IN; regions REGIONS R1 R2; region_epilogue REPI
---- ROPE0-2 KV0-2 and the RE_ holes; norm_out NOUT NOUT_T NOG_T; row_scale
---- RSCALE RS_EPS RS_K.
+--- ROPE0-2 KV0-2 and the RE_ holes; norm_out NOUT NOUT_T NOG_T NPC;
+--- row_scale RSCALE RS_EPS RS_K NPC.
 function kg.template(desc)
   assert(type(desc.name) == "string" and type(desc.params) == "function", "kg.template")
   assert(not kg.templates[desc.name], "template declared twice: " .. desc.name)

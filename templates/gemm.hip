@@ -52,10 +52,12 @@
  * GEMMs: NOUT, this GEMM's result y is the operand; it also stores z = y
  * times the norm's weight nog (NOG_T; none without one) as NOUT_T where the
  * norm's result would be, and the squares of y as stored, summed per 32
- * columns of a row, into part [rows, N / 32] (through LDS as the regions
- * are; each sum a shuffle over 32 lanes: the same bits every run).
+ * columns (NPC) of a row, into part [rows, N / NPC]: y and z are stored
+ * from the registers as the plain epilogue stores y, and the squares go
+ * through LDS as the regions' products do, each run of 32 summed by one
+ * thread in a fixed order (the same bits every run).
  * RSCALE, x is such a z: each row of the products is scaled by
- * rsqrt(sum of its RS_K / 32 sums / RS_K + RS_EPS) before any epilogue, so
+ * rsqrt(sum of its RS_K / NPC sums / RS_K + RS_EPS) before any epilogue, so
  * no kernel computes the norm. */
 {{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{W_T}}) wr1,{{#if R2}} KG_GLOBAL(const {{W_T}}) wr2,{{/if}}{{/if}}{{#if NOG_T}} KG_GLOBAL(const {{NOG_T}}) nog,{{/if}}{{#if RSCALE}} KG_GLOBAL(const float) rsum,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}{{#if NOUT}}, KG_GLOBAL({{NOUT_T}}) z, KG_GLOBAL(float) part{{/if}}, long M{{/if}}) {
@@ -212,14 +214,14 @@
   }
 {{#if RSCALE}}
   /* while the first tiles come in: the rsqrt(mean square + RS_EPS) of the
-   * split RMS norm of each of the tile's rows, from the RS_K / 32 sums of
-   * squares its producer wrote (rsum [rows, RS_K / 32]): row r by a group
+   * split RMS norm of each of the tile's rows, from the RS_K / NPC sums of
+   * squares its producer wrote (rsum [rows, RS_K / NPC]): row r by a group
    * of 32 lanes, lane l adding sums l, l + 32, ... in order, then a shuffle
    * tree (the same bits every run); every group's rows unrolled, so their
    * loads are in flight together */
   __shared__ float rsc[{{BM}}];
   {
-    constexpr int P = {{RS_K}} / 32, G = {{BLOCK}} / 32, RG = ({{BM}} + G - 1) / G;
+    constexpr int P = {{RS_K}} / {{NPC}}, G = {{BLOCK}} / 32, RG = ({{BM}} + G - 1) / G;
     static_assert({{BLOCK}} % 32 == 0, "a row's sums take a group of 32 lanes");
     const int l = tid % 32;
     float s[RG];
@@ -347,25 +349,18 @@
 {{/if}}{{/if}}{{#if REGIONS}}
   /* The products go out through LDS (the ring is free now), F::M rows of
    * one row of units at a time: the units of that row write their
-   * fragments' rows in, then every thread takes elements in order, a row's
-   * columns side by side (the stores coalesce), each with its pair (c ^ 1)
-   * for a rotation. One copy of the epilogue in the code, not one per
-   * accumulator. */
+   * fragments' rows in (part_tile_stage.hip), then every thread takes
+   * elements in order, a row's columns side by side (the stores coalesce),
+   * each with its pair (c ^ 1) for a rotation. One copy of the epilogue in
+   * the code, not one per accumulator. */
+  constexpr int SB = {{BN}};
   float *const stage = (float *)(void *)As;
-  static_assert(F::M * {{BN}} * sizeof(float) + F::ALIGN <= {{SHARED_BYTES}},
+  static_assert(F::M * SB * sizeof(float) + F::ALIGN <= {{SHARED_BYTES}},
                 "the epilogue's LDS stage is larger than the ring");
 #pragma unroll
   for (int i = 0; i < {{FM}}; i++)
     for (int g = 0; g < {{WM}}; g++) {
-      __syncthreads(); /* every wave is done with the LDS before (ring or stage) */
-      if (unit / {{WN}} == g) {
-#pragma unroll
-        for (int j = 0; j < {{FN}}; j++)
-#pragma unroll
-          for (int r = 0; r < F::ACC; r++)
-            stage[F::row(r) * {{BN}} + wn + j * F::N + F::col(r)] = acc[i][j][r];
-      }
-      __syncthreads();
+      {{> tile_stage}}
       const long mg = m0 + g * ({{BM}} / {{WM}}) + i * F::M;
       for (int e = tid; e < F::M * {{BN}}; e += {{BLOCK}}) {
         const int c = e % {{BN}};
@@ -379,87 +374,11 @@
   auto epi = [&](long idx, float acc0{{#if PAIR}}, float acc1{{/if}}) {
     {{> epi_load}}return kg_from_f32<{{OUT_T}}>({{EPI}});
   };
-{{#if NOUT}}
-  /* y is the operand of a split RMS norm: it goes out through LDS, F::M rows
-   * of one row of units at a time, as the regions do (rows SB floats apart:
-   * fewer bank conflicts for fragments whose lanes span rows); each element
-   * also as z = y times the norm's weight (nog), and its square (of y as
-   * stored) back into the stage; then a thread adds the 32 squares of one
-   * run of 32 columns of a row, starting where the 32 lanes of a wave hit
-   * 32 banks (an order fixed by the run: the same bits every run), into
-   * part [rows, N / 32] */
-  constexpr int SB = {{BN}} + 8, RUNS = {{BN}} / 32;
-  float *const stage = (float *)(void *)As;
-  static_assert(F::M * SB * sizeof(float) + F::ALIGN <= {{SHARED_BYTES}},
-                "the epilogue's LDS stage is larger than the ring");
-  static_assert({{BN}} % 32 == 0 && {{N}} % 32 == 0, "a split norm's sums cover 32 columns");
-#pragma unroll
-  for (int i = 0; i < {{FM}}; i++)
-    for (int g = 0; g < {{WM}}; g++) {
-      __syncthreads(); /* every wave is done with the LDS before (ring or stage) */
-      if (unit / {{WN}} == g) {
-#pragma unroll
-        for (int j = 0; j < {{FN}}; j++)
-#pragma unroll
-          for (int r = 0; r < F::ACC; r++)
-            stage[F::row(r) * SB + wn + j * F::N + F::col(r)] = acc[i][j][r];
-      }
-      __syncthreads();
-      const long mg = m0 + g * ({{BM}} / {{WM}}) + i * F::M;
-      /* constant trips, unrolled, CH at a time in two passes: their loads
-       * (the stage, the epilogue's operands, the norm's weight) before any
-       * store, so they are in flight together */
-      constexpr int TR = (F::M * {{BN}} + {{BLOCK}} - 1) / {{BLOCK}}, CH = TR < 16 ? TR : 16;
-#pragma unroll 1
-      for (int t0 = 0; t0 < TR; t0 += CH) {
-        {{OUT_T}} v[CH];
-        float gw[CH];
-#pragma unroll
-        for (int t = 0; t < CH; t++) {
-          const int e = tid + (t0 + t) * {{BLOCK}}, c = e % {{BN}};
-          const long m = mg + e / {{BN}}, n = n0 + c;
-          gw[t] = 1.0f;
-          if (t0 + t < TR && e < F::M * {{BN}} && m < M && n < {{N}}) {
-            v[t] = epi((batch * M + m) * {{N}}L + n, stage[e / {{BN}} * SB + c]);
-{{#if NOG_T}}            gw[t] = kg_to_f32(kg_ld(nog, n));
-{{/if}}          }
-        }
-#pragma unroll
-        for (int t = 0; t < CH; t++) {
-          const int e = tid + (t0 + t) * {{BLOCK}}, c = e % {{BN}};
-          const long m = mg + e / {{BN}}, n = n0 + c;
-          float sq = 0.0f;
-          if (t0 + t < TR && e < F::M * {{BN}} && m < M && n < {{N}}) {
-            const long idx = (batch * M + m) * {{N}}L + n;
-            const float f = kg_to_f32(v[t]);
-            kg_st(y, idx, v[t]);
-            kg_st(z, idx, kg_from_f32<{{NOUT_T}}>(f * gw[t]));
-            sq = f * f;
-          }
-          if (t0 + t < TR && e < F::M * {{BN}})
-            stage[e / {{BN}} * SB + c] = sq;
-        }
-      }
-      __syncthreads();
-#pragma unroll
-      for (int t = 0; t < (F::M * RUNS + {{BLOCK}} - 1) / {{BLOCK}}; t++) {
-        const int u = tid + t * {{BLOCK}};
-        if ((F::M * RUNS) % {{BLOCK}} != 0 && u >= F::M * RUNS)
-          break;
-        const long m = mg + u / RUNS, n = n0 + u % RUNS * 32;
-        const float *const run = stage + u / RUNS * SB + u % RUNS * 32;
-        const int rot = (u - u / RUNS * SB) & 31; /* bank (k + u) % 32 */
-        float s = 0.0f;
-#pragma unroll
-        for (int k = 0; k < 32; k++)
-          s += run[(k + rot) & 31];
-        if (m < M && n < {{N}})
-          kg_st(part, (batch * M + m) * ({{N}}L / 32) + n / 32, s);
-      }
-    }
-{{else}}
   /* each lane stores the elements its accumulators hold: runs of F::RUN
-   * consecutive columns of one row at once where they are whole and aligned */
+   * consecutive columns of one row at once where they are whole and aligned.
+   * NOUT: y is the operand of a split RMS norm; each element also goes out
+   * as z = y times the norm's weight (nog), and its accumulator keeps the
+   * square of y as stored (0 past M or N) for the sums below */
 #pragma unroll
   for (int i = 0; i < {{FM}}; i++)
 #pragma unroll
@@ -467,7 +386,11 @@
 #pragma unroll
       for (int r = 0; r < F::ACC; r += F::RUN) {
         const long m = m0 + wm + i * F::M + F::row(r), n = n0 + wn + j * F::N + F::col(r);
-        if (m < M) {
+{{#if NOUT}}        float sq[F::RUN];
+#pragma unroll
+        for (int e = 0; e < F::RUN; e++)
+          sq[e] = 0.0f;
+{{/if}}        if (m < M) {
           const long idx = (batch * M + m) * {{N}}L + n;
           if (F::RUN > 1 && n + F::RUN <= {{N}} && idx % F::RUN == 0) {
             kg_vec<{{OUT_T}}, F::RUN> v;
@@ -475,12 +398,63 @@
             for (int e = 0; e < F::RUN; e++)
               v.v[e] = epi(idx + e, acc[i][j][r + e]{{#if PAIR}}, acc_up[i][j][r + e]{{/if}});
             kg_stv<F::RUN>(y, idx, v);
-          } else {
+{{#if NOUT}}{{#if NOG_T}}            const kg_vec<{{NOG_T}}, F::RUN> gv = kg_ldv<F::RUN>(nog, n);
+{{/if}}            kg_vec<{{NOUT_T}}, F::RUN> zv;
+#pragma unroll
+            for (int e = 0; e < F::RUN; e++) {
+              const float f = kg_to_f32(v.v[e]);
+              zv.v[e] = kg_from_f32<{{NOUT_T}}>(f{{#if NOG_T}} * kg_to_f32(gv.v[e]){{/if}});
+              sq[e] = f * f;
+            }
+            kg_stv<F::RUN>(z, idx, zv);
+{{/if}}          } else {
 #pragma unroll
             for (int e = 0; e < F::RUN; e++)
-              if (n + e < {{N}})
-                kg_st(y, idx + e, epi(idx + e, acc[i][j][r + e]{{#if PAIR}}, acc_up[i][j][r + e]{{/if}}));
+              if (n + e < {{N}}) {
+                const {{OUT_T}} v = epi(idx + e, acc[i][j][r + e]{{#if PAIR}}, acc_up[i][j][r + e]{{/if}});
+                kg_st(y, idx + e, v);
+{{#if NOUT}}                const float f = kg_to_f32(v);
+                kg_st(z, idx + e, kg_from_f32<{{NOUT_T}}>(f{{#if NOG_T}} * kg_to_f32(kg_ld(nog, n + e)){{/if}}));
+                sq[e] = f * f;
+{{/if}}              }
           }
         }
+{{#if NOUT}}#pragma unroll
+        for (int e = 0; e < F::RUN; e++)
+          acc[i][j][r + e] = sq[e];
+{{/if}}      }
+{{#if NOUT}}
+  /* the squares through LDS, F::M rows of one row of units at a time
+   * (part_tile_stage.hip; rows SB floats apart: fewer bank conflicts for
+   * fragments whose lanes span rows); then a thread adds the 32 squares of
+   * one run of 32 columns of a row, starting where the 32 lanes of a wave
+   * hit 32 banks (an order fixed by the run: the same bits every run), into
+   * part [rows, N / NPC] */
+  constexpr int SB = {{BN}} + 8, RUNS = {{BN}} / {{NPC}};
+  float *const stage = (float *)(void *)As;
+  static_assert(F::M * SB * sizeof(float) + F::ALIGN <= {{SHARED_BYTES}},
+                "the epilogue's LDS stage is larger than the ring");
+  static_assert({{NPC}} == 32 && {{BN}} % 32 == 0 && {{N}} % 32 == 0,
+                "a split norm's sums cover runs of 32 columns");
+#pragma unroll
+  for (int i = 0; i < {{FM}}; i++)
+    for (int g = 0; g < {{WM}}; g++) {
+      {{> tile_stage}}
+      const long mg = m0 + g * ({{BM}} / {{WM}}) + i * F::M;
+#pragma unroll
+      for (int t = 0; t < (F::M * RUNS + {{BLOCK}} - 1) / {{BLOCK}}; t++) {
+        const int u = tid + t * {{BLOCK}};
+        if ((F::M * RUNS) % {{BLOCK}} != 0 && u >= F::M * RUNS)
+          break;
+        const long m = mg + u / RUNS, n = n0 + u % RUNS * {{NPC}};
+        const float *const run = stage + u / RUNS * SB + u % RUNS * {{NPC}};
+        const int rot = (u - u / RUNS * SB) & 31; /* bank (k + u) % 32 */
+        float s = 0.0f;
+#pragma unroll
+        for (int k = 0; k < 32; k++)
+          s += run[(k + rot) & 31];
+        if (m < M && n < {{N}})
+          kg_st(part, (batch * M + m) * ({{N}}L / {{NPC}}) + n / {{NPC}}, s);
       }
+    }
 {{/if}}{{/if}}}

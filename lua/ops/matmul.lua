@@ -662,7 +662,7 @@ local GEMM_KN_HOLES = {}
 for k, v in pairs(GEMM_HOLES) do GEMM_KN_HOLES[k] = v end
 for _, h in ipairs({ "REGIONS", "R1", "R2", "REPI", "ROPE0", "ROPE1", "ROPE2", "KV0", "KV1",
   "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS", "NOUT", "NOUT_T", "NOG_T",
-  "RSCALE", "RS_EPS", "RS_K" }) do
+  "RSCALE", "RS_EPS", "RS_K", "NPC" }) do
   GEMM_KN_HOLES[h] = ""
 end
 kg.template {

@@ -35,9 +35,14 @@
 -- and the sums after y; the gate/up GEMM reads the sums after its weights.
 -- HIP: llama_layer_matmul_add_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) nog,
 -- HIP-NEXT: KG_GLOBAL(const kg_bf16) e3, KG_GLOBAL(kg_bf16) y, KG_GLOBAL(kg_bf16) z, KG_GLOBAL(float) part, long M) {
--- HIP: gw[t] = kg_to_f32(kg_ld(nog, n));
--- HIP: kg_st(z, idx, kg_from_f32<kg_bf16>(f * gw[t]));
--- HIP: stage[e / 128 * SB + c] = sq;
+-- y and z go out from the registers; the squares, through LDS (rows SB
+-- floats apart), become the sums of runs of 32 columns.
+-- HIP: const kg_vec<kg_bf16, F::RUN> gv = kg_ldv<F::RUN>(nog, n);
+-- HIP: kg_stv<F::RUN>(z, idx, zv);
+-- HIP: kg_st(z, idx + e, kg_from_f32<kg_bf16>(f * kg_to_f32(kg_ld(nog, n + e))));
+-- HIP: acc[i][j][r + e] = sq[e];
+-- HIP: stage[F::row(r) * SB + wn + j * F::N + F::col(r)] = acc[i][j][r];
+-- HIP: kg_st(part, (batch * M + m) * (512L / 32) + n / 32, s);
 -- HIP: llama_layer_matmul_silu_matmul_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) w1, KG_GLOBAL(const float) rsum, KG_GLOBAL(kg_bf16) y, long M) {
 -- HIP: s[i] += kg_ld(rsum, (batch * M + m) * P + l + 32 * j);
 -- HIP: rsc[r] = kg_rsqrt(sum * (1.0f / 512) + 1e-05f);

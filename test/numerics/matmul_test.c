@@ -419,8 +419,8 @@ static int set_doubled(kgrt_model_t *model, int i, const host_t *x) {
 /* Runs case i at M rows on a freshly loaded model (outputs start poisoned)
  * and copies its output (ny elements) to got; with `again`, runs it a second
  * time and copies that output there (MM_SPLIT_NORM: with x doubled, which
- * the norm takes out: the producer's sums must be new, its tile counts back
- * to 0). 0, or -1 after a FAIL line. */
+ * the norm takes out: the producer's sums must be new, nothing kept from
+ * the first run). 0, or -1 after a FAIL line. */
 static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t *in,
                      void *got, void *again, int64_t ny, const char *devname) {
   const mm_case_t *c = &cases[i];
@@ -507,11 +507,13 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
     set(model, name, &in->vc, 0);
   }
   int rc = 0;
-  if (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
-      get_result(model, i, ny, got, &err) != KGRT_STATUS_OK ||
-      (again && c->epi == MM_SPLIT_NORM && set_doubled(model, i, &in->x) != 0) ||
-      (again && (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
-                 get_result(model, i, ny, again, &err) != KGRT_STATUS_OK))) {
+  const int ran = kgrt_model_run(model, &err) == KGRT_STATUS_OK &&
+                  get_result(model, i, ny, got, &err) == KGRT_STATUS_OK;
+  if (ran && again && c->epi == MM_SPLIT_NORM && set_doubled(model, i, &in->x) != 0) {
+    rc = -1; /* set_bytes said FAIL */
+  } else if (!ran ||
+             (again && (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
+                        get_result(model, i, ny, again, &err) != KGRT_STATUS_OK))) {
     printf("FAIL %s %s M=%lld: %s\n", devname, c->name, (long long)m_rows, err.message);
     failures++;
     rc = -1;

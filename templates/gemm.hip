@@ -26,7 +26,8 @@
  * QRAW (the k tile is whole blocks, QROW bytes of each row, a multiple of 4,
  * and K a multiple of BK): the tile's raw bytes travel like x's, copied
  * asynchronously AHEAD tiles ahead into a ring of their own (Bq, STAGES
- * stages of QS bytes, rows QROW apart); each tile is decoded from there
+ * stages of QS bytes, QBN rows QROW apart: BN of w, then with PAIR BN of
+ * w1, decoded into Bs1); each tile is decoded from there
  * (QDEQ, lib_quant.hip, whose integers may carry the offsets QB0, QB1) into
  * the B ring while the tile before it is multiplied, so the B ring needs
  * BSTAGES = 2 stages. QSYNC (other formats and K): each thread decodes its
@@ -69,7 +70,7 @@
   a_tile *const As = (a_tile *)F::base(lds);
   b_tile *const Bs = (b_tile *)(As + {{STAGES}});
 {{#if PAIR}}  b_tile *const Bs1 = Bs + {{BSTAGES}};
-{{/if}}{{#if QRAW}}  unsigned char *const Bq = (unsigned char *)(Bs + {{BSTAGES}});
+{{/if}}{{#if QRAW}}  unsigned char *const Bq = (unsigned char *)(Bs + {{BSTAGES}}{{#if PAIR}} * 2{{/if}});
 {{/if}}
   const long bid = (long)blockIdx.x;
   const long rest = bid % {{REPEAT}};
@@ -130,42 +131,45 @@
     }
 {{/if}}
 {{#if QRAW}}
-    /* the QROW bytes of each row's blocks, 4 at a time; rows past N zeros */
-    for (int u = tid; u < {{BN}} * ({{QROW}} / 4); u += {{BLOCK}}) {
-      const int r = u / ({{QROW}} / 4), c = u % ({{QROW}} / 4) * 4;
+    /* the QROW bytes of each row's blocks, 4 at a time (raw row q: row q %
+     * BN of w, or of w1 from BN on); rows past N zeros */
+    for (int u = tid; u < {{QBN}} * ({{QROW}} / 4); u += {{BLOCK}}) {
+      const int q = u / ({{QROW}} / 4), r = q{{#if PAIR}} % {{BN}}{{/if}}, c = u % ({{QROW}} / 4) * 4;
 {{#if REGIONS}}      const long n = n0 + r < {{N}} ? n0 + r : {{N}} - 1;
       {{> region_row}}
 {{else}}      const long wrow = n0 + r;
-      const auto wsel = w;
-{{/if}}      kg_async_copy<2>((unsigned short *)(Bq + s * {{QS}} + r * {{QROW}} + c), wsel,
+      const auto wsel = {{#if PAIR}}q >= {{BN}} ? w1 : {{/if}}w;
+{{/if}}      kg_async_copy<2>((unsigned short *)(Bq + s * {{QS}} + q * {{QROW}} + c), wsel,
                        (wrow * {{RB}}L + k0 / 32 * {{BB}} + c) / 2, n0 + r < {{N}});
     }
 {{/if}}{{#if QSYNC}}
     /* group u: row r, weights c .. c + 31 of the tile; one past N or K
      * decodes row N - 1, group 0 instead (no branch around the loads) and
      * stores zeros */
-    for (int u = tid; u < {{BN}} * ({{BK}} / 32); u += {{BLOCK}}) {
-      const int r = u / ({{BK}} / 32), c = u % ({{BK}} / 32) * 32;
+    for (int u = tid; u < {{QBN}} * ({{BK}} / 32); u += {{BLOCK}}) {
+{{#if PAIR}}      const int wt = u / ({{BK}} / 32) / {{BN}}; /* 1: w1's rows */
+{{/if}}      const int r = u / ({{BK}} / 32){{#if PAIR}} % {{BN}}{{/if}}, c = u % ({{BK}} / 32) * 32;
       const bool ok = n0 + r < {{N}} && k0 + c < {{K}};
       float q[32], sc[2], mn;
       const long n = ok ? n0 + r : {{N}} - 1;
 {{#if REGIONS}}      {{> region_row}}
 {{else}}      const long wrow = n;
-      const auto wsel = w;
+      const auto wsel = {{#if PAIR}}wt ? w1 : {{/if}}w;
 {{/if}}      {{DEQ}}(wsel, wrow * {{RB}}L, ok ? (k0 + c) / 32 : 0, q, sc, &mn);
 #pragma unroll
       for (int e = 0; e < 32; e++)
-        Bs[s][F::at(r, c + e)] = kg_from_f32<{{T}}>(ok ? sc[e >> 4] * q[e] - mn : 0.0f);
+        Bs[s{{#if PAIR}} + wt * {{BSTAGES}}{{/if}}][F::at(r, c + e)] = kg_from_f32<{{T}}>(ok ? sc[e >> 4] * q[e] - mn : 0.0f);
     }
 {{/if}}
   };
 {{#if QRAW}}
-  /* raw stage s into B stage b: group u is row r, weights 32 g .. 32 g + 31,
-   * stored 16 bytes at a time (F::at keeps 16-byte runs of a row together);
-   * rows past N were copied as zeros and decode to zeros */
+  /* raw stage s into B stage b: group u is raw row r, weights 32 g .. 32 g +
+   * 31, stored 16 bytes at a time (F::at keeps 16-byte runs of a row
+   * together) to row r % BN of Bs (from BN on, of Bs1: PAIR); rows past N
+   * were copied as zeros and decode to zeros */
   auto decode_tile = [&](int s, int b) {
     constexpr int E = 16 / (int)sizeof({{T}});
-    constexpr int GROUPS = {{BN}} * ({{BK}} / 32);
+    constexpr int GROUPS = {{QBN}} * ({{BK}} / 32);
     /* constant trips, unrolled: a thread's groups decode side by side */
 #pragma unroll
     for (int i = 0; i < (GROUPS + {{BLOCK}} - 1) / {{BLOCK}}; i++) {
@@ -184,7 +188,9 @@
 #pragma unroll
         for (int j = 0; j < E; j++)
           v.v[j] = kg_from_f32<{{T}}>(sc[(e + j) >> 4] * q[e + j] - off[(e + j) >> 4]);
-        *(kg_vec<{{T}}, E> *)&Bs[b][F::at(r, g * 32 + e)] = v;
+{{#if PAIR}}        *(kg_vec<{{T}}, E> *)&Bs[b + r / {{BN}} * {{BSTAGES}}][F::at(r % {{BN}}, g * 32 + e)] = v;
+{{else}}        *(kg_vec<{{T}}, E> *)&Bs[b][F::at(r, g * 32 + e)] = v;
+{{/if}}
       }
     }
   };

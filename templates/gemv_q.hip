@@ -40,8 +40,10 @@
  * the next kernel start as soon as every workgroup of this one has started.
  * A column past N (a guard: NB divides N where kgen can choose so) reads the
  * last row of w and is not stored.
- * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
- * read at the result's index (a<k> in EPI), rounded to OUT_T.
+ * Epilogue: the stored value is EPI over acc0 (the sum), acc1 (PAIR: the
+ * same sum over a second weight w1 of w's shape, for a gate/up pair: each
+ * column is then two rows of the wave's task, of w and of w1) and the
+ * operands e<k> read at the result's index (a<k> in EPI), rounded to OUT_T.
  * Regions (REGIONS): sibling matmuls of the same x (the Q, K and V
  * projections) as one N, as gemv.hip takes them: column n < R1 is row n of
  * w, to y; from R1 row n - R1 of wr1, to yr1; from R2 of wr2, to yr2
@@ -50,7 +52,7 @@
  * c is column c ^ 1 of the same wave, CPW and every region start being
  * even. */
 {{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if PAIR}} KG_GLOBAL(const unsigned short) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
   /* stages: NS of SE weights, then one of LE (when LE > 0) */
   constexpr int NST = {{NS}} + ({{LE}} > 0 ? 1 : 0);
   constexpr int MAXB = {{NS}} > 0 ? {{SB}} : {{LB}};
@@ -64,16 +66,20 @@
   constexpr int GS = {{SE}} / 32;
   constexpr int GPL = (GS + {{WAVE}} - 1) / {{WAVE}};
   constexpr int XV = 16 / (int)sizeof({{T}});
-  constexpr int CPWN = {{CPW}}; /* columns per wave task (part_gemv_end.hip) */
+  /* columns per wave task, and rows of w for each (PAIR: row n of w, then
+   * of w1), RW rows in all (part_gemv_end.hip) */
+  constexpr int CPWN = {{CPW}};
+  constexpr int PR = {{#if PAIR}}2{{else}}1{{/if}};
+  constexpr int RW = CPWN * PR;
 {{#if REPI}}  static_assert(CPWN % 2 == 0, "a rotated region's pairs need whole pairs of columns a wave");
 {{/if}}
   /* this workgroup's tasks, and J stages over them */
   constexpr long TASKS = ({{N}} + {{NB}} - 1) / {{NB}};
   const long task0 = (long)blockIdx.x;
   const int J = (int)((TASKS - 1 - task0) / {{GRID}} + 1) * NST;
-  /* the ring: WAVES x SLOTS slots of CPW rows, then a spare 16 bytes for
+  /* the ring: WAVES x SLOTS slots of RW rows, then a spare 16 bytes for
    * kg_q_lds_words, which may read one word past a field */
-  constexpr int RING = WAVES * SLOTS * {{CPW}} * SW + 4;
+  constexpr int RING = WAVES * SLOTS * RW * SW + 4;
   KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
   unsigned *ring = (unsigned *)lds;
 {{#if XL}}  /* x in LDS: MMAX rows of XGS groups of XS elements (32, then two f32
@@ -88,7 +94,7 @@
   kg_dep_launch();
   const int wave = (int)(threadIdx.x / {{WAVE}});
   const int lane = (int)(threadIdx.x % {{WAVE}});
-  float acc[{{CPW}}][{{MMAX}}];
+  float acc[RW][{{MMAX}}];
 
   /* stage j of the sequence (task j / NST, stage s = j % NST) of this wave's
    * rows into slot j % SLOTS (a piece past the stage is not copied), as one
@@ -98,13 +104,13 @@
       const long n0 = (task0 + (long)(j / NST) * {{GRID}}) * {{NB}} + wave * {{CPW}};
       const int s = j % NST;
       const int sb = s < {{NS}} ? {{SB}} : {{LB}};
-      unsigned short *slot = (unsigned short *)(ring + (wave * SLOTS + j % SLOTS) * {{CPW}} * SW);
+      unsigned short *slot = (unsigned short *)(ring + (wave * SLOTS + j % SLOTS) * RW * SW);
 #pragma unroll
-      for (int c = 0; c < {{CPW}}; ++c) {
-        const long n = n0 + c < {{N}} ? n0 + c : {{N}} - 1;
+      for (int c = 0; c < RW; ++c) {
+        const long n = n0 + c / PR < {{N}} ? n0 + c / PR : {{N}} - 1;
 {{#if REGIONS}}        {{> region_row}}
 {{else}}        const long wrow = n;
-        const auto wsel = w;
+        const auto wsel = {{#if PAIR}}c % 2 ? w1 : {{/if}}w;
 {{/if}}        const long row = wrow * {{RB}}L + (long)s * {{SB}};
 #pragma unroll
         for (int p = 0; p < PPL; ++p) {
@@ -166,7 +172,7 @@
     const int groups = (s < {{NS}} ? {{SE}} : {{LE}}) / 32;
     if (s == 0) {
 #pragma unroll
-      for (int c = 0; c < {{CPW}}; ++c)
+      for (int c = 0; c < RW; ++c)
 #pragma unroll
         for (int m = 0; m < {{MMAX}}; ++m)
           acc[c][m] = 0.0f;
@@ -178,14 +184,14 @@
 {{/if}}{{#if XG}}    const long k0 = (long)s * {{SE}};
 {{/if}}    kg_async_wait<SLOTS - 1>();
     sync();
-    const unsigned *slot = ring + (wave * SLOTS + j % SLOTS) * {{CPW}} * SW;
+    const unsigned *slot = ring + (wave * SLOTS + j % SLOTS) * RW * SW;
 #pragma unroll
     for (int jj = 0; jj < GPL; ++jj) {
       const int g = lane + jj * {{WAVE}};
       if (g < groups) {
 #pragma unroll
-        for (int c = 0; c < {{CPW}}; ++c) {
-          /* weight e of column c: sc[e / 16] * q[e] - mn */
+        for (int c = 0; c < RW; ++c) {
+          /* weight e of row c: sc[e / 16] * q[e] - mn */
           float q[32], sc[2], mn;
           {{DEQ}}(slot + c * SW, g, q, sc, &mn);
 #pragma unroll

@@ -34,10 +34,12 @@
  * are read after it (common.hip, early launch); kg_dep_launch() first lets
  * the next kernel start as soon as every workgroup of this one has started.
  * A row past N (a guard for N % 16 != 0) is read as row N - 1, not stored.
- * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
- * read at the result's index (a<k> in EPI), rounded to OUT_T. */
+ * Epilogue: the stored value is EPI over acc0 (the sum), acc1 (PAIR: the
+ * same sum over a second weight w1 of w's shape, for a gate/up pair: a
+ * task's rows are then 8 columns' rows of w and w1 in turn) and the
+ * operands e<k> read at the result's index (a<k> in EPI), rounded to OUT_T. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{> epi_args}}, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if PAIR}} KG_GLOBAL(const unsigned short) w1,{{/if}}{{> epi_args}}, long M) {
   static_assert({{WAVE}} == 32, "gemv_qm: mma.sync takes warps of 32 lanes");
   constexpr int WAVES = {{BLOCK}} / 32;
   /* blocks and chunks per row; chunks per step, steps per task, chunks of a
@@ -52,7 +54,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
    * the 8 rows of a quarter wave's reads fall in different banks) */
   constexpr int RS = CPS * 144 + (CPS % 2 == 0 ? 16 : 0);
   constexpr int SLOT = 16 * RS;
-  constexpr long TASKS = ({{N}} + 15) / 16;
+  /* a task's 16 rows are CT columns of PR rows each (PAIR: row n of w, then
+   * of w1) */
+  constexpr int PR = {{#if PAIR}}2{{else}}1{{/if}};
+  constexpr int CT = 16 / PR;
+  constexpr long TASKS = ({{N}} + CT - 1) / CT;
   constexpr int SLOTS = {{SLOTS}};
   /* x row m, block b at byte m XR + 64 b (lane t's 16 bytes at + 16 t),
    * rows 64 bytes apart in banks; lane t's C start for block b at float 16 b
@@ -72,17 +78,18 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
    * slot j % SLOTS: NC chunks of each row, 9 NC pieces of 16 bytes; wave v
    * copies rows v, v + WAVES, ..., its lanes taking consecutive pieces */
   const auto copy = [&](const int nc, int j) { /* nc: a constant at each (inlined) call */
-    const long n0 = ((long)blockIdx.x + (long)(j / SPT) * {{GRID}}) * 16;
+    const long n0 = ((long)blockIdx.x + (long)(j / SPT) * {{GRID}}) * CT;
     unsigned char *slot = lds + j % SLOTS * SLOT;
 #pragma unroll
     for (int r = wave; r < 16; r += WAVES) {
-      const long n = n0 + r < {{N}} ? n0 + r : {{N}} - 1;
+      const long n = n0 + r / PR < {{N}} ? n0 + r / PR : {{N}} - 1;
+      const auto wsel = {{#if PAIR}}r % 2 ? w1 : {{/if}}w;
       const long h = n * ({{RB}}L / 2) + (long)(j % SPT) * CPS * 72 + 8 * lane; /* 16-bit units */
       unsigned short *d = (unsigned short *)(slot + r * RS + 16 * lane);
 #pragma unroll
       for (int q = 0; q < (9 * CPS + 31) / 32; ++q)
         if (lane + 32 * q < 9 * nc)
-          kg_async_copy<8>(d + 256 * q, w, h + 256 * q, true);
+          kg_async_copy<8>(d + 256 * q, wsel, h + 256 * q, true);
     }
   };
   const auto issue = [&](int j) {
@@ -135,18 +142,26 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   }
 
   /* task u's sums: C element e of lane l is row g + 8 (e / 2), column (x
-   * row) 2t + e % 2; the waves' partial sums added in wave order */
+   * row) 2t + e % 2; the waves' partial sums added in wave order (sums[i]:
+   * column c's row i, of w and of w1) */
   const auto store = [&](int u) {
     const float *p = part + u % 2 * WAVES * 128;
-    const long n0 = ((long)blockIdx.x + (long)u * {{GRID}}) * 16;
-    for (int o = (int)threadIdx.x; o < 16 * {{MMAX}}; o += {{BLOCK}}) {
-      const int r = o % 16, m = o / 16;
-      if (m < M && n0 + r < {{N}}) {
-        const int l = r % 8 * 4 + m / 2, e = r / 8 * 2 + m % 2;
-        float acc0 = 0.0f;
-        for (int v = 0; v < WAVES; ++v)
-          acc0 += p[(v * 4 + e) * 32 + l];
-        const long idx = m * {{N}}L + n0 + r;
+    const long n0 = ((long)blockIdx.x + (long)u * {{GRID}}) * CT;
+    for (int o = (int)threadIdx.x; o < CT * {{MMAX}}; o += {{BLOCK}}) {
+      const int c = o % CT, m = o / CT;
+      if (m < M && n0 + c < {{N}}) {
+        float sums[PR];
+#pragma unroll
+        for (int i = 0; i < PR; ++i) {
+          const int r = c * PR + i;
+          const int l = r % 8 * 4 + m / 2, e = r / 8 * 2 + m % 2;
+          sums[i] = 0.0f;
+          for (int v = 0; v < WAVES; ++v)
+            sums[i] += p[(v * 4 + e) * 32 + l];
+        }
+        const float acc0 = sums[0];
+{{#if PAIR}}        const float acc1 = sums[1];
+{{/if}}        const long idx = m * {{N}}L + n0 + c;
         {{> epi_store}}
       }
     }

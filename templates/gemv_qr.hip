@@ -41,13 +41,15 @@
  * the next kernel start as soon as every workgroup of this one has started.
  * A row past N (a guard: RCPW divides N where kgen can choose so) reads the
  * last row of w and is not stored.
- * Epilogue: the stored value is EPI over acc0 (the sum) and the operands e<k>
- * read at the result's index (a<k> in EPI), rounded to OUT_T.
+ * Epilogue: the stored value is EPI over acc0 (the sum), acc1 (PAIR: the
+ * same sum over a second weight w1 of w's shape, for a gate/up pair: a
+ * task's RCPW columns are then 2 RCPW rows, of w and w1 in turn) and the
+ * operands e<k> read at the result's index (a<k> in EPI), rounded to OUT_T.
  * REGIONS and REPI as gemv_q.hip takes them: a row's region picks its
  * weight, row and result (REPI: RCPW is even, so a rotated pair of rows is
  * one task's). */
 {{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if PAIR}} KG_GLOBAL(const unsigned short) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
   constexpr int WAVES = {{BLOCK}} / {{WAVE}};
   constexpr int UB = {{UB}};
   constexpr int UBYTES = UB * {{BB}};
@@ -56,13 +58,17 @@
   constexpr int UPL = (NU + {{WAVE}} - 1) / {{WAVE}};
   constexpr int NW = UBYTES / 4;
   constexpr int XV = 16 / (int)sizeof({{T}});
-  constexpr int CPWN = {{RCPW}}; /* rows per wave task (part_gemv_end.hip) */
+  /* columns per wave task, and rows of w for each (PAIR: row n of w, then
+   * of w1), RW rows in all (part_gemv_end.hip) */
+  constexpr int CPWN = {{RCPW}};
+  constexpr int PR = {{#if PAIR}}2{{else}}1{{/if}};
+  constexpr int RW = CPWN * PR;
 {{#if REPI}}  static_assert(CPWN % 2 == 0, "a rotated region's pairs need whole pairs of rows a task");
 {{/if}}
   constexpr long TASKS = ({{N}} + {{RCPW}} - 1) / {{RCPW}};
   constexpr long GW = (long){{GRID}} * WAVES;
   constexpr int SLOTS = {{SLOTS}};
-  /* a slot: RCPW rows of a step's SROW bytes; PPL 16-byte pieces per lane
+  /* a slot: RW rows of a step's SROW bytes; PPL 16-byte pieces per lane
    * and row */
   constexpr int SROW = {{WAVE}} * UBYTES;
   constexpr int PPL = (SROW / 16 + {{WAVE}} - 1) / {{WAVE}};
@@ -75,10 +81,10 @@
   const long gw = (long)blockIdx.x * WAVES + wave;
   /* steps: (task, unit step) in order, j = task number * UPL + unit step */
   const int J = gw < TASKS ? (int)((TASKS - 1 - gw) / GW + 1) * UPL : 0;
-  unsigned char *ring = lds + wave * SLOTS * {{RCPW}} * SROW;
-  unsigned char *xs = lds + WAVES * SLOTS * {{RCPW}} * SROW;
-  float acc[{{RCPW}}][{{MMAX}}];
-  unsigned wr[{{RCPW}}][NW];
+  unsigned char *ring = lds + wave * SLOTS * RW * SROW;
+  unsigned char *xs = lds + WAVES * SLOTS * RW * SROW;
+  float acc[RW][{{MMAX}}];
+  unsigned wr[RW][NW];
 
   /* step j's bytes of every row of its task into slot j % SLOTS, as one
    * group of copies (h: the step's first 16-bit unit of w) */
@@ -87,13 +93,13 @@
       const long n0 = (gw + (long)(j / UPL) * GW) * {{RCPW}};
       const int i = j % UPL;
       const int bytes = (NU - i * {{WAVE}} < {{WAVE}} ? NU - i * {{WAVE}} : {{WAVE}}) * UBYTES;
-      unsigned char *slot = ring + j % SLOTS * {{RCPW}} * SROW;
+      unsigned char *slot = ring + j % SLOTS * RW * SROW;
 #pragma unroll
-      for (int c = 0; c < {{RCPW}}; ++c) {
-        const long n = n0 + c < {{N}} ? n0 + c : {{N}} - 1;
+      for (int c = 0; c < RW; ++c) {
+        const long n = n0 + c / PR < {{N}} ? n0 + c / PR : {{N}} - 1;
 {{#if REGIONS}}        {{> region_row}}
 {{else}}        const long wrow = n;
-        const auto wsel = w;
+        const auto wsel = {{#if PAIR}}c % 2 ? w1 : {{/if}}w;
 {{/if}}        const long h = wrow * ({{RB}}L / 2) + i * (SROW / 2);
 #pragma unroll
         for (int p = 0; p < PPL; ++p) {
@@ -158,9 +164,9 @@
     kg_async_wait<SLOTS - 1>();
     kg_wave_sync();
     if (u < NU) {
-      const unsigned char *slot = ring + j % SLOTS * {{RCPW}} * SROW + lane * UBYTES;
+      const unsigned char *slot = ring + j % SLOTS * RW * SROW + lane * UBYTES;
 #pragma unroll
-      for (int c = 0; c < {{RCPW}}; ++c)
+      for (int c = 0; c < RW; ++c)
 #pragma unroll
         for (int l = 0; l < NW / 2; ++l) {
           const kg_vec<unsigned, 2> v = *(const kg_vec<unsigned, 2> *)(slot + c * SROW + 8 * l);
@@ -172,7 +178,7 @@
     issue(j + SLOTS);
     if (i == 0) {
 #pragma unroll
-      for (int c = 0; c < {{RCPW}}; ++c)
+      for (int c = 0; c < RW; ++c)
 #pragma unroll
         for (int m = 0; m < {{MMAX}}; ++m)
           acc[c][m] = 0.0f;
@@ -181,7 +187,7 @@
 #pragma unroll
       for (int b = 0; b < UB; ++b) {
 #pragma unroll
-        for (int c = 0; c < {{RCPW}}; ++c) {
+        for (int c = 0; c < RW; ++c) {
 {{#if XH}}          unsigned qs[4];
           kg_q_words_at<4>(wr[c], b * {{BB}} + 2, qs);
           const float d = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(wr[c], b * {{BB}}));

@@ -1,15 +1,16 @@
-{{! a GEMV's stores at a task's end (acc[c][m]: the lane's sums of column n0 + c, c < CPWN, row m): the wave reduces each sum, and lane 0 stores through the epilogue, to the column's region (REGIONS), or rotated and to a cache (REPI: a column's pair is c ^ 1, in the same wave); M is the same for every lane, so the wave reduces inside the guard }}#pragma unroll
+{{! a GEMV's stores at a task's end (acc[r][m]: the lane's sums of row r < RW of the task, PR rows for each of its CPWN columns n0 + c, of w and (PAIR) of w1; row m of x): the wave reduces each sum, and lane 0 stores through the epilogue, to the column's region (REGIONS), or rotated and to a cache (REPI: a column's pair is c ^ 1, in the same wave); M is the same for every lane, so the wave reduces inside the guard }}#pragma unroll
       for (int m = 0; m < {{MMAX}}; ++m) {
         if (m < M) {
-          float sum[CPWN];
+          float sum[RW];
 #pragma unroll
-          for (int c = 0; c < CPWN; ++c)
-            sum[c] = kg_wave_sum<{{WAVE}}>(acc[c][m]);
+          for (int r = 0; r < RW; ++r)
+            sum[r] = kg_wave_sum<{{WAVE}}>(acc[r][m]);
 #pragma unroll
           for (int c = 0; c < CPWN; ++c)
             if (lane == 0 && n0 + c < {{N}}) {
-              const float acc0 = sum[c];
-{{#if REPI}}              const float accp = sum[c ^ 1];
+              const float acc0 = sum[c * PR];
+{{#if PAIR}}              const float acc1 = sum[c * PR + 1];
+{{/if}}{{#if REPI}}              const float accp = sum[c ^ 1];
               {{> region_epi}}
 {{else}}{{#if REGIONS}}              {{> region_store}}
 {{else}}              const long idx = m * {{N}}L + n0 + c;

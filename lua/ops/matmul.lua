@@ -233,21 +233,25 @@ local function gemv_qr_params(target, info)
   if info.fmt == "q4_0" and info.x_ctype == "kg_bf16" then
     table.insert(xs, 1, { info.x_ctype, 64 + 4, xh = true })
   end
+  -- a task's columns (RCPW), and its rows of w: a gate/up pair takes each
+  -- column's row of both weights, as many rows a task as one weight would
+  local cpw = info.pair and math.max(1, r.cpw // 2) or r.cpw
+  local rows = cpw * (info.pair and 2 or 1)
   for _, c in ipairs(xs) do
     local slots = c.xh and QR_XH_SLOTS or r.slots
-    local rings = waves * slots * r.cpw * target.wave * QR_UB * info.bb
+    local rings = waves * slots * rows * target.wave * QR_UB * info.bb
     local xu = (QR_UB * c[2] + 15) // 16 * 16
     if (xu // 16) % 2 == 0 then xu = xu + 16 end
     local lds = rings + info.mmax * nu * xu
     if lds <= lds_max // 3 then
-      local tasks = (info.n + r.cpw - 1) // r.cpw
+      local tasks = (info.n + cpw - 1) // cpw
       local per_cu = math.min(c.xh and QR_XH_WG_PER_CU or QWG_PER_CU, lds_max // lds)
       local grid = balanced_grid(tasks, waves, target.cus * per_cu)
       return {
         source = "gemv_qr", BLOCK = waves * target.wave, VEC = 1, shared_bytes = lds,
         per_block = info.n, ["repeat"] = grid,
         holes = {
-          SHARED_BYTES = lds, GRID = grid, RCPW = r.cpw, UB = QR_UB, BB = info.bb, SLOTS = slots,
+          SHARED_BYTES = lds, GRID = grid, RCPW = cpw, UB = QR_UB, BB = info.bb, SLOTS = slots,
           XT = c[1], XCVT = c[1] == "float" and "kg_to_f32" or "", XU = xu, RDEQ = r.deq,
           XH = c.xh and "1" or "",
         },
@@ -289,7 +293,8 @@ local function gemv_qm_params(target, info)
   local lds_max = target.shared_optin_bytes or target.lds_bytes
   local lds = QM_SLOTS * 16 * rs + info.mmax * (nb * 64 + 64) + nb * 64 + 2 * waves * 512
   if lds > lds_max then return nil end
-  local tasks = (info.n + 15) // 16
+  -- a task: 16 rows of w, or 8 columns of a gate/up pair's two weights
+  local tasks = (info.n + (info.pair and 7 or 15)) // (info.pair and 8 or 16)
   local per_cu = math.max(1, math.min(lds_max // lds, 64 // waves, QWG_PER_CU))
   local grid = balanced_grid(tasks, 1, target.cus * per_cu)
   return {
@@ -312,7 +317,9 @@ end
 -- each taking tasks blockIdx.x, + GRID, ...
 local function gemv_q_params(target, info)
   local slots = target.platform == "cuda" and QSLOTS or 1
-  local ring = (info.waves * slots * info.cpw * ((info.stage_bytes + 15) // 16 * 16)) + 16
+  -- (a gate/up pair: two rows of w a column)
+  local rows = info.cpw * (info.pair and 2 or 1)
+  local ring = (info.waves * slots * rows * ((info.stage_bytes + 15) // 16 * 16)) + 16
   local lds_max = target.shared_optin_bytes or target.lds_bytes
   local xt, xk, x_bytes
   for _, c in ipairs({ { "float", 4, info.k }, { info.x_ctype, info.x_size, info.k },
@@ -344,16 +351,16 @@ local GEMV_Q_HOLES = { "BB", "CPW", "DEQ", "FMT", "GRID", "K", "LB", "LE", "MIN"
 
 -- The quantized GEMV of up to 8 rows (one row, where build_quant gives Q4_0
 -- a variant of its own): gemv_qr where the target decodes blocks from
--- registers, else gemv_q.hip. It takes the Q, K and V projections as
--- regions, and RoPE and the KV write on their results, as the float GEMV
--- does. (An RMS norm taken in, as the float GEMV takes it, was 40% slower on
+-- registers, else gemv_q.hip. It takes a gate/up pair (each column a row of
+-- both weights in a task), and the Q, K and V projections as regions, and
+-- RoPE and the KV write on their results, as the float GEMV does. (An RMS norm taken in, as the float GEMV takes it, was 40% slower on
 -- the H100 for the gate and up GEMVs at Llama-3-8B shapes: not yet.)
 kg.template {
   name = "gemv_q",
   holes = GEMV_Q_HOLES,
   libs = { "quant", "rope" },
   sources = { "gemv_qr" },
-  fuse = { epilogue = true, regions = true, region_epilogue = true },
+  fuse = { epilogue = true, pair = true, regions = true, region_epilogue = true },
   weights_before_wait = true,
   params = function(target, info)
     return gemv_qr_params(target, info) or gemv_q_params(target, info)
@@ -361,7 +368,8 @@ kg.template {
 }
 
 -- Q4_0 GEMVs of 2 to 8 rows of f16 or bf16 x: gemv_qm on the tensor cores
--- where the target has them, else gemv_q's kernels; epilogues only, so the
+-- where the target has them, else gemv_q's kernels; epilogues and the
+-- gate/up pair (a task's 16 rows are 8 columns of both weights) only, so the
 -- holes of those kernels' other roles are declared off here.
 local GEMV_QM_HOLES = { "BF16", "CPS", "QMAGIC", "QOFF" }
 for _, h in ipairs(GEMV_Q_HOLES) do GEMV_QM_HOLES[#GEMV_QM_HOLES + 1] = h end
@@ -374,7 +382,7 @@ kg.template {
   holes = GEMV_QM_HOLES,
   libs = { "quant" },
   sources = { "gemv_q", "gemv_qr" },
-  fuse = { epilogue = true },
+  fuse = { epilogue = true, pair = true },
   weights_before_wait = true,
   params = function(target, info)
     return gemv_qm_params(target, info) or gemv_qr_params(target, info)
@@ -608,9 +616,10 @@ function kg.gemm_params(op, target, info)
   -- apart, a spare word for the decoder's reads) and decoded into the B
   -- tile while the tile before it is multiplied: two B stages (QRAW)
   local qrow = info.quant and info.qdeq and t.bk // 32 * info.bb
-  local qraw = qrow and not info.pair and info.k % t.bk == 0 and qrow % 4 == 0
-    and info.rb % 4 == 0
-  local qs = qraw and (t.bn * qrow + 4 + 15) // 16 * 16 or 0
+  -- (a gate/up pair: BN rows of w, then BN of w1, QBN in all)
+  local qbn = t.bn * (info.pair and 2 or 1)
+  local qraw = qrow and info.k % t.bk == 0 and qrow % 4 == 0 and info.rb % 4 == 0
+  local qs = qraw and (qbn * qrow + 4 + 15) // 16 * 16 or 0
   local bstages = qraw and 2 or t.stages
   -- the ring is one KG_SHARED_BUFFER: static LDS on AMD, dynamic shared
   -- memory on CUDA (where a kernel may opt in past the static 48 KiB)
@@ -633,7 +642,7 @@ function kg.gemm_params(op, target, info)
       FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
       BSTAGES = bstages, QRAW = qraw and "1" or "",
       QSYNC = info.quant and not qraw and "1" or "",
-      QS = qs, QROW = qrow or 0, QDEQ = qraw and info.qdeq or "", BB = info.bb or 0,
+      QS = qs, QROW = qrow or 0, QBN = qbn, QDEQ = qraw and info.qdeq or "", BB = info.bb or 0,
       QB0 = info.qb and info.qb[1] or "0.0f", QB1 = info.qb and info.qb[2] or "0.0f",
       WM = t.waves_m, WN = t.waves_n, FM = wtm // fm, FN = wtn // fn,
       TILES_N = tiles_n, REPEAT = tiles_n * info.batch,
@@ -643,7 +652,7 @@ function kg.gemm_params(op, target, info)
 end
 
 local GEMM_HOLES = { "BB", "BK", "BM", "BN", "BSTAGES", "FM", "FN", "FRAG", "K", "KN", "LD", "N",
-  "NK", "QB0", "QB1", "QDEQ", "QRAW", "QROW", "QS", "QSYNC", "REPEAT", "SHARED_BYTES",
+  "NK", "QB0", "QB1", "QBN", "QDEQ", "QRAW", "QROW", "QS", "QSYNC", "REPEAT", "SHARED_BYTES",
   "STAGES", "SYNC", "T", "TILES_N", "WG", "WM", "WN", "W_T",
   DEQ = "", RB = "" } -- quantized w only
 kg.template {

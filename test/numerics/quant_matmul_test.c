@@ -3,8 +3,9 @@
  *   quant_matmul_test [--full] [--part small|real] [--m M,...] [--format F]
  *                     DEVICE...
  * Two models: quant_matmul.lua multiplies x [M, K] (f32, f16, bf16) with w
- * [N, K] in Q8_0, Q4_0, Q4_K and Q6_K for five small cases (N off the GEMM
- * tiles, K off its k tile, a fused bias + silu epilogue; see the model);
+ * [N, K] in Q8_0, Q4_0, Q4_K and Q6_K for six small cases (N off the GEMM
+ * tiles, K off its k tile, a fused bias + silu epilogue, a gate/up pair;
+ * see the model);
  * quant_matmul_real.lua does so with w [4096, 4096], each product with its
  * own rows. Weights are random floats with a random scale per 32 (so every
  * block has its own d, and the K-quants' sub-block scales and mins differ),
@@ -65,13 +66,14 @@ typedef struct qcase {
   int64_t n, k32, k256;
   int bias_silu; /* y = silu(x w^T + b) */
   int real;      /* quant_matmul_real.lua */
+  int pair;      /* y = silu(x w^T) * (x w2^T): a gate/up pair */
 } qcase_t;
 
 static const qcase_t cases[] = {
-    {"n37", 37, 256, 256, 0, 0},       {"n256", 256, 512, 512, 0, 0},
-    {"n129", 129, 2304, 2304, 0, 0},   {"koff", 40, 96, 1280, 0, 0},
-    {"bias_silu", 72, 256, 256, 1, 0}, {"k17", 24, 4352, 4352, 0, 0},
-    {"real", 4096, 4096, 4096, 0, 1},
+    {"n37", 37, 256, 256, 0, 0, 0},       {"n256", 256, 512, 512, 0, 0, 0},
+    {"n129", 129, 2304, 2304, 0, 0, 0},   {"koff", 40, 96, 1280, 0, 0, 0},
+    {"bias_silu", 72, 256, 256, 1, 0, 0}, {"k17", 24, 4352, 4352, 0, 0, 0},
+    {"swiglu", 37, 256, 256, 0, 0, 1},    {"real", 4096, 4096, 4096, 0, 1, 0},
 };
 enum { NCASE = (int)(sizeof cases / sizeof cases[0]) };
 
@@ -104,7 +106,7 @@ typedef struct xdata {
 typedef struct data {
   xdata_t x[NCASE * 2];
   int num_x;
-  void *blocks[NCASE][NFMT];
+  void *blocks[NCASE][NFMT][2]; /* w, and w2 for a pair */
   size_t bytes[NCASE][NFMT];
   void *bias[NCASE][NFMT][NDT];
   double *ref[NCASE][NFMT][NDT];
@@ -163,22 +165,31 @@ static int64_t max_rows(int c, int f, int t) {
 }
 
 /* Random weights for case c, format f: n x k floats, each run of 32 scaled by
- * 2^u, u in [-4, 2); encoded, then (when `used`) decoded for the references
- * over the rows of x each dtype runs with; biases for bias_silu. */
-static int make_case(int c, int f, int used, data_t *d) {
+ * 2^u, u in [-4, 2); encoded into *blocks, then decoded into w. */
+static int make_weight(int c, int f, void **blocks, float *w) {
   const int64_t n = cases[c].n, k = case_k(c, f);
-  float *w = malloc(sizeof(float) * (size_t)(n * k));
-  const size_t bytes = kgrt_gguf_row_bytes(fmts[f].type, n * k);
-  void *blocks = malloc(bytes);
+  *blocks = malloc(kgrt_gguf_row_bytes(fmts[f].type, n * k));
   for (int64_t i = 0; i < n * k; i += 32) {
     const double scale = exp2(6 * unit() - 4);
     for (int e = 0; e < 32; e++)
       w[i + e] = (float)((2 * unit() - 1) * scale);
   }
-  int rc = kgrt_gguf_quantize(fmts[f].type, w, blocks, n * k);
-  rc |= kgrt_gguf_dequantize(fmts[f].type, blocks, w, n * k);
-  d->blocks[c][f] = blocks;
-  d->bytes[c][f] = bytes;
+  return kgrt_gguf_quantize(fmts[f].type, w, *blocks, n * k) |
+         kgrt_gguf_dequantize(fmts[f].type, *blocks, w, n * k);
+}
+
+/* Case c, format f: its weights (two for a pair), and (when `used`) the
+ * references over the rows of x each dtype runs with; biases for
+ * bias_silu. */
+static int make_case(int c, int f, int used, data_t *d) {
+  const int64_t n = cases[c].n, k = case_k(c, f);
+  float *w[2] = {malloc(sizeof(float) * (size_t)(n * k)), NULL};
+  int rc = make_weight(c, f, &d->blocks[c][f][0], w[0]);
+  if (cases[c].pair) {
+    w[1] = malloc(sizeof(float) * (size_t)(n * k));
+    rc |= make_weight(c, f, &d->blocks[c][f][1], w[1]);
+  }
+  d->bytes[c][f] = kgrt_gguf_row_bytes(fmts[f].type, n * k);
   const xdata_t *xd = find_x(d, k);
   for (int t = 0; t < NDT && rc == 0; t++) {
     double *b = NULL;
@@ -193,14 +204,18 @@ static int make_case(int c, int f, int used, data_t *d) {
     const double *x = xd->val[t];
     for (int64_t r = 0; r < rows; r++)
       for (int64_t j = 0; j < n; j++) {
-        double acc = 0;
-        for (int64_t i = 0; i < k; i++)
-          acc += x[r * k + i] * (double)w[j * k + i];
-        y[r * n + j] = b ? silu(acc + b[j]) : acc;
+        double acc[2] = {0, 0};
+        for (int p = 0; p < (cases[c].pair ? 2 : 1); p++)
+          for (int64_t i = 0; i < k; i++)
+            acc[p] += x[r * k + i] * (double)w[p][j * k + i];
+        y[r * n + j] = cases[c].pair ? silu(acc[0]) * acc[1]
+                       : b           ? silu(acc[0] + b[j])
+                                     : acc[0];
       }
     free(b);
   }
-  free(w);
+  free(w[0]);
+  free(w[1]);
   return rc;
 }
 
@@ -225,9 +240,12 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
     if (cases[c].real != real)
       continue;
     for (int f = 0; f < NFMT && !bad; f++) {
-      snprintf(name, sizeof name, "w_%s_%s", fmts[f].name, cases[c].name);
-      bad = kgrt_model_set_weight(m, name, d->blocks[c][f], d->bytes[c][f], &err) !=
-            KGRT_STATUS_OK;
+      for (int p = 0; p < (cases[c].pair ? 2 : 1) && !bad; p++) {
+        snprintf(name, sizeof name, "%s_%s_%s", p ? "w2" : "w", fmts[f].name,
+                 cases[c].name);
+        bad = kgrt_model_set_weight(m, name, d->blocks[c][f][p], d->bytes[c][f], &err) !=
+              KGRT_STATUS_OK;
+      }
       for (int t = 0; t < NDT && !bad; t++) {
         if (cases[c].bias_silu) {
           snprintf(name, sizeof name, "b_%s_%s_%s", fmts[f].name, dts[t].name,
@@ -392,7 +410,8 @@ int main(int argc, char **argv) {
   }
   for (int c = 0; c < NCASE; c++)
     for (int f = 0; f < NFMT; f++) {
-      free(d.blocks[c][f]);
+      free(d.blocks[c][f][0]);
+      free(d.blocks[c][f][1]);
       for (int t = 0; t < NDT; t++) {
         free(d.bias[c][f][t]);
         free(d.ref[c][f][t]);

@@ -28,9 +28,9 @@
 -- W64: KG_SHARED_BUFFER(lds, 17424);
 -- CHECK-NOT: xs =
 -- CHECK: constexpr bool WAVE_SYNC = true;
--- CHECK: float acc[2][8];
+-- CHECK: float acc[RW][8];
 -- CHECK: const long n0 = (task0 + (long)(j / NST) * {{[0-9]+}}) * 8 + wave * 2;
--- CHECK: const long n = n0 + c < 14336 ? n0 + c : 14336 - 1;
+-- CHECK: const long n = n0 + c / PR < 14336 ? n0 + c / PR : 14336 - 1;
 -- CHECK-NEXT: const long wrow = n;
 -- CHECK-NEXT: const auto wsel = w;
 -- CHECK-NEXT: const long row = wrow * 4352L + (long)s * 2176;
@@ -44,8 +44,8 @@
 -- CHECK: acc[c][m] += sc[0] * p0 + sc[1] * p1;
 -- CHECK: issue(j + SLOTS);
 -- CHECK: if (s == NST - 1) {
--- W32: kg_wave_sum<32>(acc[c][m]);
--- W64: kg_wave_sum<64>(acc[c][m]);
+-- W32: kg_wave_sum<32>(acc[r][m]);
+-- W64: kg_wave_sum<64>(acc[r][m]);
 -- CHECK: const long idx = m * 14336L + n0 + c;
 -- CHECK: kg_st(y, idx, kg_from_f32<kg_bf16>(acc0));
 -- q4_k, K = 4352: two stages of 1152 bytes and one of 144, x all of K as f32
@@ -55,7 +55,7 @@
 -- CHECK: KG_SHARED_BUFFER(lds, 20752);
 -- CHECK: float *xs = (float *)(ring + RING);
 -- CHECK: constexpr bool WAVE_SYNC = 4352 == 4352;
--- CHECK: float acc[1][1];
+-- CHECK: float acc[RW][1];
 -- CHECK: kg_q_copy<16>(slot + c * SW * 2 + off / 2, wsel, (row + off) / 2);
 -- CHECK: kg_ldv<XV>(x, m * 4352L + k0 + e);
 -- CHECK: d[i] = kg_to_f32(v.v[i]);

@@ -16,7 +16,7 @@
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx1100 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
 -- CHECK-LABEL: matmul_quant_gemm_matmul_gemv_q_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
--- CHECK: float acc[4][8];
+-- CHECK: float acc[RW][8];
 -- CHECK-LABEL: matmul_quant_gemm_matmul_gemm_{{[0-9a-f]+}}(KG_GLOBAL(const kg_f16) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(kg_f16) y, long M)
 -- W32: typedef kg_mma_wmma_16x16x16<kg_f16, 40> F;
 -- W64: typedef kg_mma_mfma_32x32x8<kg_f16, 40> F;

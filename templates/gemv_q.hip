@@ -5,7 +5,8 @@
  * below are bytes). Dequantized here (lib_quant.hip), f32 sums, y in x's
  * dtype; w is read once per launch.
  * A task is NB output columns: wave v of the workgroup owns the CPW columns
- * n0 + c (c < CPW), whose rows are consecutive bytes. The GRID workgroups
+ * n0 + c (c < CPW), whose rows are consecutive bytes (RW rows: with PAIR
+ * each column's row of w, then of w1). The GRID workgroups
  * take tasks blockIdx.x, blockIdx.x + GRID, ... (GRID is at most what the
  * target holds at once: the grid stays resident, and a workgroup's weights
  * stream without a break from one task into the next). K is walked in

@@ -7,7 +7,8 @@
  * source).
  * A unit is UB consecutive blocks of a row, UB * BB bytes (a multiple of 8);
  * rows and every step's bytes start 16-byte aligned. A task is the RCPW
- * rows n0 .. n0 + RCPW - 1 for one wave, in UPL steps of up to WAVE units of
+ * columns n0 .. n0 + RCPW - 1 for one wave, their RW rows of w (RCPW; 2
+ * RCPW with PAIR, of w and w1 in turn), in UPL steps of up to WAVE units of
  * each row: step i's units are WAVE i .. WAVE i + WAVE - 1, lane l takes unit
  * WAVE i + l. The GRID x WAVES waves of the grid take tasks gw, gw + GRID
  * WAVES, ... (gw: the wave's index in the grid; GRID is at most what the

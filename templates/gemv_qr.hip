@@ -13,10 +13,12 @@
  * WAVE i + l. The GRID x WAVES waves of the grid take tasks gw, gw + GRID
  * WAVES, ... (gw: the wave's index in the grid; GRID is at most what the
  * target holds at once, so the workgroups stay resident and x is staged once
- * per workgroup). A wave's steps, task after task, stream through its ring
- * of SLOTS slots in LDS: step j's bytes of every row are copied into slot j %
- * SLOTS with 16-byte asynchronous copies (every copy instruction of the wave
- * reads consecutive bytes); each lane reads its unit's NW words into
+ * per workgroup; MINB, where the registers bound the grid's workgroups a
+ * compute unit, holds ptxas to them). A wave's steps, task after task,
+ * stream through its ring of SLOTS slots in LDS: step j's bytes of every
+ * row are copied into slot j % SLOTS with 16-byte asynchronous copies
+ * (every copy instruction of the wave reads consecutive bytes); each lane
+ * reads its unit's NW words into
  * registers with 8-byte LDS reads (lanes 72 or 136 bytes apart: no bank
  * conflicts), the wave issues the copies of the step SLOTS ahead into the
  * freed slot (so SLOTS steps are in flight while one is computed; SLOTS may
@@ -49,7 +51,7 @@
  * REGIONS and REPI as gemv_q.hip takes them: a row's region picks its
  * weight, row and result (REPI: RCPW is even, so a rotated pair of rows is
  * one task's). */
-{{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
+{{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}}{{#if MINB}}, {{MINB}}{{/if}})
 {{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if PAIR}} KG_GLOBAL(const unsigned short) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
   constexpr int WAVES = {{BLOCK}} / {{WAVE}};
   constexpr int UB = {{UB}};

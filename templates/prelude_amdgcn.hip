@@ -6,7 +6,7 @@
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 #define __shared__ __attribute__((shared))
-#define __launch_bounds__(n) __attribute__((amdgpu_flat_work_group_size(1, n)))
+#define __launch_bounds__(n, ...) __attribute__((amdgpu_flat_work_group_size(1, n)))
 #define KG_INLINE __device__ static inline __attribute__((always_inline, unused))
 /* For explicit specializations, which take no storage class. */
 #define KG_INLINE_SPEC __device__ inline __attribute__((always_inline, unused))

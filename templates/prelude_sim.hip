@@ -33,7 +33,7 @@
 #define __global__ __attribute__((visibility("hidden")))
 #define __device__
 #define __shared__ static thread_local
-#define __launch_bounds__(n)
+#define __launch_bounds__(n, ...)
 /* Marked unused: the whole image is one main file, where clang warns about
  * every helper a model happens not to use. */
 #define KG_INLINE static inline __attribute__((unused))

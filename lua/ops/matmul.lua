@@ -210,8 +210,12 @@ local QR_UB = 4
 -- its next step's copies fly while it computes, and the other waves cover
 -- the wait. Llama-3-8B Q4_0 decode on the H100: 377 tok/s with two slots and
 -- 4 workgroups a compute unit in f32, 385 in halves, 429 like this
--- (bench/results/h100_llama.md).
-local QR_XH_SLOTS, QR_XH_WG_PER_CU = 1, 16
+-- (bench/results/h100_llama.md). At most 7 a compute unit: 7 x 128 threads
+-- of 72 registers fill the 64 Ki registers of an SM (sm_80, sm_90), and
+-- where that is the grid's bound the kernel's launch bounds (MINB) hold
+-- ptxas to it, so the whole grid is resident (with 8, the LM head's 1002
+-- workgroups at Llama-3-8B shapes ran as 1.08 waves).
+local QR_XH_SLOTS, QR_XH_WG_PER_CU = 1, 7
 
 --- gemv_q's params where the target decodes blocks from registers and the
 --- format, K (whole pairs of units, so that every row and step starts
@@ -254,6 +258,8 @@ local function gemv_qr_params(target, info)
           SHARED_BYTES = lds, GRID = grid, RCPW = cpw, UB = QR_UB, BB = info.bb, SLOTS = slots,
           XT = c[1], XCVT = c[1] == "float" and "kg_to_f32" or "", XU = xu, RDEQ = r.deq,
           XH = c.xh and "1" or "",
+          -- the registers bound the grid only where the LDS does not
+          MINB = c.xh and per_cu == QR_XH_WG_PER_CU and per_cu or "",
         },
       }
     end
@@ -345,7 +351,7 @@ local function gemv_q_params(target, info)
 end
 
 -- the holes of gemv_q.hip and gemv_qr.hip
-local GEMV_Q_HOLES = { "BB", "CPW", "DEQ", "FMT", "GRID", "K", "LB", "LE", "MIN", "MMAX", "N",
+local GEMV_Q_HOLES = { "BB", "CPW", "DEQ", "FMT", "GRID", "K", "LB", "LE", "MIN", "MINB", "MMAX", "N",
   "NB", "NS", "QB", "QB0", "QB1", "RB", "RCPW", "RDEQ", "SB", "SE", "SHARED_BYTES", "SLOTS", "T",
   "UB", "XCVT", "XG", "XH", "XK", "XL", "XT", "XU" }
 

@@ -6,11 +6,14 @@
 -- f16 with 16-byte LDS stores; the products are packed f16 FMAs, two weights
 -- an instruction: 2 rows x 4 blocks x 4 words of qs x 8 = 256, and no
 -- int-to-float conversion. 72 registers (the f32 path takes 122), nothing
--- spills.
+-- spills; 7 workgroups an SM fill its registers, and the launch bounds say
+-- so (the grid, 896 workgroups, is resident).
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90 --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- CHECK-LABEL: .entry matmul_quant_bf16_sm90_matmul_{{[0-9a-f]+}}(
+-- CHECK: .maxntid 128, 1, 1
+-- CHECK-NEXT: .minnctapersm 7
 -- CHECK-NOT: ld.global
 -- CHECK-COUNT-10: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
 -- CHECK: cp.async.commit_group;

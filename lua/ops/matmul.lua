@@ -351,16 +351,17 @@ local function gemv_q_params(target, info)
 end
 
 -- the holes of gemv_q.hip and gemv_qr.hip
-local GEMV_Q_HOLES = { "BB", "CPW", "DEQ", "FMT", "GRID", "K", "LB", "LE", "MIN", "MINB", "MMAX", "N",
-  "NB", "NS", "QB", "QB0", "QB1", "RB", "RCPW", "RDEQ", "SB", "SE", "SHARED_BYTES", "SLOTS", "T",
-  "UB", "XCVT", "XG", "XH", "XK", "XL", "XT", "XU" }
+local GEMV_Q_HOLES = { "BB", "CPW", "DEQ", "FMT", "GRID", "K", "LB", "LE", "MIN", "MINB", "MMAX",
+  "N", "NB", "NS", "QB", "QB0", "QB1", "RB", "RCPW", "RDEQ", "SB", "SE", "SHARED_BYTES", "SLOTS",
+  "T", "UB", "XCVT", "XG", "XH", "XK", "XL", "XT", "XU" }
 
 -- The quantized GEMV of up to 8 rows (one row, where build_quant gives Q4_0
 -- a variant of its own): gemv_qr where the target decodes blocks from
 -- registers, else gemv_q.hip. It takes a gate/up pair (each column a row of
 -- both weights in a task), and the Q, K and V projections as regions, and
--- RoPE and the KV write on their results, as the float GEMV does. (An RMS norm taken in, as the float GEMV takes it, was 40% slower on
--- the H100 for the gate and up GEMVs at Llama-3-8B shapes: not yet.)
+-- RoPE and the KV write on their results, as the float GEMV does. (An RMS
+-- norm taken in, as the float GEMV takes it, was 40% slower on the H100 for
+-- the gate and up GEMVs at Llama-3-8B shapes: not yet.)
 kg.template {
   name = "gemv_q",
   holes = GEMV_Q_HOLES,

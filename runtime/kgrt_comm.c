@@ -4,6 +4,7 @@
 #include "kgrt_comm.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,6 +123,7 @@ static const kgrt_dl_symbol_t kgrt_nccl_symbols[] = {
     KGRT_NCCL_OPTIONAL(ncclMemFree),
     KGRT_NCCL_OPTIONAL(ncclCommWindowRegister),
     KGRT_NCCL_OPTIONAL(ncclCommWindowDeregister),
+    KGRT_NCCL_OPTIONAL(ncclCommInitRankConfig),
 };
 
 /* Loads the library and makes the id; called with the mutex held. */
@@ -152,8 +154,8 @@ static kgrt_status_t kgrt_comm_nccl_load(kgrt_comm_t *comm, const char *soname,
 }
 
 kgrt_status_t kgrt_comm_nccl_join(kgrt_comm_t *comm, const char *soname, uint32_t rank,
-                                  const char *who, kgrt_comm_nccl_rank_t *out,
-                                  kgrt_error_t *err) {
+                                  const char *who, int min_ctas,
+                                  kgrt_comm_nccl_rank_t *out, kgrt_error_t *err) {
   out->api = NULL;
   out->comm = NULL;
   pthread_mutex_lock(&comm->mutex);
@@ -163,12 +165,34 @@ kgrt_status_t kgrt_comm_nccl_join(kgrt_comm_t *comm, const char *soname, uint32_
   const kgrt_nccl_id_t id = comm->id;
   pthread_mutex_unlock(&comm->mutex);
   KGRT_RETURN_IF_ERROR(st);
-  kgrt_nccl_result_t r =
-      comm->nccl.ncclCommInitRank(&out->comm, (int)comm->ranks, id, (int)rank);
+  kgrt_nccl_result_t r;
+  if (min_ctas > 0) {
+    if (comm->nccl.ncclCommInitRankConfig == NULL)
+      return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                            "%s: %s has no ncclCommInitRankConfig for ctas=%d (NCCL "
+                            "2.14 or later; ctas=0 takes the library's own choice)",
+                            who, soname, min_ctas);
+    kgrt_nccl_config_t config = {
+        .size = sizeof config,
+        .magic = 0xcafebeefu,
+        .version = 21700, /* NCCL_VERSION(2, 17, 0): the fields up to net_name */
+        .blocking = 1,    /* returns once the communicator is made */
+        .cga_cluster_size = INT_MIN, /* NCCL_CONFIG_UNDEF_INT: the library's default */
+        .min_ctas = min_ctas,
+        /* set: NCCL checks min <= max before it fills in defaults */
+        .max_ctas = KGRT_NCCL_MAX_CTAS,
+        .net_name = NULL, /* NCCL_CONFIG_UNDEF_PTR */
+    };
+    r = comm->nccl.ncclCommInitRankConfig(&out->comm, (int)comm->ranks, id, (int)rank,
+                                          &config);
+  } else {
+    r = comm->nccl.ncclCommInitRank(&out->comm, (int)comm->ranks, id, (int)rank);
+  }
   if (r != 0)
     return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR,
-                          "%s: ncclCommInitRank (rank %u of %u): %s", who, rank,
-                          comm->ranks, comm->nccl.ncclGetErrorString(r));
+                          "%s: ncclCommInitRank%s (rank %u of %u): %s", who,
+                          min_ctas > 0 ? "Config" : "", rank, comm->ranks,
+                          comm->nccl.ncclGetErrorString(r));
   out->api = &comm->nccl;
   return KGRT_STATUS_OK;
 }

@@ -35,7 +35,24 @@ enum {
   KGRT_NCCL_FLOAT32 = 7,
   KGRT_NCCL_BFLOAT16 = 9,
   KGRT_NCCL_WIN_COLL_SYMMETRIC = 1, /* ncclCommWindowRegister's winFlags */
+  KGRT_NCCL_MAX_CTAS = 64, /* NCCL's MAXCHANNELS, the most CTAs a collective takes */
 };
+/* The first fields of ncclConfig_t, as NCCL 2.17 defined them. The library
+ * copies `size` bytes of it, takes every field its `version` has, and its
+ * own defaults for the rest; NCCL_CONFIG_INITIALIZER's magic and "unset"
+ * values (INT_MIN, NULL) are written by kgrt_comm_nccl_join. RCCL reads the
+ * same struct. */
+typedef struct kgrt_nccl_config {
+  size_t size;
+  unsigned magic;   /* 0xcafebeef */
+  unsigned version; /* NCCL_VERSION(2, 17, 0) */
+  int blocking;
+  int cga_cluster_size;
+  int min_ctas; /* the fewest CTAs (workgroups) a collective runs on */
+  int max_ctas;
+  const char *net_name;
+} kgrt_nccl_config_t;
+
 typedef struct kgrt_nccl_api {
   kgrt_nccl_result_t (*ncclGetUniqueId)(kgrt_nccl_id_t *id);
   kgrt_nccl_result_t (*ncclCommInitRank)(kgrt_nccl_comm_t *comm, int nranks,
@@ -60,6 +77,10 @@ typedef struct kgrt_nccl_api {
                                                int flags);
   kgrt_nccl_result_t (*ncclCommWindowDeregister)(kgrt_nccl_comm_t comm,
                                                  kgrt_nccl_window_t win);
+  /* optional (NCCL 2.14 and later) */
+  kgrt_nccl_result_t (*ncclCommInitRankConfig)(kgrt_nccl_comm_t *comm, int nranks,
+                                               kgrt_nccl_id_t id, int rank,
+                                               kgrt_nccl_config_t *config);
 } kgrt_nccl_api_t;
 
 /* What one rank brings to a sim exchange. */
@@ -108,10 +129,13 @@ typedef struct kgrt_comm_nccl_rank {
 
 /* Loads `soname` (the first rank to call it; it makes the unique id too)
  * and initialises this rank's NCCL communicator: returns once every rank
- * has called it. `who` names the device in messages. */
+ * has called it. `who` names the device in messages. min_ctas > 0: the
+ * communicator's collectives run on at least that many CTAs (ncclConfig_t's
+ * minCTAs; an error where the library has no ncclCommInitRankConfig);
+ * 0: the library's own choice. */
 KGRT_INTERNAL kgrt_status_t kgrt_comm_nccl_join(kgrt_comm_t *comm, const char *soname,
                                                 uint32_t rank, const char *who,
-                                                kgrt_comm_nccl_rank_t *out,
+                                                int min_ctas, kgrt_comm_nccl_rank_t *out,
                                                 kgrt_error_t *err);
 /* Deregisters and frees the window, if any, then ends the rank. */
 KGRT_INTERNAL void kgrt_comm_nccl_leave(kgrt_comm_nccl_rank_t *rank);

@@ -424,7 +424,7 @@ static kgrt_status_t kgrt_hip_comm_join(kgrt_device_t *device,
                                         kgrt_device_program_t *program, kgrt_comm_t *comm,
                                         uint32_t rank, kgrt_error_t *err) {
   KGRT_RETURN_IF_ERROR(kgrt_hip_set_device(kgrt_hip_cast(device), err));
-  return kgrt_comm_nccl_join(comm, "librccl.so.1", rank, device->name, &program->rank,
+  return kgrt_comm_nccl_join(comm, "librccl.so.1", rank, device->name, 0, &program->rank,
                              err);
 }
 

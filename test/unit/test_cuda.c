@@ -289,17 +289,18 @@ static void test_open(void) {
 
   const char *bad[] = {"cuda:x",           "cuda:",         "cuda:12345",
                        "cuda:0,fast",      "cuda,graphs=3", "cuda:0,early_launch=",
-                       "cuda,symmetric=2", "cuda,x=1"};
-  for (int i = 0; i < 8; i++) {
+                       "cuda,symmetric=2", "cuda,ctas=65",  "cuda,x=1"};
+  for (int i = 0; i < 9; i++) {
     dev = (kgrt_device_t *)&c;
     CHECK_EQ(kgrt_device_open(bad[i], &a, &dev, &err), KGRT_STATUS_INVALID_ARGUMENT);
     CHECK(dev == NULL);
   }
   CHECK(contains(err.message, "cuda: bad option 'x=1'"));
+  CHECK(contains(err.message, "ctas=0..64"));
   /* the options a cuda device takes parse (then the GPU opens, or is absent) */
   dev = NULL;
-  st = kgrt_device_open("cuda:0,early_launch=0,time_flush=0,graphs=0,symmetric=0", &a,
-                        &dev, &err);
+  st = kgrt_device_open("cuda:0,early_launch=0,time_flush=0,graphs=0,symmetric=0,ctas=64",
+                        &a, &dev, &err);
   CHECK(st == KGRT_STATUS_OK || st == KGRT_STATUS_UNAVAILABLE);
   kgrt_device_close(dev);
   CHECK_EQ(c.live, 0);

@@ -17,7 +17,8 @@
  * The same for the model as a pipeline over the two (llama3_8b_2k_pp2.lua:
  * 16 layers a GPU, the residual handed on by a broadcast).
  * Usage: llama_tp SPEC0 SPEC1 (cuda:0 cuda:1). Prints JSON lines, then the
- * ratios split / whole. */
+ * ratios split / whole. LLAMA_TP_NO_PP=1 in the environment leaves out the
+ * pipeline (a sweep of collective settings, say). */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -316,27 +317,31 @@ int main(int argc, char **argv) {
   }
   const char *const specs[2] = {argv[1], argv[2]};
   static job_t whole[1], split[MAX_RANKS], pipe[MAX_RANKS];
+  const char *no_pp = getenv("LLAMA_TP_NO_PP");
+  const int modes_run = no_pp && strcmp(no_pp, "1") == 0 ? 2 : 3;
   if (run(specs, 1, &kgen_llama3_8b_2k, NULL, whole) != 0 ||
       run(specs, 2, &kgen_llama3_8b_2k_tp2, whole[0].tokens, split) != 0 ||
-      run(specs, 2, &kgen_llama3_8b_2k_pp2, whole[0].tokens, pipe) != 0)
+      (modes_run == 3 &&
+       run(specs, 2, &kgen_llama3_8b_2k_pp2, whole[0].tokens, pipe) != 0))
     return 1;
   const job_t *jobs[3] = {&whole[0], &split[0], &pipe[0]};
   const char *modes[3] = {"whole", "tp", "pp"};
-  for (int k = 0; k < 3; ++k)
+  for (int k = 0; k < modes_run; ++k)
     printf("{\"kind\": \"%s\", \"ranks\": %d, \"prefill_tokens\": %d, \"prefill_us\": "
            "%.1f, \"prefill_tok_s\": %.0f, \"decode_tok_s\": %.1f, \"context\": "
            "\"%d-%d\"}\n",
            modes[k], k ? 2 : 1, PREFILL, jobs[k]->prefill_us,
            PREFILL / (jobs[k]->prefill_us * 1e-6), STEPS / jobs[k]->decode_s,
            PROMPT + CHECKED, PROMPT + CHECKED + STEPS);
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < modes_run; ++k) {
     char kind[64];
     snprintf(kind, sizeof kind, "%s_prefill_profile", modes[k]);
     print_profile(kind, k ? 2 : 1, jobs[k]->prefill_prof, jobs[k]->num_prefill_prof);
     snprintf(kind, sizeof kind, "%s_profile", modes[k]);
     print_profile(kind, k ? 2 : 1, jobs[k]->prof, jobs[k]->num_prof);
   }
-  const int tp = compare("tp", whole, split), pp = compare("pp", whole, pipe);
+  const int tp = compare("tp", whole, split),
+            pp = modes_run == 3 ? compare("pp", whole, pipe) : 0;
   job_t *const all[] = {&whole[0], &split[0], &split[1], &pipe[0], &pipe[1]};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
     free(all[i]->prof);

@@ -34,7 +34,8 @@
  * + c] (O, then m, l at D, D + 1; base 2) and counts itself in cnt[kvh RTMAX
  * + row tile]; the last of the row tile's SPLITS workgroups to count (which
  * resets the count for the next run) adds the splits up into out, in split
- * order, so the bits never depend on which finished first. SCRATCH: the
+ * order, so the bits never depend on which finished first (only those with
+ * tiles: at a short context the last splits have none). SCRATCH: the
  * kernel takes part and cnt (the node's decode path writes them).
  * A row that sees no key gives 0. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
@@ -463,8 +464,13 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   kg_fence_device(); /* acquire: the other splits' parts */
   /* out = sum_s w_s O_s / sum_s w_s l_s, w_s = 2^(m_s - M), M = max_s m_s:
    * CHUNK splits at a time (64 floats of O), their loads in flight together,
-   * added in split order into a running maximum, sum and output */
+   * added in split order into a running maximum, sum and output. Only the
+   * first NACT splits have tiles; the rest wrote m = -inf, l = 0, O = 0,
+   * which would add nothing (w_s = 0, and a chunk of them alone scales by
+   * 2^0): they are not read, the same bits with fewer loads (a short
+   * context on a grid sized for the longest) */
   constexpr int CHUNK = {{SPLITS}} < 64 / {{VEC}} ? {{SPLITS}} : 64 / {{VEC}};
+  const int nact = per > 0 ? (ntiles + per - 1) / per : 0;
   for (int u = tid; u < BM * CPR; u += {{BLOCK}}) {
     const int row = u / CPR, c = u % CPR * {{VEC}};
     const int rho = r0 + row;
@@ -476,7 +482,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     for (int e = 0; e < {{VEC}}; e++)
       o[e] = 0.0f;
 #pragma unroll 1
-    for (int s0 = 0; s0 < {{SPLITS}}; s0 += CHUNK) { /* one chunk's loads at a time */
+    for (int s0 = 0; s0 < nact; s0 += CHUNK) { /* one chunk's loads at a time */
       float ms[CHUNK], ls[CHUNK];
       kg_vec<float, {{VEC}}> os[CHUNK];
 #pragma unroll
@@ -484,7 +490,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         ms[s] = -__builtin_inff();
         ls[s] = 0.0f;
         os[s] = {};
-        if ({{SPLITS}} % CHUNK == 0 || s0 + s < {{SPLITS}}) {
+        if (s0 + s < nact) {
           const long base = (((s0 + s) * {{TD}}L + t) * H + h) * {{LDR}};
           ms[s] = kg_ld(part, base + D);
           ls[s] = kg_ld(part, base + D + 1);

@@ -139,6 +139,7 @@ typedef struct kgrt_hip_device {
   const char *library_name;
   kgrt_hip_api_t api;
   int ordinal;
+  int ctas;      /* the fewest CTAs of RCCL's collectives (option ctas=N; 0: RCCL's) */
   char arch[64]; /* gcnArchName up to the first ':' */
 } kgrt_hip_device_t;
 
@@ -424,8 +425,8 @@ static kgrt_status_t kgrt_hip_comm_join(kgrt_device_t *device,
                                         kgrt_device_program_t *program, kgrt_comm_t *comm,
                                         uint32_t rank, kgrt_error_t *err) {
   KGRT_RETURN_IF_ERROR(kgrt_hip_set_device(kgrt_hip_cast(device), err));
-  return kgrt_comm_nccl_join(comm, "librccl.so.1", rank, device->name, 0, &program->rank,
-                             err);
+  return kgrt_comm_nccl_join(comm, "librccl.so.1", rank, device->name,
+                             kgrt_hip_cast(device)->ctas, &program->rank, err);
 }
 
 static void kgrt_hip_comm_leave(kgrt_device_t *device, kgrt_device_program_t *program) {
@@ -568,18 +569,23 @@ kgrt_status_t kgrt_device_hip_create(const char *part, const char *options,
   if (ordinal < 0)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "hip: expected hip:N with N a device number, got hip:%s", part);
-  uint64_t graphs = 1;
+  /* ctas: 0, RCCL's own choice (not measured on AMD GPUs yet; cuda's is 32) */
+  uint64_t graphs = 1, ctas = 0;
   if (options != NULL && *options == '\0')
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "hip: empty option list");
   for (const char *s = options; s != NULL && *s != '\0';) {
     const char *at = s;
     char key[16];
-    uint64_t v = 2;
-    if (kgrt_options_next(&s, key, sizeof key, &v) != 0 || v > 1 ||
-        strcmp(key, "graphs") != 0)
+    uint64_t v = KGRT_NCCL_MAX_CTAS + 1;
+    const int parsed = kgrt_options_next(&s, key, sizeof key, &v) == 0;
+    if (parsed && strcmp(key, "graphs") == 0 && v <= 1)
+      graphs = v;
+    else if (parsed && strcmp(key, "ctas") == 0 && v <= KGRT_NCCL_MAX_CTAS)
+      ctas = v;
+    else
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                            "hip: bad option '%s' (expected graphs=0|1)", at);
-    graphs = v;
+                            "hip: bad option '%s' (expected graphs=0|1 or ctas=0..%d)",
+                            at, KGRT_NCCL_MAX_CTAS);
   }
   kgrt_hip_device_t *hip = kgrt_calloc(alloc, 1, sizeof *hip);
   if (hip == NULL)
@@ -588,6 +594,7 @@ kgrt_status_t kgrt_device_hip_create(const char *part, const char *options,
   if (alloc != NULL)
     hip->base.alloc = *alloc;
   hip->ordinal = ordinal;
+  hip->ctas = (int)ctas;
   kgrt_status_t st = kgrt_hip_library_open(hip, err);
   if (st == KGRT_STATUS_OK)
     st = kgrt_hip_device_init(hip, err);

@@ -284,8 +284,9 @@ static void open_and_close(void *arg) {
 
 /* No AMD GPU here: "hip" must say so in one line, print nothing, leak nothing. */
 static void test_hip_unavailable(void) {
-  const char *specs[] = {"hip", "hip:0", "hip:3"};
-  for (int i = 0; i < 3; ++i) {
+  /* the options parse: what fails is the GPU */
+  const char *specs[] = {"hip", "hip:0", "hip:3", "hip:0,ctas=8,graphs=0"};
+  for (int i = 0; i < 4; ++i) {
     open_call_t o = {.spec = specs[i]};
     long printed = output_of(open_and_close, &o);
     CHECK_EQ(printed, 0);
@@ -326,6 +327,9 @@ static void test_bad_specs(void) {
                        "sim,graphs=2",
                        "sim,memory=",
                        "hip,graphs=2",
+                       "hip,ctas=65",
+                       "hip,ctas=",
+                       "cuda,ctas=x",
                        "cuda,early_launch=2",
                        "cuda,time_flush=x",
                        "cuda,graphs=1,",

@@ -8,7 +8,8 @@
  * under a causal mask they see the most keys) and, of i % REPEAT, KV head /
  * SPLITS and split % SPLITS. Its keys are [kb, ke): all, or those up to its
  * last row's position (CAUSAL) and from its first row's position - WINDOW + 1;
- * split s takes its share of their BN-key tiles (SPLITS > 1: decode).
+ * split s takes its share of their BN-key tiles (SPLITS > 1: decode), at
+ * least MINT of them (the last splits may then have none).
  * Each key tile goes through a ring of STAGES LDS buffers (K as [BN][LDQ],
  * DP = D padded to whole fragments, the pad zeros; V likewise, or transposed
  * [DP][LDV] for the transposed product below); Q's tile stays in LDS.
@@ -98,7 +99,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{#if CAUSAL}}  ke = p_hi + 1 < ke ? p_hi + 1 : ke;
 {{/if}}{{#if WINDOW}}  kb = p_lo - {{WINDOW}} + 1 > 0 ? p_lo - {{WINDOW}} + 1 : 0;
 {{/if}}  const int ntiles = ke > kb ? (ke - kb + BN - 1) / BN : 0;
-  const int per = (ntiles + {{SPLITS}} - 1) / {{SPLITS}};
+  /* at least MINT tiles a split (fewer splits with tiles at a short context:
+   * each runs its tiles through the ring, and the combine has fewer parts) */
+  const int per0 = (ntiles + {{SPLITS}} - 1) / {{SPLITS}};
+  const int pmin = ntiles < {{MINT}} ? ntiles : {{MINT}};
+  const int per = per0 > pmin ? per0 : pmin;
   const int t_begin = split * per;
   const int t_end = t_begin + per < ntiles ? t_begin + per : ntiles;
 

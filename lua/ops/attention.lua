@@ -29,7 +29,11 @@
 --     f32 buffer (the node's second result) and counts itself in a persistent
 --     int per KV head and row tile (the third: kept across runs, zeroed at
 --     load); the last to count adds the SPLITS parts in split order (the same
---     bits whatever the schedule) into y. One kernel: no second launch.
+--     bits whatever the schedule) into y. One kernel: no second launch. A
+--     split takes at least min_tiles key tiles (the target's decode table,
+--     or the model's decode attribute; default 1): at a context shorter
+--     than SPLITS tiles, fewer workgroups with tiles, each running two or
+--     more through its ring, and fewer parts to add.
 local kg = require "kgen"
 local fail = kg.fail
 
@@ -43,7 +47,7 @@ local function decode_rows(g)
 end
 
 local TILE_KEYS = { bm = true, bn = true, waves = true, stages = true }
-local DECODE_KEYS = { bn = true, waves = true, stages = true, splits = true }
+local DECODE_KEYS = { bn = true, waves = true, stages = true, splits = true, min_tiles = true }
 
 --- The fragment that multiplies `dtype` on a target: its name (a
 --- kg_mma_<kind> of lib_mma.hip taking <T, LD>) and M, N, K.
@@ -187,6 +191,7 @@ local function attention_params(target, info)
       SHARED_BYTES = lds, FRAG = name, BM = bm, BN = bn, BNW = bnw, DP = dp, LDQ = ldq, LDP = ldp,
       LDV = bn + pad,
       WM = wm, WK = wk, FM = fm, STAGES = t.stages, SPLITS = splits, REPEAT = info.kvh * splits,
+      MINT = decode and t.min_tiles or 1,
       SCALE2 = kg.float_literal(scale2),
       CAP_IN = kg.float_literal(info.softcap and info.scale / info.softcap or 0),
       CAP_OUT = kg.float_literal(info.softcap and info.softcap * 1.4426950408889634 or 0),
@@ -200,7 +205,7 @@ end
 kg.template {
   name = "attention",
   holes = { "BM", "BN", "BNW", "CAP_IN", "CAP_OUT", "CAUSAL", "D", "DIRECT", "DP", "FINAL",
-    "FM", "FRAG", "G", "GATHER", "H", "KJS", "KVS", "LSTRIDE", "LDP", "LDQ", "LDR", "LDV",
+    "FM", "FRAG", "G", "GATHER", "H", "KJS", "KVS", "LSTRIDE", "LDP", "LDQ", "LDR", "LDV", "MINT",
     "PARTIAL", "PLAIN", "Q_T", "REPEAT", "RTMAX", "SCALE2", "SCRATCH", "SHARED_BYTES",
     "SOFTCAP", "SPLITS", "STAGES", "TD", "WINDOW", "WK", "WM" },
   libs = { "mma" },
@@ -345,7 +350,7 @@ kg.op {
       return (math.type(v) == "integer" and v >= 1) or kg.is_sym(v), "must be a sym or an integer >= 1"
     end },
     tile = { check = check_tile(TILE_KEYS, "bm, bn, waves, stages") },
-    decode = { check = check_tile(DECODE_KEYS, "bn, waves, stages, splits") },
+    decode = { check = check_tile(DECODE_KEYS, "bn, waves, stages, splits, min_tiles") },
   },
   build = function(node, ins, a)
     local q, k, v = ins[1], ins[2], ins[3]

@@ -5,5 +5,5 @@
 local q = input("q", f16, { 1, 8, 64 })
 local k = input("k", f16, { 64, 2, 64 })
 local v = input("v", f16, { 64, 2, 64 })
--- CHECK: attention_decode_splits.lua:[[@LINE+1]]: error: attention: attribute decode must be a table of bn, waves, stages, splits (splits a positive integer), got a table
+-- CHECK: attention_decode_splits.lua:[[@LINE+1]]: error: attention: attribute decode must be a table of bn, waves, stages, splits, min_tiles (splits a positive integer), got a table
 output("y", attention(q, k, v, { decode = { splits = 0 } }))

@@ -35,13 +35,13 @@ enum {
   KGRT_NCCL_FLOAT32 = 7,
   KGRT_NCCL_BFLOAT16 = 9,
   KGRT_NCCL_WIN_COLL_SYMMETRIC = 1, /* ncclCommWindowRegister's winFlags */
-  KGRT_NCCL_MAX_CTAS = 64, /* NCCL's MAXCHANNELS, the most CTAs a collective takes */
+  KGRT_NCCL_MAX_CTAS = 64, /* NCCL 2.28's MAXCHANNELS: the most CTAs a collective takes */
 };
 /* The first fields of ncclConfig_t, as NCCL 2.17 defined them. The library
  * copies `size` bytes of it, takes every field its `version` has, and its
  * own defaults for the rest; NCCL_CONFIG_INITIALIZER's magic and "unset"
- * values (INT_MIN, NULL) are written by kgrt_comm_nccl_join. RCCL reads the
- * same struct. */
+ * values (INT_MIN, NULL) are written by kgrt_comm_nccl_join. RCCL follows
+ * NCCL's header (not run here: no AMD GPU). */
 typedef struct kgrt_nccl_config {
   size_t size;
   unsigned magic;   /* 0xcafebeef */

@@ -133,7 +133,7 @@ static void tensor(kgrt_tensor_info_t *t, char *name, const char *text, uint32_t
 static void model_init(fz_t *m) {
   memset(m, 0, sizeof *m);
   strcpy(m->sym_names[0], "T");
-  m->syms[0] = (kgrt_sym_t){m->sym_names[0], 8};
+  m->syms[0] = (kgrt_sym_t){m->sym_names[0], 8, 0};
   const kgrt_dim_t x_dims[] = {{0, 0}, {COLS, -1}}, w_dims[] = {{COLS, -1}},
                    out_dims[] = {{0, 0}};
   tensor(&m->tensors[0][0], m->tensor_names[0][0], "x", 2, x_dims);

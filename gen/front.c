@@ -697,6 +697,7 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     g->num_syms = i + 1;
     KG_TRY(get_ident(L, lua_gettop(L), "name", "a sym", &g->syms[i].name, d));
     g->syms[i].max = get_int(L, lua_gettop(L), "max", 0); /* sizes.c checks it */
+    g->syms[i].rank = get_bool(L, lua_gettop(L), "rank");
     if (!g->syms[i].name || get_int(L, lua_gettop(L), "ordinal", -1) != i)
       return kg_error(d, "internal: sym %d is not sym %d", i, i);
     lua_pop(L, 1);

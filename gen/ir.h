@@ -178,6 +178,7 @@ typedef struct kg_node {
 typedef struct kg_sym {
   char *name;
   int64_t max;
+  int rank; /* the model's rank (0 .. max), kernel arguments only (KGRT_SYM_RANK) */
 } kg_sym_t;
 
 typedef struct kg_output {

@@ -83,7 +83,9 @@ void kg_table_header(const kg_graph_t *g, const kg_arch_build_t *arches, int n,
   for (int i = 0; i < g->num_syms; i++) {
     kg_buf_puts(out, "/* dim ");
     put_comment(out, g->syms[i].name);
-    kg_buf_printf(out, ": 1 .. %lld */\n", (long long)g->syms[i].max);
+    kg_buf_printf(out, ": %d .. %lld%s */\n", g->syms[i].rank ? 0 : 1,
+                  (long long)g->syms[i].max,
+                  g->syms[i].rank ? ", the model's rank (kgrt_model_join sets it)" : "");
   }
   for (int i = 0; i < g->num_inputs; i++) {
     kg_buf_puts(out, "/* input  ");
@@ -160,7 +162,8 @@ void kg_table_index(const kg_graph_t *g, const kg_arch_build_t *arches, int n,
     for (int i = 0; i < g->num_syms; i++) {
       kg_buf_puts(out, "    {\"");
       put_cstr(out, g->syms[i].name);
-      kg_buf_printf(out, "\", %lld},\n", (long long)g->syms[i].max);
+      kg_buf_printf(out, "\", %lld, %s},\n", (long long)g->syms[i].max,
+                    g->syms[i].rank ? "KGRT_SYM_RANK" : "0");
     }
     kg_buf_puts(out, "};\n");
   }

@@ -145,16 +145,24 @@ static int kgrt_tensor_size(const kgrt_tensor_info_t *t, const int64_t *dims,
   return 0;
 }
 
-/* Checks that an expression's symbols exist and, with every dim at its max,
- * it neither overflows nor (when `nonneg`) goes below 0. */
+static int kgrt_sym_is_rank(const kgrt_model_table_t *table, uint32_t sym) {
+  return (table->syms[sym].flags & KGRT_SYM_RANK) != 0;
+}
+
+/* Checks that an expression's symbols exist (the rank only where `rank_ok`:
+ * a kernel argument's value) and, with every dim at its max, it neither
+ * overflows nor (when `nonneg`) goes below 0. */
 static kgrt_status_t kgrt_check_expr(const kgrt_model_table_t *table, const int64_t *max,
-                                     const kgrt_expr_t *e, int nonneg, int64_t *out_max,
-                                     kgrt_error_t *err, const char *what) {
+                                     const kgrt_expr_t *e, int nonneg, int rank_ok,
+                                     int64_t *out_max, kgrt_error_t *err,
+                                     const char *what) {
   for (int i = 0; i < KGRT_EXPR_SYMS; ++i)
-    if (e->sym[i] >= 0 && (uint32_t)e->sym[i] >= table->num_syms)
+    if (e->sym[i] >= 0 && ((uint32_t)e->sym[i] >= table->num_syms ||
+                           (!rank_ok && kgrt_sym_is_rank(table, (uint32_t)e->sym[i]))))
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                            "model %s: %s uses dim %d of %u", kgrt_table_name(table),
-                            what, e->sym[i], table->num_syms);
+                            "model %s: %s uses dim %d of %u%s", kgrt_table_name(table),
+                            what, e->sym[i], table->num_syms,
+                            (uint32_t)e->sym[i] < table->num_syms ? " (the rank)" : "");
   if (kgrt_expr_eval(e, max, out_max) != 0)
     return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
                           "model %s: %s overflows with every dim at its max",
@@ -197,7 +205,9 @@ static kgrt_status_t kgrt_check_tensors(const kgrt_model_table_t *table,
                             kgrt_table_name(table), kind, t->name, (unsigned)t->flags);
     for (uint32_t d = 0; d < t->rank; ++d) {
       const kgrt_dim_t *dim = &t->dims[d];
-      if (dim->sym >= 0 ? (uint32_t)dim->sym >= table->num_syms : dim->value < 0)
+      if (dim->sym >= 0 ? (uint32_t)dim->sym >= table->num_syms ||
+                              kgrt_sym_is_rank(table, (uint32_t)dim->sym)
+                        : dim->value < 0)
         return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                               "model %s: %s %s: dim %u is bad", kgrt_table_name(table),
                               kind, t->name, d);
@@ -246,10 +256,22 @@ static kgrt_status_t kgrt_check_syms(const kgrt_model_table_t *table, kgrt_error
   if (table->num_syms > 0 && table->syms == NULL)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "model %s: syms table is NULL", name);
-  for (uint32_t i = 0; i < table->num_syms; ++i)
-    if (table->syms[i].name == NULL || table->syms[i].max < 1)
+  int rank_syms = 0;
+  for (uint32_t i = 0; i < table->num_syms; ++i) {
+    const kgrt_sym_t *s = &table->syms[i];
+    if (s->name == NULL || s->max < 1)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                             "model %s: dim %u has no name or a max below 1", name, i);
+    /* the rank: one, of a split model, up to its last rank */
+    if ((s->flags & ~(uint32_t)KGRT_SYM_RANK) != 0 ||
+        ((s->flags & KGRT_SYM_RANK) &&
+         (++rank_syms > 1 || table->ranks < 2 || s->max != (int64_t)table->ranks - 1)))
+      return kgrt_error_set(
+          err, KGRT_STATUS_INVALID_ARGUMENT,
+          "model %s: dim %s: bad flags 0x%x (one rank of a split model, "
+          "max ranks - 1)",
+          name, s->name, (unsigned)s->flags);
+  }
   return KGRT_STATUS_OK;
 }
 
@@ -333,7 +355,8 @@ static kgrt_status_t kgrt_check_collective(const kgrt_model_table_t *table,
   char what[96];
   int64_t units = 0;
   snprintf(what, sizeof what, "%s: step %u (collective) units", arch->arch, s);
-  KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &step->units, 1, &units, err, what));
+  KGRT_RETURN_IF_ERROR(
+      kgrt_check_expr(table, max, &step->units, 1, 0, &units, err, what));
   for (int i = 0; i < 2; ++i) {
     const kgrt_step_arg_t *a = &step->args[i];
     /* the same syms as units, its elements' bytes (args[1] of all_gather:
@@ -350,7 +373,7 @@ static kgrt_status_t kgrt_check_collective(const kgrt_model_table_t *table,
     if (!same)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                             "model %s: %s: its bytes are not its elements'", name, what);
-    KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &a->bytes, 1, &v, err, what));
+    KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &a->bytes, 1, 0, &v, err, what));
     KGRT_RETURN_IF_ERROR(kgrt_space_capacity(table, arch, max, a, &capacity, err, what));
     if (a->offset > capacity || (uint64_t)v > capacity - a->offset)
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
@@ -431,12 +454,13 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
                             "model %s: %s: step %u has no args", name, arch->arch, s);
     int64_t units = 0;
     snprintf(what, sizeof what, "%s: step %u (%s) units", arch->arch, s, kern->name);
-    KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &step->units, 1, &units, err, what));
+    KGRT_RETURN_IF_ERROR(
+        kgrt_check_expr(table, max, &step->units, 1, 0, &units, err, what));
     snprintf(what, sizeof what, "%s: step %u (%s) select", arch->arch, s, kern->name);
     int64_t select = 0;
     if (step->select.scale != 0)
       KGRT_RETURN_IF_ERROR(
-          kgrt_check_expr(table, max, &step->select, 0, &select, err, what));
+          kgrt_check_expr(table, max, &step->select, 0, 0, &select, err, what));
     /* workgroups and threads in 64 bits without wrapping: a grid that wraps
      * to a small number would launch too few workgroups and report OK */
     uint64_t grid = ((uint64_t)units + step->per_block - 1) / step->per_block, threads;
@@ -455,11 +479,11 @@ static kgrt_status_t kgrt_check_arch(const kgrt_model_table_t *table,
       snprintf(what, sizeof what, "%s: step %u (%s) argument %u", arch->arch, s,
                kern->name, i);
       if (kern->args[i].kind == KGRT_ARG_I64) {
-        KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &a->value, 0, &v, err, what));
+        KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &a->value, 0, 1, &v, err, what));
         continue;
       }
       uint64_t capacity = 0;
-      KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &a->bytes, 1, &v, err, what));
+      KGRT_RETURN_IF_ERROR(kgrt_check_expr(table, max, &a->bytes, 1, 0, &v, err, what));
       KGRT_RETURN_IF_ERROR(
           kgrt_space_capacity(table, arch, max, a, &capacity, err, what));
       if (a->offset > capacity || (uint64_t)v > capacity - a->offset)
@@ -962,6 +986,11 @@ kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t v
   for (uint32_t i = 0; i < table->num_syms; ++i) {
     if (strcmp(table->syms[i].name, sym) != 0)
       continue;
+    if (kgrt_sym_is_rank(table, i))
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: dim %s is the model's rank, which kgrt_model_join "
+                            "sets",
+                            kgrt_table_name(table), sym);
     if (value < 1 || value > table->syms[i].max)
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
                             "model %s: dim %s = %lld is out of range 1..%lld",
@@ -1154,7 +1183,7 @@ static kgrt_status_t kgrt_model_check_ready_(const kgrt_model_t *model,
   const kgrt_model_table_t *table = model->table;
   const char *name = kgrt_table_name(table);
   for (uint32_t i = 0; i < table->num_syms; ++i)
-    if (model->dims[i] == 0)
+    if (model->dims[i] == 0 && !kgrt_sym_is_rank(table, i))
       return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
                             "model %s: dim %s is not set", name, table->syms[i].name);
   for (int kind = KGRT_TENSOR_INPUT; kind <= KGRT_TENSOR_WEIGHT; ++kind) {
@@ -1450,6 +1479,11 @@ kgrt_status_t kgrt_model_step_dim(kgrt_model_t *model, const char *sym, int64_t 
   for (uint32_t i = 0; i < table->num_syms; ++i) {
     if (strcmp(table->syms[i].name, sym) != 0)
       continue;
+    if (kgrt_sym_is_rank(table, i))
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: dim %s is the model's rank, which kgrt_model_join "
+                            "sets",
+                            kgrt_table_name(table), sym);
     if (delta < -table->syms[i].max || delta > table->syms[i].max)
       return kgrt_error_set(
           err, KGRT_STATUS_OUT_OF_RANGE, "model %s: a step of %lld for dim %s (max %lld)",
@@ -1939,6 +1973,9 @@ kgrt_status_t kgrt_model_join(kgrt_model_t *model, kgrt_comm_t *comm, uint32_t r
   model->graph = NULL;
   model->comm = comm;
   model->rank = rank;
+  for (uint32_t i = 0; i < model->table->num_syms; ++i)
+    if (kgrt_sym_is_rank(model->table, i))
+      model->dims[i] = rank;
   return KGRT_STATUS_OK;
 }
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 9
+#define KGRT_TABLE_ABI 10
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
@@ -44,11 +44,18 @@ typedef struct kgrt_expr {
   int16_t sym[KGRT_EXPR_SYMS];
 } kgrt_expr_t;
 
+/* kgrt_sym_t.flags. RANK: not a dimension but the model's rank in its
+ * communicator (0 before kgrt_model_join), 0 .. max with max = ranks - 1: kgrt
+ * sets it, a caller cannot. Only kernel arguments' values use it (the row
+ * base of an embedding table split by rows); at most one per table. */
+#define KGRT_SYM_RANK 0x1u
+
 /* A named dimension bound at run time (rows T, say), with the largest value
  * the plan reserves memory for. */
 typedef struct kgrt_sym {
   const char *name;
   int64_t max;
+  uint32_t flags; /* KGRT_SYM_* */
 } kgrt_sym_t;
 
 /* A dimension: a constant (sym < 0) or a symbol. */

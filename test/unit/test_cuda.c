@@ -416,7 +416,7 @@ static void test_reader(void) {
 
 enum { COLS = 32, T_MAX = 8 };
 
-static const kgrt_sym_t syms[] = {{"T", T_MAX}};
+static const kgrt_sym_t syms[] = {{"T", T_MAX, 0}};
 static const kgrt_tensor_info_t inputs[] = {
     {"x", KGRT_DTYPE_F32, 2, {{0, 0}, {COLS, -1}}, 0, 0, 0}};
 static const kgrt_tensor_info_t weights[] = {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kgrt.h"
+#include "kgrt_device.h" /* kgrt_model_dim_value */
 #include "kgrt_hash.h"
 #include "runtime_kernel.h"
 #include "test.h"
@@ -58,7 +59,7 @@ static kgrt_allocator_t counting_allocator(counting_t *c) {
 
 enum { COLS = 32, T_MAX = 8 };
 
-static const kgrt_sym_t syms[] = {{"T", T_MAX}};
+static const kgrt_sym_t syms[] = {{"T", T_MAX, 0}};
 static const kgrt_tensor_info_t inputs[] = {
     {"x", KGRT_DTYPE_F32, 2, {{0, 0}, {COLS, -1}}, 0, 0, 0}};
 static const kgrt_tensor_info_t weights[] = {
@@ -544,7 +545,7 @@ static void test_table_errors(void) {
   /* a tensor of more than 2^48 bytes */
   test_model_t big;
   test_model_init(&big);
-  kgrt_sym_t big_syms[] = {{"T", (int64_t)1 << 42}}; /* x: 2^49 bytes */
+  kgrt_sym_t big_syms[] = {{"T", (int64_t)1 << 42, 0}}; /* x: 2^49 bytes */
   big.table.syms = big_syms;
   CHECK_EQ(load_status("sim", &big.table, &err), KGRT_STATUS_OUT_OF_RANGE);
   CHECK(contains(err.message, "input x: more than 2^48 bytes"));
@@ -555,6 +556,73 @@ static void test_table_errors(void) {
   CHECK_EQ(kgrt_model_load(dev, NULL, &model, &err), KGRT_STATUS_INVALID_ARGUMENT);
   CHECK_EQ(kgrt_model_load(dev, &m.table, NULL, &err), KGRT_STATUS_INVALID_ARGUMENT);
   kgrt_device_close(dev);
+}
+
+/* The model's rank as a dim (KGRT_SYM_RANK): one, of a split model, with max
+ * ranks - 1; only kernel arguments' values use it; kgrt sets it (0 until
+ * kgrt_model_join), a caller cannot. */
+static void test_rank_sym(void) {
+  test_model_t m;
+  kgrt_error_t err;
+  kgrt_sym_t rs[] = {{"T", T_MAX, 0}, {"rank", 1, KGRT_SYM_RANK}};
+  const kgrt_expr_t by_rank = {COLS, {1, -1, -1, -1}};
+#define RANK_MODEL()                                                                     \
+  do {                                                                                   \
+    test_model_init(&m);                                                                 \
+    m.table.syms = rs;                                                                   \
+    m.table.num_syms = 2;                                                                \
+    m.table.ranks = 2;                                                                   \
+    m.step0_args[3].value = by_rank; /* a kernel argument: allowed */                    \
+  } while (0)
+
+  RANK_MODEL();
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_OK);
+
+  RANK_MODEL();
+  m.table.ranks = 0; /* a whole model has no rank */
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "dim rank: bad flags 0x1"));
+  RANK_MODEL();
+  rs[1].max = 2; /* ranks 0 .. 1 */
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  rs[1].max = 1;
+  rs[0].flags = 0x2; /* a flag kgrt does not know */
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "dim T: bad flags 0x2"));
+  rs[0].flags = 0;
+
+  /* not a size: a buffer's bytes, a grid, a tensor's dim */
+  RANK_MODEL();
+  m.step0_args[0].bytes = by_rank;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "(the rank)"));
+  RANK_MODEL();
+  m.steps[1].units = by_rank;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  kgrt_tensor_info_t in = inputs[0];
+  in.dims[0].sym = 1;
+  RANK_MODEL();
+  m.table.inputs = &in;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "input x: dim 0 is bad"));
+
+  /* kgrt's to set: 0 before joining; set_dim and step_dim refuse it */
+  RANK_MODEL();
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *model = NULL;
+  CHECK_EQ(kgrt_device_open("sim", NULL, &dev, NULL), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_load(dev, &m.table, &model, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_dim_value(model, 1), 0);
+  CHECK_EQ(kgrt_model_set_dim(model, "rank", 1, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(
+      contains(err.message, "dim rank is the model's rank, which kgrt_model_join sets"));
+  CHECK_EQ(kgrt_model_step_dim(model, "rank", 1, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "kgrt_model_join sets"));
+  CHECK_EQ(kgrt_model_dim_value(model, 1), 0);
+  CHECK_EQ(kgrt_model_set_dim(model, "T", 2, &err), KGRT_STATUS_OK);
+  kgrt_model_unload(model);
+  kgrt_device_close(dev);
+#undef RANK_MODEL
 }
 
 /* Grids and the arena in 64 bits: sizes that wrap to small numbers are
@@ -1326,6 +1394,7 @@ int main(int argc, char **argv) {
       test_code_object_errors();
       test_abi_errors();
       test_table_errors();
+      test_rank_sym();
       test_size_overflow();
       test_unknown_triple();
       test_sim_image_errors();

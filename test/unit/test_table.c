@@ -11,7 +11,7 @@ int main(void) {
   kg_graph_t g;
   memset(&g, 0, sizeof g);
   g.model = "m";
-  kg_sym_t sym = {"T*/ int pwned; /*\"", 8};
+  kg_sym_t sym = {"T*/ int pwned; /*\"", 8, 0};
   g.syms = &sym;
   g.num_syms = 1;
   kg_tensor_t t;
@@ -44,7 +44,7 @@ int main(void) {
     closes += p[0] == '*' && p[1] == '/';
   }
   CHECK_EQ(opens, closes);
-  CHECK(strstr(cs, "{\"T*/ int pwned; /*\\042\", 8}") != NULL);
+  CHECK(strstr(cs, "{\"T*/ int pwned; /*\\042\", 8, 0}") != NULL);
   CHECK(strstr(cs, "{\"x\\042, 0}}; int pwned = 1; /*\\012\\134\", ") != NULL);
   CHECK(strstr(cs, "\"x\", 0}}") == NULL);
   kg_buf_free(&h);

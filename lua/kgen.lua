@@ -158,6 +158,7 @@ kg.max_ranks = 64
 --- sym(name, max): a dimension bound at run time, at most `max`.
 function kg.sym(name, max)
   check_name("sym", name)
+  if name == "rank" then fail("sym rank: the name is kgen's (a split model's rank)") end
   if math.type(max) ~= "integer" or max < 1 then
     fail("sym %s: max must be a positive integer (the largest value the plan reserves memory for)", name)
   end
@@ -297,6 +298,14 @@ function kg.view(x, shape, offset)
   return t
 end
 
+--- A split weight's cut (weight(..., { split = dim })): the dim (1-based)
+--- and the parts, or nil for any other tensor.
+function kg.split_of(t)
+  local r = tensor_rec[t]
+  if r.split_parts == nil or r.split_parts < 2 then return nil end
+  return r.split_dim + 1, r.split_parts
+end
+
 --- The node that computed tensor t (its record), or nil: for the library's
 --- own rewrites (split); a model cannot reach kg.
 function kg.producer(t)
@@ -346,6 +355,23 @@ end
 function kg.num_ranks()
   graph.ranks_fixed = true
   return graph.ranks
+end
+
+--- The model's rank, 0 .. ranks - 1, as a size for an op's dim_args (a
+--- kernel argument; no shape may hold it): the constant 0 for a model of one
+--- rank, else the sym `rank` (made once; KGRT_SYM_RANK: kgrt_model_join sets
+--- it).
+function kg.rank_size()
+  local ranks = kg.num_ranks()
+  if ranks == 1 then return 0 end
+  if not graph.rank_sym then
+    if #graph.syms >= kg.max_syms then fail("the model's rank: more than %d syms", kg.max_syms) end
+    local s = { name = "rank", max = ranks - 1, ordinal = #graph.syms, rank = true }
+    graph.syms[#graph.syms + 1] = s
+    new_handle(sym_rec, s, Sym)
+    graph.rank_sym = s
+  end
+  return graph.rank_sym
 end
 
 --- For what splits the model tensor parallel (a split weight, all_reduce,

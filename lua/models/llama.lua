@@ -49,10 +49,14 @@
 --     rank adds residual / tp in its matmul's epilogue, so the all_reduce
 --     gives the new residual with no add kernel after it); the
 --     heads, KV heads and the KV cache by head (fewer KV heads than ranks:
---     each KV head is shared by tp / kv_heads ranks); the LM head by vocab
---     rows, its f32 logits gathered with all_gather (tied embeddings: the LM
---     head is whole on every rank). Norms and the embedding are whole on
---     every rank; each rank samples the same token from the same logits.
+--     each KV head is shared by tp / kv_heads ranks); the embedding and the
+--     LM head by vocab rows: each rank looks up the ids in its rows (zero
+--     rows for the others) and an all_reduce adds the ranks' rows, and the
+--     LM head's f32 logits are gathered with all_gather (tied embeddings:
+--     the LM head is the rank's rows of the embedding; a vocab that tp does
+--     not divide keeps both whole on every rank, or is refused for an
+--     untied LM head). Norms are whole on every rank; each rank samples the
+--     same token from the same logits.
 --   pp [1]: pipeline parallel over pp ranks: layer l runs on rank
 --     l * pp // layers (contiguous stages), the embedding on rank 0, the
 --     final norm and the LM head on the last rank; each stage keeps the KV
@@ -514,13 +518,22 @@ function M.build(cfg)
     kcs[s] = input("k_cache" .. suffix, c.dtype, cache)
     vcs[s] = input("v_cache" .. suffix, c.dtype, cache)
   end
-  local embd = weight("token_embd_weight", c.formats.token_embd, { c.vocab, c.hidden })
+  -- split by vocab rows: the rank's rows (the whole when tp is 1)
+  local vocab_split = c.tp > 1 and c.vocab % c.tp == 0
+  local embd = vocab_split
+      and weight("token_embd_weight", c.formats.token_embd, { c.vocab // c.tp, c.hidden },
+        { split = 1 })
+      or weight("token_embd_weight", c.formats.token_embd, { c.vocab, c.hidden })
   local x = place(0, function()
+    local e
     if c.formats.token_embd.quant then -- rows dequantized into the activations' dtype
-      return embedding(embd, tokens, { dtype = c.dtype })
+      e = embedding(embd, tokens, { dtype = c.dtype })
+    else
+      e = embedding(embd, tokens)
+      if c.formats.token_embd ~= c.dtype then e = cast(e, c.dtype) end
     end
-    local e = embedding(embd, tokens)
-    if c.formats.token_embd ~= c.dtype then e = cast(e, c.dtype) end
+    -- each id's row is on one rank, zeros on the others: the sum is exact
+    if vocab_split then e = all_reduce(e) end
     return e
   end)
   for l = 0, c.layers - 1 do
@@ -532,14 +545,17 @@ function M.build(cfg)
   local logits = place(last_rank, function()
     local h = embedding(x, last) -- [1, E]: the row whose next token is wanted
     h = rmsnorm(h, weight("output_norm_weight", c.norms, { c.hidden }), { eps = c.norm_eps })
-    if c.tied_embeddings then return cast(matmul(h, embd), f32) end
-    if c.tp == 1 then
-      return cast(matmul(h, weight("output_weight", c.formats.output, { c.vocab, c.hidden })), f32)
+    local head = embd
+    if not c.tied_embeddings then
+      head = vocab_split
+          and weight("output_weight", c.formats.output, { c.vocab // c.tp, c.hidden },
+            { split = 1 })
+          or weight("output_weight", c.formats.output, { c.vocab, c.hidden })
     end
-    -- this rank's rows of the vocabulary, their f32 logits gathered into [1, vocab]
-    local head = weight("output_weight", c.formats.output, { c.vocab // c.tp, c.hidden },
-      { split = 1 })
-    return all_gather(cast(matmul(h, head), f32), { dim = 2 })
+    local logits = cast(matmul(h, head), f32)
+    -- this rank's rows of the vocabulary: their logits gathered into [1, vocab]
+    if vocab_split then logits = all_gather(logits, { dim = 2 }) end
+    return logits
   end)
   output("logits", logits)
   output("next_token", sample(logits, seed, c.sampling))

@@ -75,7 +75,7 @@ kg.template {
 
 kg.op {
   name = "embedding",
-  doc = "table[ids, :] for table [V, D] and i32 ids of any shape -> ids.shape .. {D} (ids outside [0, V) give 0 rows); a table in a GGUF block format (q8_0, q4_0, q4_k, q6_k) is dequantized, its rows given in dtype (default f32)",
+  doc = "table[ids, :] for table [V, D] and i32 ids of any shape -> ids.shape .. {D} (ids outside [0, V) give 0 rows; a weight split by rows is the rank's part, ids outside it give 0 rows, so all_reduce adds the parts); a table in a GGUF block format (q8_0, q4_0, q4_k, q6_k) is dequantized, its rows given in dtype (default f32)",
   inputs = { "table", "ids" },
   attrs = {
     dtype = { check = function(v) return kg.is_dtype(v) and v.float, "must be f32, f16 or bf16" end },
@@ -98,7 +98,19 @@ kg.op {
     shape[#shape + 1] = d
     node.grid = "rows"
     node.cols = d -- one workgroup per id
-    node.dim_args = { { tab.shape[1] } } -- V
+    -- V, and the first row the table holds: a table split by rows (a split
+    -- model's vocabulary) holds the rank's part, rows rank * V onwards
+    local base = 0
+    local split, parts = kg.split_of(tab)
+    if split == 1 then
+      local ranks = kg.num_ranks()
+      if parts ~= ranks then
+        fail("embedding: a table split by rows must have a part for each rank (%d), got %d parts",
+          ranks, parts)
+      end
+      base = { kg.rank_size(), tab.shape[1] }
+    end
+    node.dim_args = { { tab.shape[1] }, base }
     if tab.dtype.quant then
       local out = a.dtype or kg.dtypes.f32
       node.dequantizes = { [1] = true }

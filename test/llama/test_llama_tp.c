@@ -222,6 +222,16 @@ static void run_split(const char *spec, const char *path, const llm_model_t *lm,
     CHECK(a->weights + b->weights >= all->weights);
     CHECK(a->state < all->state && b->state < all->state);
   }
+  /* a tensor-parallel rank holds its part of every weight but the norms
+   * (the embedding and LM head its rows of the vocabulary), and of K and V
+   * half at 4 ranks (2 KV heads): within 8% of a 1/ranks share */
+  if (strcmp(mode, "tp") == 0 && !jobs[0].failed) {
+    const uint64_t w = jobs[0].held.weights, all = whole.held.weights;
+    printf("%s tp %u: weights %llu bytes a rank (whole %llu: x %.3f of a share)\n", spec,
+           ranks, (unsigned long long)w, (unsigned long long)all,
+           (double)w * ranks / (double)all);
+    CHECK((double)w * ranks <= 1.08 * (double)all);
+  }
   for (uint32_t r = 0; r < ranks; ++r) {
     rank_job_t *j = &jobs[r];
     test_checks++;

@@ -6,8 +6,9 @@
 -- RUN: %kgen --arch gfx942 --emit=asm %s -o - | FileCheck %s --check-prefix=ASM64
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: embedding_embedding_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) table, KG_GLOBAL(const int) ids, KG_GLOBAL(kg_bf16) y, long vocab)
--- CHECK: const bool in_range = id >= 0 && id < vocab;
+-- CHECK-LABEL: embedding_embedding_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) table, KG_GLOBAL(const int) ids, KG_GLOBAL(kg_bf16) y, long vocab, long base)
+-- CHECK: const long id = (long)kg_ld(ids, row) - base;
+-- CHECK-NEXT: const bool in_range = id >= 0 && id < vocab;
 -- CHECK: v[it] = kg_ldv<8>(table, src + c);
 -- CHECK: kg_stv<8>(y, row * 4096 + c, v[it]);
 -- ASM32-LABEL: embedding_embedding_{{[0-9a-f]+}}:

@@ -4,12 +4,12 @@
 -- scratch. Numerics: test/numerics/quant_embedding_test.c.
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s
 -- RUN: %kgen --arch gfx942 --emit=meta %s -o - | FileCheck %s --check-prefix=META
--- CHECK-LABEL: embedding_q_embedding_{{[0-9a-f]+}}(KG_GLOBAL(const unsigned short) table, KG_GLOBAL(const int) ids, KG_GLOBAL(kg_bf16) y, long vocab)
+-- CHECK-LABEL: embedding_q_embedding_{{[0-9a-f]+}}(KG_GLOBAL(const unsigned short) table, KG_GLOBAL(const int) ids, KG_GLOBAL(kg_bf16) y, long vocab, long base)
 -- CHECK: for (int g = (int)threadIdx.x; g < 4096 / 32; g += 128) {
--- CHECK: kg_q4_0_gl32(table, (long)id * 2304L, g, q, sc, &mn);
+-- CHECK: kg_q4_0_gl32(table, id * 2304L, g, q, sc, &mn);
 -- CHECK: kg_stv<V>(y, row * 4096L + g * 32 + s * V, v);
--- CHECK-LABEL: embedding_q_embedding_{{[0-9a-f]+}}(KG_GLOBAL(const unsigned short) table, KG_GLOBAL(const int) ids, KG_GLOBAL(float) y, long vocab)
--- CHECK: kg_q6k_gl32(table, (long)id * 3360L, g, q, sc, &mn);
+-- CHECK-LABEL: embedding_q_embedding_{{[0-9a-f]+}}(KG_GLOBAL(const unsigned short) table, KG_GLOBAL(const int) ids, KG_GLOBAL(float) y, long vocab, long base)
+-- CHECK: kg_q6k_gl32(table, id * 3360L, g, q, sc, &mn);
 -- META: .name: embedding_q_embedding_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 local T = sym("T", 64)

@@ -81,6 +81,7 @@ typedef struct job {
   kgrt_comm_t *comm; /* NULL: the whole model */
   uint32_t rank;
   double prefill_us, decode_s;
+  kgrt_memory_t held;        /* once its weights are bound */
   const int32_t *feed;       /* the tokens the checked runs are fed; NULL: its own */
   float *logits;             /* CHECKED x VOCAB */
   kgrt_step_profile_t *prof; /* one decode step at context 768 */
@@ -128,6 +129,7 @@ static void *rank_main(void *arg) {
   }
   free(buf);
   buf = NULL;
+  kgrt_model_held_memory(m, &j->held);
   /* 1. prefill of 2048 tokens */
   static int32_t tokens[PREFILL], pos[PREFILL];
   int32_t last = PREFILL - 1, seed = 0;
@@ -329,10 +331,11 @@ int main(int argc, char **argv) {
   for (int k = 0; k < modes_run; ++k)
     printf("{\"kind\": \"%s\", \"ranks\": %d, \"prefill_tokens\": %d, \"prefill_us\": "
            "%.1f, \"prefill_tok_s\": %.0f, \"decode_tok_s\": %.1f, \"context\": "
-           "\"%d-%d\"}\n",
+           "\"%d-%d\", \"rank0_weights_mib\": %.1f}\n",
            modes[k], k ? 2 : 1, PREFILL, jobs[k]->prefill_us,
            PREFILL / (jobs[k]->prefill_us * 1e-6), STEPS / jobs[k]->decode_s,
-           PROMPT + CHECKED, PROMPT + CHECKED + STEPS);
+           PROMPT + CHECKED, PROMPT + CHECKED + STEPS,
+           (double)jobs[k]->held.weights / (1024.0 * 1024.0));
   for (int k = 0; k < modes_run; ++k) {
     char kind[64];
     snprintf(kind, sizeof kind, "%s_prefill_profile", modes[k]);

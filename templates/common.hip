@@ -1,7 +1,7 @@
 /* common.hip - platform-neutral helpers every kgen kernel may use: dtype
  * conversion through float, elementwise math, and wave/workgroup reductions
  * specialised to a wave size. Needs a prelude (prelude_<platform>.hip) for
- * kg_lane_id, kg_shfl_u32, __syncthreads, the f16 bit conversions, kg_h2_fma, kg_exp, kg_exp2,
+ * kg_lane_id, kg_shfl_u32, __syncthreads, the f16 bit conversions, kg_exp, kg_exp2,
  * kg_sqrt, kg_fabs, kg_log, kg_sin, kg_cos, kg_atomic_add and kg_fence_device.
  * Templates reach global memory only through kg_ld, kg_st, kg_ldv and kg_stv:
  * on the sim device KG_GLOBAL(T) is a bounds-checked handle, not a pointer. */
@@ -193,6 +193,31 @@ KG_INLINE unsigned kg_byte_perm(unsigned a, unsigned b, unsigned sel) {
   }
   return r;
 }
+#endif
+
+/* c plus the four products of a's unsigned bytes and b's signed
+ * (kg_dot4_u8s8) or unsigned (kg_dot4_u8u8) bytes, in 32-bit integers
+ * (exact), CUDA's dp4a. One instruction where the prelude has them
+ * (KG_HAS_DOT4: DP4A on CUDA); here four multiply-adds. */
+#ifndef KG_HAS_DOT4
+KG_INLINE int kg_dot4_u8s8(unsigned a, unsigned b, int c) {
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    c += (int)(a >> (8 * i) & 255u) * ((int)(b << (24 - 8 * i)) >> 24);
+  return c;
+}
+KG_INLINE int kg_dot4_u8u8(unsigned a, unsigned b, int c) {
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    c += (int)(a >> (8 * i) & 255u) * (int)(b >> (8 * i) & 255u);
+  return c;
+}
+#endif
+
+/* f rounded to the nearest integer, ties to even (f within int's range).
+ * One instruction where the prelude has it (KG_HAS_F2I_RN: CUDA). */
+#ifndef KG_HAS_F2I_RN
+KG_INLINE int kg_f32_to_i32_rn(float f) { return (int)__builtin_rintf(f); }
 #endif
 
 /* Asynchronous global -> LDS copy: N elements of T (N * sizeof(T) = 4, 8 or

@@ -33,10 +33,11 @@
  * each half of each block, the unit padded to XU bytes, an odd multiple of
  * 16, so that the 8 lanes of a quarter wave reading 16 bytes of consecutive
  * units hit different banks. XH (Q4_0, 16-bit x; the params take it for
- * bf16): each block of x is staged as f16 divided by a power of two
- * (kg_q4_0_h2_scale), 64 bytes in kg_q4_0_h2_stage's order, the unit's UB
- * scales after its blocks; a block's products are then summed two weights
- * an instruction in f16 (kg_q4_0_h2_dot: no offsets, no sums of x) and
+ * bf16): each block of x is staged as 16-bit integers of a scale a block,
+ * in two signed bytes each (kg_q4_0_i8_stage: 64 bytes), the unit's UB
+ * scales and then its UB offsets (-128 times the block's sum) after its
+ * blocks; a block's products are then summed exactly in integers, four
+ * weights an instruction (kg_q4_0_i8_dot), and the sum plus the offset is
  * added to acc times the block's d and x's scale.
  * The weights do not depend on earlier kernels: the first SLOTS steps'
  * copies are issued before kg_dep_wait(), and x and the epilogue's operands
@@ -125,19 +126,16 @@
     const int m = it / (NU * UB), u = it % (NU * UB) / UB, b = it % UB;
     if (m < M) {
       unsigned char *unit = xs + (m * NU + u) * {{XU}};
-{{#if XH}}      float xf[32], amax = 0.0f, inv;
+{{#if XH}}      float xf[32];
 #pragma unroll
       for (int v = 0; v < 32 / XV; ++v) {
         const kg_vec<{{T}}, XV> xv = kg_ldv<XV>(x, m * {{K}}L + (long)(u * UB + b) * 32 + v * XV);
 #pragma unroll
-        for (int e = 0; e < XV; ++e) {
+        for (int e = 0; e < XV; ++e)
           xf[v * XV + e] = kg_to_f32(xv.v[e]);
-          const float a = kg_fabs(xf[v * XV + e]);
-          amax = a > amax ? a : amax;
-        }
       }
-      ((float *)(unit + UB * 64))[b] = kg_q4_0_h2_scale(amax, &inv);
-      kg_q4_0_h2_stage(xf, inv, (unsigned *)unit + b * 16);
+      kg_q4_0_i8_stage(xf, (unsigned *)unit + b * 16, (float *)(unit + UB * 64) + b,
+                       (int *)(unit + UB * 68) + b);
 {{else}}      {{XT}} *d = ({{XT}} *)unit + b * 32;
       float h0 = 0.0f, h1 = 0.0f;
 #pragma unroll
@@ -199,7 +197,8 @@
             if (m < M) {
               const unsigned char *unit = xs + (m * NU + u) * {{XU}};
               const float sd = d * ((const float *)(unit + UB * 64))[b];
-              acc[c][m] += sd * kg_q4_0_h2_dot(qs, (const unsigned *)unit + b * 16);
+              const int off = ((const int *)(unit + UB * 68))[b];
+              acc[c][m] += sd * (float)(kg_q4_0_i8_dot(qs, (const unsigned *)unit + b * 16) + off);
             }
           }
 {{else}}          /* weight e of row c: sc[e / 16] * q[e] - mn */

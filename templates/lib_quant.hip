@@ -281,62 +281,66 @@ KG_INLINE void kg_q4_0_words32_off(unsigned d, const unsigned qs[4], float q[32]
   }
 }
 
-/* Q4_0 with x as halves (gemv_qr.hip's XH): the sum over the block's 32
- * weights of (q - 8) x, two weights an instruction (kg_h2_fma), as an f32.
- * qs[i]: bytes 4i .. 4i + 3 of qs; xh: the block's x as f16 in the order
- * kg_q4_0_h2_stage writes (16-byte aligned). A nibble OR-ed under 0x6400 is f16 1024 + n, and
- * 1024 + 16 n in the high nibble's place: one FMA each makes q - 8 exactly
- * (n - 1032, then (1024 + 16 n) / 16 - 72), so the products stay the size
- * of the weights times x (each of the word's lanes adds 16; x comes scaled
- * so that they stay in f16's range). */
-KG_INLINE float kg_q4_0_h2_dot(const unsigned qs[4], const unsigned *xh) {
-  unsigned acc = 0u;
+/* Q4_0 with x as 16-bit integers (gemv_qr.hip's XH): a block of x is
+ * staged as x16 = round(x / s), |x16| <= 32639 with s = amax / 32639 (amax
+ * its largest |x|), each x16 as two bytes, the signed hi = x16 >> 8 and the
+ * unsigned lo = x16 & 255, so that every product with a weight is exact in
+ * 32-bit integers, four an instruction (kg_dot4_u8s8, kg_dot4_u8u8). xs:
+ * the block's 16 words, the bytes hi of x 0 .. 31, then lo of x 0 .. 31;
+ * *scale = s / 16 and *off = -128 (the sum of x16): kg_q4_0_i8_dot's
+ * integer plus off, times scale, is the block's sum of (q - 8) x. Rounding
+ * x16 adds an error under amax / 65278 an element, an eighth of f16's
+ * bound at amax. amax is taken over the bits of |x|, where an inf or a NaN
+ * is larger than any number: such a block gets a NaN scale, so its sums
+ * are NaN. */
+KG_INLINE void kg_q4_0_i8_stage(const float x[32], unsigned *xs, float *scale, int *off) {
+  unsigned amax = 0u;
 #pragma unroll
-  for (int i = 0; i < 4; i++) {
-    const kg_vec<unsigned, 4> xv = *(const kg_vec<unsigned, 4> *)(xh + 4 * i);
-    const unsigned w = qs[i], w8 = qs[i] >> 8;
-    const unsigned q0 = kg_h2_fma((w & 0x000f000fu) | 0x64006400u, 0x3c003c00u, 0xe408e408u);
-    const unsigned q1 = kg_h2_fma((w & 0x00f000f0u) | 0x64006400u, 0x2c002c00u, 0xd480d480u);
-    const unsigned q2 = kg_h2_fma((w8 & 0x000f000fu) | 0x64006400u, 0x3c003c00u, 0xe408e408u);
-    const unsigned q3 = kg_h2_fma((w8 & 0x00f000f0u) | 0x64006400u, 0x2c002c00u, 0xd480d480u);
-    acc = kg_h2_fma(q0, xv.v[0], acc);
-    acc = kg_h2_fma(q1, xv.v[1], acc);
-    acc = kg_h2_fma(q2, xv.v[2], acc);
-    acc = kg_h2_fma(q3, xv.v[3], acc);
+  for (int e = 0; e < 32; e++) {
+    const unsigned a = kg_f32_bits(x[e]) & 0x7fffffffu;
+    amax = a > amax ? a : amax;
   }
-  return kg_f16_bits_to_f32((unsigned short)acc) + kg_f16_bits_to_f32((unsigned short)(acc >> 16));
-}
-
-/* The power of two s that a block of x is divided by for kg_q4_0_h2_stage
- * (*inv = 1 / s), from the block's largest |x|: amax / s < 2^8, so that a
- * lane's 16 products of at most 8 times that stay under 2^15 in f16. Where
- * amax is inf, s = 1 and the inf comes through (a NaN in x does too). */
-KG_INLINE float kg_q4_0_h2_scale(float amax, float *inv) {
-  unsigned e = kg_f32_bits(amax) >> 23 & 0xffu;
-  if (e == 0xffu) {
-    *inv = 1.0f;
-    return 1.0f;
-  }
-  e = e < 8u ? 8u : e;
-  *inv = kg_bits_f32((261u - e) << 23);
-  return kg_bits_f32((e - 7u) << 23);
-}
-
-/* 32 elements of x (f32) as kg_q4_0_h2_dot reads them, times inv, in f16:
- * word 4i + 0 holds elements 4i, 4i + 2 (the low nibbles of qs bytes 4i,
- * 4i + 2); 4i + 1 elements 16 + 4i, 16 + 4i + 2 (their high nibbles); 4i +
- * 2 and 4i + 3 the same one element on. */
-KG_INLINE void kg_q4_0_h2_stage(const float x[32], float inv, unsigned *xh) {
+  const bool finite = amax < 0x7f800000u;
+  const float inv = amax != 0u && finite ? 32639.0f / kg_bits_f32(amax) : 0.0f;
+  int sum = 0;
 #pragma unroll
-  for (int i = 0; i < 4; i++) {
-    kg_vec<unsigned, 4> v;
+  for (int i = 0; i < 8; i++) {
+    int v[4];
 #pragma unroll
-    for (int k = 0; k < 4; k++) {
-      const int e = (k & 1) * 16 + 4 * i + (k >> 1);
-      v.v[k] = kg_pack2<kg_f16>(x[e] * inv, x[e + 2] * inv);
+    for (int b = 0; b < 4; b++) {
+      v[b] = kg_f32_to_i32_rn(x[4 * i + b] * inv);
+      sum += v[b];
     }
-    *(kg_vec<unsigned, 4> *)(xh + 4 * i) = v;
+    const unsigned p0 = (unsigned)v[0], p1 = (unsigned)v[1], p2 = (unsigned)v[2],
+                   p3 = (unsigned)v[3];
+    xs[i] = kg_byte_perm(kg_byte_perm(p0, p1, 0x0051u), kg_byte_perm(p2, p3, 0x0051u), 0x5410u);
+    xs[8 + i] =
+        kg_byte_perm(kg_byte_perm(p0, p1, 0x0040u), kg_byte_perm(p2, p3, 0x0040u), 0x5410u);
   }
+  *scale = finite ? kg_bits_f32(amax) / (32639.0f * 16.0f) : kg_bits_f32(0x7fc00000u);
+  *off = -128 * sum;
+}
+
+/* Q4_0 (gemv_qr.hip's XH): 16 times the sum over the block's 32 weights of
+ * q x16 (q = 0 .. 15, before its offset of 8), exact in 32 bits (at most
+ * 16 x 32 x 15 x 32639 < 2^28). qs[i]: bytes 4i .. 4i + 3 of qs, whose low
+ * nibbles are weights 4i .. 4i + 3 and high nibbles 16 + 4i .. 16 + 4i + 3,
+ * taken in place (16 q); xs: the block as kg_q4_0_i8_stage writes it. */
+KG_INLINE int kg_q4_0_i8_dot(const unsigned qs[4], const unsigned *xs) {
+  const kg_vec<unsigned, 4> h0 = *(const kg_vec<unsigned, 4> *)xs,
+                            h1 = *(const kg_vec<unsigned, 4> *)(xs + 4),
+                            l0 = *(const kg_vec<unsigned, 4> *)(xs + 8),
+                            l1 = *(const kg_vec<unsigned, 4> *)(xs + 12);
+  int a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const unsigned lw = qs[i] & 0x0f0f0f0fu, hw = qs[i] & 0xf0f0f0f0u;
+    a0 = kg_dot4_u8s8(lw, h0.v[i], a0);
+    a1 = kg_dot4_u8s8(hw, h1.v[i], a1);
+    b0 = kg_dot4_u8u8(lw, l0.v[i], b0);
+    b1 = kg_dot4_u8u8(hw, l1.v[i], b1);
+  }
+  return (16 * a0 + a1) * 256 + 16 * b0 + b1;
 }
 
 /* Q4_0 for the tensor cores (templates/gemv_qm.hip): the word of qs bytes

@@ -68,16 +68,6 @@ KG_INLINE float kg_f16_bits_to_f32(unsigned short h) {
 KG_INLINE unsigned short kg_f32_to_f16_bits(float f) {
   return __builtin_bit_cast(unsigned short, (_Float16)f);
 }
-/* Two f16 FMAs, a * b + c in each 16-bit half of the words, rounded once
- * (one v_pk_fma_f16 where the backend pairs them). */
-typedef _Float16 kg_h2 __attribute__((ext_vector_type(2)));
-KG_INLINE unsigned kg_h2_fma(unsigned a, unsigned b, unsigned c) {
-  const kg_h2 x = __builtin_bit_cast(kg_h2, a), y = __builtin_bit_cast(kg_h2, b),
-              z = __builtin_bit_cast(kg_h2, c);
-  const kg_h2 d = {(_Float16)__builtin_fmaf16(x.x, y.x, z.x),
-                   (_Float16)__builtin_fmaf16(x.y, y.y, z.y)};
-  return __builtin_bit_cast(unsigned, d);
-}
 KG_INLINE unsigned kg_f32_bits(float f) { return __builtin_bit_cast(unsigned, f); }
 KG_INLINE float kg_bits_f32(unsigned u) { return __builtin_bit_cast(float, u); }
 

@@ -28,6 +28,22 @@ KG_INLINE unsigned kg_lane_id() { return threadIdx.x & 31u; }
 #define KG_HAS_BYTE_PERM 1
 KG_INLINE unsigned kg_byte_perm(unsigned a, unsigned b, unsigned sel) { return __byte_perm(a, b, sel); }
 
+/* common.hip's kg_dot4_u8s8 and kg_dot4_u8u8, one DP4A each, and
+ * kg_f32_to_i32_rn, one F2I. */
+#define KG_HAS_DOT4 1
+KG_INLINE int kg_dot4_u8s8(unsigned a, unsigned b, int c) {
+  int d;
+  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+KG_INLINE int kg_dot4_u8u8(unsigned a, unsigned b, int c) {
+  int d;
+  asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+#define KG_HAS_F2I_RN 1
+KG_INLINE int kg_f32_to_i32_rn(float f) { return __float2int_rn(f); }
+
 /* Wave barrier: shared memory written by any lane of the warp before it is
  * seen by every lane after it (lanes of a warp may diverge since Volta). */
 KG_INLINE void kg_wave_sync() { __syncwarp(); }
@@ -78,14 +94,6 @@ template <> KG_INLINE_SPEC unsigned kg_pack2<kg_bf16>(float lo, float hi) {
   unsigned r;
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
   return r;
-}
-
-/* Two f16 FMAs, a * b + c in each 16-bit half of the words, rounded once
- * (fma.rn.f16x2: two weights an instruction in gemv_qr's packed path). */
-KG_INLINE unsigned kg_h2_fma(unsigned a, unsigned b, unsigned c) {
-  unsigned d;
-  asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  return d;
 }
 
 KG_INLINE unsigned kg_f32_bits(float f) { return __float_as_uint(f); }

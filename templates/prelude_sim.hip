@@ -5,7 +5,7 @@
  *
  * Needs runtime/kgrt_sim_abi.h pasted in front of it. Gives what common.hip
  * and the templates use (threadIdx, blockIdx, __syncthreads, kg_lane_id,
- * kg_shfl_u32, kg_f16, kg_bf16, the f16 bit conversions, kg_h2_fma, kg_exp, kg_exp2, kg_sqrt,
+ * kg_shfl_u32, kg_f16, kg_bf16, the f16 bit conversions, kg_exp, kg_exp2, kg_sqrt,
  * kg_fabs, kg_log, kg_sin, kg_cos, kg_ld, kg_st, kg_vec, kg_ldv, kg_stv), plus what kgen's thunks use:
  * KG_SIM_EXPORT, kg_sim_arg, kg_sim_i64 and the exported kg_sim_bind; and the
  * WMMA and MFMA builtins the matmul templates use, with their vector types.
@@ -145,20 +145,6 @@ KG_INLINE unsigned short kg_f32_to_f16_bits(float f) {
   if (rem > half || (rem == half && (m & 1u) != 0))
     m++;
   return (unsigned short)(sign | m);
-}
-
-/* Two f16 FMAs, a * b + c in each 16-bit half of the words. The product of
- * two halves is exact in f32; the sum is rounded to f32, then to f16, where
- * the GPU rounds once: the two can differ in the last bit of f16, rarely. */
-KG_INLINE unsigned kg_h2_fma(unsigned a, unsigned b, unsigned c) {
-  unsigned d = 0;
-  for (int s = 0; s < 32; s += 16) {
-    const float f = fmaf(kg_f16_bits_to_f32((unsigned short)(a >> s)),
-                         kg_f16_bits_to_f32((unsigned short)(b >> s)),
-                         kg_f16_bits_to_f32((unsigned short)(c >> s)));
-    d |= (unsigned)kg_f32_to_f16_bits(f) << s;
-  }
-  return d;
 }
 
 KG_INLINE float kg_exp(float x) { return expf(x); }

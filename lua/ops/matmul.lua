@@ -204,17 +204,19 @@ local QREGS = {
   q4_0 = { deq = "kg_q4_0_regs32_off", cpw = 2, slots = 2 },
 }
 local QR_UB = 4
--- Q4_0 of bf16 x as scaled halves (XH): the f16 sums need 72 registers where
--- the f32 ones take 122, so the grid holds as many workgroups as the LDS
--- allows (up to QR_XH_WG_PER_CU a compute unit), each wave with one slot:
--- its next step's copies fly while it computes, and the other waves cover
--- the wait. Llama-3-8B Q4_0 decode on the H100: 377 tok/s with two slots and
--- 4 workgroups a compute unit in f32, 385 in halves, 429 like this
+-- Q4_0 of 16-bit x as 16-bit integers (XH): the integer sums need 71
+-- registers where the f32 ones take 122, so the grid holds as many
+-- workgroups as the LDS allows (up to QR_XH_WG_PER_CU a compute unit), each
+-- wave with one slot: its next step's copies fly while it computes, and the
+-- other waves cover the wait. Llama-3-8B Q4_0 decode on the H100: 377 tok/s
+-- with two slots and 4 workgroups a compute unit in f32, 385 in f16 halves,
+-- 429 like this; on the H200 the integer products took it from 518 to 549
 -- (bench/results/h100_llama.md). At most 7 a compute unit: 7 x 128 threads
 -- of 72 registers fill the 64 Ki registers of an SM (sm_80, sm_90), and
 -- where that is the grid's bound the kernel's launch bounds (MINB) hold
 -- ptxas to it, so the whole grid is resident (with 8, the LM head's 1002
--- workgroups at Llama-3-8B shapes ran as 1.08 waves).
+-- workgroups at Llama-3-8B shapes ran as 1.08 waves; held to 64 registers
+-- the integer kernel spills).
 local QR_XH_SLOTS, QR_XH_WG_PER_CU = 1, 7
 
 --- gemv_q's params where the target decodes blocks from registers and the
@@ -230,12 +232,12 @@ local function gemv_qr_params(target, info)
   if info.regions and r.cpw % 2 == 1 then return nil end
   local lds_max = target.shared_optin_bytes or target.lds_bytes
   local nu, waves = info.k // (32 * QR_UB), 4
-  -- x as: scaled halves (XH: a block's 64 bytes and its scale; the f16 sums
-  -- of f16 x would add an error half the size of f16's own bound, so f16 x
-  -- keeps f32), f32, x's dtype (a block's values and the sums of its halves)
+  -- x as: 16-bit integers (XH: a block's 64 bytes, its scale and its
+  -- offset; their rounding is under an eighth of f16's at a block's largest
+  -- value), f32, x's dtype (a block's values and the sums of its halves)
   local xs = { { "float", 4 * 32 + 8 }, { info.x_ctype, info.x_size * 32 + 8 } }
-  if info.fmt == "q4_0" and info.x_ctype == "kg_bf16" then
-    table.insert(xs, 1, { info.x_ctype, 64 + 4, xh = true })
+  if info.fmt == "q4_0" and info.x_size == 2 then
+    table.insert(xs, 1, { info.x_ctype, 64 + 8, xh = true })
   end
   -- a task's columns (RCPW), and its rows of w: a gate/up pair takes each
   -- column's row of both weights, as many rows a task as one weight would

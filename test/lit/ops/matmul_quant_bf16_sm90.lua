@@ -1,13 +1,16 @@
 -- matmul with q4_0 weights and one row of bf16 x on sm_90 (Llama-3-8B's gate
--- projection at decode): gemv_qr with x as scaled halves (XH,
+-- projection at decode): gemv_qr with x as 16-bit integers (XH,
 -- templates/gemv_qr.hip). One slot a wave: the 10 16-byte cp.async of a
 -- step's two rows go out before griddepcontrol.wait (early launch); each
--- block of x is then read as bf16, divided by its power of two and staged as
--- f16 with 16-byte LDS stores; the products are packed f16 FMAs, two weights
--- an instruction: 2 rows x 4 blocks x 4 words of qs x 8 = 256, and no
--- int-to-float conversion. 72 registers (the f32 path takes 122), nothing
--- spills; 7 workgroups an SM fill its registers, and the launch bounds say
--- so (the grid, 896 workgroups, is resident).
+-- block of x is then read as bf16, rounded to integers of its scale (32
+-- cvt.rni), split into high and low bytes (prmt) and staged with 16-byte LDS
+-- stores; the products are integer dot products, four weights an
+-- instruction: 2 rows x 4 blocks x 16 = 128 dp4a (the high bytes signed, the
+-- low unsigned), no f16 math, and one int-to-float conversion a block and
+-- row.
+-- 72 registers at most (the f32 path takes 122), nothing spills; 7
+-- workgroups an SM fill its registers, and the launch bounds say so (the
+-- grid, 896 workgroups, is resident).
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90 --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
@@ -20,7 +23,8 @@
 -- CHECK-NOT: cp.async.cg.shared.global
 -- CHECK: griddepcontrol.wait;
 -- CHECK: ld.global.nc.v4.u32
--- CHECK: cvt.rn.f16x2.f32
+-- CHECK-COUNT-32: cvt.rni.s32.f32
+-- CHECK: prmt.b32
 -- CHECK: st.shared.v4.u32
 -- CHECK: bar.sync 0;
 -- CHECK: cp.async.wait_group 0;
@@ -29,9 +33,33 @@
 -- CHECK: bar.warp.sync -1;
 -- CHECK: cp.async.cg.shared.global
 -- CHECK: cp.async.commit_group;
--- CHECK-NOT: cvt.rn.f32.{{[su]}}32
--- CHECK-COUNT-256: fma.rn.f16x2
 -- CHECK-NOT: fma.rn.f16x2
+-- CHECK-COUNT-16: dp4a.u32.{{[su]}}32
+-- CHECK-NOT: dp4a
+-- CHECK: cvt.rn.f32.s32
+-- CHECK-COUNT-16: dp4a.u32.{{[su]}}32
+-- CHECK-NOT: dp4a
+-- CHECK: cvt.rn.f32.s32
+-- CHECK-COUNT-16: dp4a.u32.{{[su]}}32
+-- CHECK-NOT: dp4a
+-- CHECK: cvt.rn.f32.s32
+-- CHECK-COUNT-16: dp4a.u32.{{[su]}}32
+-- CHECK-NOT: dp4a
+-- CHECK: cvt.rn.f32.s32
+-- CHECK-COUNT-16: dp4a.u32.{{[su]}}32
+-- CHECK-NOT: dp4a
+-- CHECK: cvt.rn.f32.s32
+-- CHECK-COUNT-16: dp4a.u32.{{[su]}}32
+-- CHECK-NOT: dp4a
+-- CHECK: cvt.rn.f32.s32
+-- CHECK-COUNT-16: dp4a.u32.{{[su]}}32
+-- CHECK-NOT: dp4a
+-- CHECK: cvt.rn.f32.s32
+-- CHECK-COUNT-16: dp4a.u32.{{[su]}}32
+-- CHECK-NOT: dp4a
+-- CHECK: cvt.rn.f32.s32
+-- CHECK-NOT: dp4a
+-- CHECK-NOT: cvt.rn.f32.s32
 -- CHECK: shfl.sync
 -- META: .name: matmul_quant_bf16_sm90_matmul_{{[0-9a-f]+}}
 -- META: .registers: {{[1-7][0-9]$}}

@@ -3,22 +3,34 @@
 # whole Llamas by this tree's llama_decode (.bench/llama_decode) against the
 # previous main's (.bench/llama_decode_old, copied there by hand from an
 # earlier bench/build_llama.sh), alternated, and the gpt-fast-style peer on
-# the same shapes, after the five test Llamas against float64 on cuda.
+# the same shapes, after the test Llamas against float64 on cuda (and
+# quant_matmul_test, where .bench has one).
 #   bash .bench/run_llama_ab.sh    (results under $OUT)
+# Environment: TESTS (test Llamas, default "bf16 f16 q8_0 q4_k q4_0"; " " for
+# none), MODELS (default "llama3_2_1b llama3_8b"), BINS (the builds, in the
+# order run, default "llama_decode_old llama_decode"), ROUNDS (default 2),
+# NO_PEERS.
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/ab}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/gpu.txt"
-for v in bf16 f16 q8_0 q4_k q4_0; do
+if [ -x "$B/quant_matmul_test" ] && [ -n "${TESTS:-x}" ] && [ "${TESTS:-x}" != " " ]; then
+  "$B/quant_matmul_test" cuda > "$OUT/quant_cuda.txt" 2>&1
+  echo "quant_matmul_test cuda: exit $?; $(tail -1 "$OUT/quant_cuda.txt")"
+fi
+for v in ${TESTS:-bf16 f16 q8_0 q4_k q4_0}; do
   "$B/test_llama_$v" cuda >> "$OUT/correctness.txt" 2>&1
   echo "test_llama_$v cuda: exit $?" | tee -a "$OUT/correctness.txt"
 done
-grep "checks," "$OUT/correctness.txt"
-for round in 1 2; do
+grep "checks," "$OUT/correctness.txt" 2>/dev/null
+for round in $(seq 1 "${ROUNDS:-2}"); do
   for m in ${MODELS:-llama3_2_1b llama3_8b}; do
-    "$B/llama_decode_old" cuda "$m" 2>&1 | tee "$OUT/old_${m}_$round.jsonl"
-    "$B/llama_decode" cuda "$m" 2>&1 | tee "$OUT/new_${m}_$round.jsonl"
+    for bin in ${BINS:-llama_decode_old llama_decode}; do
+      "$B/$bin" cuda "$m" > "$OUT/${bin}_${m}_$round.jsonl" 2>&1
+      echo "$bin $m round $round: $(grep '"kind": "decode"' "$OUT/${bin}_${m}_$round.jsonl" |
+        grep -o '"tok_s": [0-9.]*\|"frac_roofline": [0-9.]*\|"last_token": [0-9]*' | tr '\n' ' ')"
+    done
   done
 done
 if [ -f "$B/peer_decode_gptfast.py" ] && [ -z "${NO_PEERS:-}" ]; then

@@ -33,8 +33,9 @@
  * each half of each block, the unit padded to XU bytes, an odd multiple of
  * 16, so that the 8 lanes of a quarter wave reading 16 bytes of consecutive
  * units hit different banks. XH (Q4_0, 16-bit x; the params take it for
- * bf16): each block of x is staged as 16-bit integers of a scale a block,
- * in two signed bytes each (kg_q4_0_i8_stage: 64 bytes), the unit's UB
+ * bf16 and f16): each block of x is staged as 16-bit integers of a scale
+ * a block, each as a signed high and an unsigned low byte
+ * (kg_q4_0_i8_stage: 64 bytes), the unit's UB
  * scales and then its UB offsets (-128 times the block's sum) after its
  * blocks; a block's products are then summed exactly in integers, four
  * weights an instruction (kg_q4_0_i8_dot), and the sum plus the offset is

@@ -283,11 +283,11 @@ KG_INLINE void kg_q4_0_words32_off(unsigned d, const unsigned qs[4], float q[32]
 
 /* Q4_0 with x as 16-bit integers (gemv_qr.hip's XH): a block of x is
  * staged as x16 = round(x / s), |x16| <= 32639 with s = amax / 32639 (amax
- * its largest |x|), each x16 as two bytes, the signed hi = x16 >> 8 and the
+ * its largest |x|; s at least 2^-126), each x16 as two bytes, the signed hi = x16 >> 8 and the
  * unsigned lo = x16 & 255, so that every product with a weight is exact in
  * 32-bit integers, four an instruction (kg_dot4_u8s8, kg_dot4_u8u8). xs:
  * the block's 16 words, the bytes hi of x 0 .. 31, then lo of x 0 .. 31;
- * *scale = s / 16 and *off = -128 (the sum of x16): kg_q4_0_i8_dot's
+ * *scale = s / 16 and *off = -128 times the sum of x16: kg_q4_0_i8_dot's
  * integer plus off, times scale, is the block's sum of (q - 8) x. Rounding
  * x16 adds an error under amax / 65278 an element, an eighth of f16's
  * bound at amax. amax is taken over the bits of |x|, where an inf or a NaN
@@ -301,7 +301,10 @@ KG_INLINE void kg_q4_0_i8_stage(const float x[32], unsigned *xs, float *scale, i
     amax = a > amax ? a : amax;
   }
   const bool finite = amax < 0x7f800000u;
-  const float inv = amax != 0u && finite ? 32639.0f / kg_bits_f32(amax) : 0.0f;
+  /* 1 / s, at most 2^126: a block of only tiny values (amax under 2^-111)
+   * keeps fewer bits, but never an inf */
+  const float r = 32639.0f / kg_bits_f32(amax);
+  const float inv = amax != 0u && finite ? (r < 0x1p126f ? r : 0x1p126f) : 0.0f;
   int sum = 0;
 #pragma unroll
   for (int i = 0; i < 8; i++) {
@@ -317,7 +320,8 @@ KG_INLINE void kg_q4_0_i8_stage(const float x[32], unsigned *xs, float *scale, i
     xs[8 + i] =
         kg_byte_perm(kg_byte_perm(p0, p1, 0x0040u), kg_byte_perm(p2, p3, 0x0040u), 0x5410u);
   }
-  *scale = finite ? kg_bits_f32(amax) / (32639.0f * 16.0f) : kg_bits_f32(0x7fc00000u);
+  *scale = !finite ? kg_bits_f32(0x7fc00000u)
+                   : r < 0x1p126f ? kg_bits_f32(amax) / (32639.0f * 16.0f) : 0x1p-130f;
   *off = -128 * sum;
 }
 

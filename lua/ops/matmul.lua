@@ -210,7 +210,7 @@ local QR_UB = 4
 -- wave with one slot: its next step's copies fly while it computes, and the
 -- other waves cover the wait. Llama-3-8B Q4_0 decode on the H100: 377 tok/s
 -- with two slots and 4 workgroups a compute unit in f32, 385 in f16 halves,
--- 429 like this; on the H200 the integer products took it from 518 to 549
+-- 429 like this; on the H200 the integer products took it from 518 to 553
 -- (bench/results/h100_llama.md). At most 7 a compute unit: 7 x 128 threads
 -- of 72 registers fill the 64 Ki registers of an SM (sm_80, sm_90), and
 -- where that is the grid's bound the kernel's launch bounds (MINB) hold

@@ -15,11 +15,12 @@ B=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/ab}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/gpu.txt"
-if [ -x "$B/quant_matmul_test" ] && [ -n "${TESTS:-x}" ] && [ "${TESTS:-x}" != " " ]; then
+tests=${TESTS:-bf16 f16 q8_0 q4_k q4_0}
+if [ -x "$B/quant_matmul_test" ] && [ -n "${tests// /}" ]; then
   "$B/quant_matmul_test" cuda > "$OUT/quant_cuda.txt" 2>&1
   echo "quant_matmul_test cuda: exit $?; $(tail -1 "$OUT/quant_cuda.txt")"
 fi
-for v in ${TESTS:-bf16 f16 q8_0 q4_k q4_0}; do
+for v in $tests; do
   "$B/test_llama_$v" cuda >> "$OUT/correctness.txt" 2>&1
   echo "test_llama_$v cuda: exit $?" | tee -a "$OUT/correctness.txt"
 done

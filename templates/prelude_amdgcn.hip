@@ -102,6 +102,15 @@ template <typename T> KG_INLINE T kg_atomic_add(T *p, long i, T v) {
 /* This thread's global accesses before it happen, for every workgroup of
  * the device, before those after it (a release and an acquire). */
 KG_INLINE void kg_fence_device() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
+/* p[i] for a p that an earlier kernel or another workgroup of this one
+ * wrote (kg_dep_wait(), kg_fence_device() order it; the agent-scope
+ * acquire invalidates the compute unit's caches): a plain load. */
+template <typename T> KG_INLINE T kg_ld_coherent(const T *p, long i) { return p[i]; }
+/* p[i] += 1, atomically for every workgroup of the device, with release and
+ * acquire semantics; the old value. */
+KG_INLINE int kg_count_acq_rel(int *p, long i) {
+  return __hip_atomic_fetch_add(p + i, 1, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT);
+}
 /* *p += v for a __shared__ p, atomically within the workgroup (ds_add). */
 template <typename T> KG_INLINE void kg_atomic_add_lds(T *p, T v) {
   __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);

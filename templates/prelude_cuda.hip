@@ -147,6 +147,23 @@ template <typename T> KG_INLINE T kg_atomic_add(T *p, long i, T v) { return atom
 /* This thread's global accesses before it happen, for every workgroup of
  * the device, before those after it (a release and an acquire). */
 KG_INLINE void kg_fence_device() { __threadfence(); }
+/* p[i] for a p that an earlier kernel or another workgroup of this one
+ * wrote (kg_dep_wait(), or an acquire, orders it): ld.global.ca, a
+ * coherent load. A const __restrict__ pointer's plain loads become
+ * ld.global.nc, which ptxas treats as reading memory no one writes and may
+ * schedule above griddepcontrol.wait: it did, for a split norm's sums read
+ * right after the wait (LDG.E.CONSTANT ahead of ACQBULK in the SASS), which
+ * then read the last step's sums. */
+template <typename T> KG_INLINE T kg_ld_coherent(const T *p, long i) { return __ldca(p + i); }
+/* p[i] += 1, atomically for every workgroup of the device, with release and
+ * acquire semantics (this thread's accesses before it are visible to a
+ * thread whose increment reads this one's, and those after it see what the
+ * threads before did); the old value. */
+KG_INLINE int kg_count_acq_rel(int *p, long i) {
+  int old;
+  asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(old) : "l"(p + i) : "memory");
+  return old;
+}
 /* *p += v for a __shared__ p, atomically within the workgroup. */
 template <typename T> KG_INLINE void kg_atomic_add_lds(T *p, T v) { atomicAdd_block(p, v); }
 

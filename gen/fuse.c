@@ -94,10 +94,13 @@ static int is_inlined(const kg_graph_t *g, int n);
  * variants with KG_FUSE_NORM take it as a prologue, those with
  * KG_FUSE_ROW_SCALE, where it is split, as a row scale); out_of[m], the
  * split norm that reads m's epilogue result; for a split norm p, part[p]
- * the tensor of its sums (else -1) and range[p] the select range where it
- * is split (the consumers' variants without the prologue). */
+ * the tensor of its sums (else -1), scratch[p] and count[p] those of a
+ * producer that sums per task (KG_FUSE_NORM_TASKS; else -1), and range[p]
+ * the select range where it is split (the consumers' variants without the
+ * prologue: all of them, or the lowest ones). */
 typedef struct norms {
   int *of, *out_of, *part;
+  int *scratch, *count; /* a split norm's per-task sums and counts (else -1) */
   kg_kernel_t *range;
 } norms_t;
 
@@ -142,13 +145,15 @@ static int is_rms(const kg_graph_t *g, int n) {
 
 /* Can RMS norm node p be taken in by its consumers? Every consumer is a
  * matmul reading p's result as x, some variant of each takes the prologue
- * (NORM), and the variants that do not (they read p's result: p's kernel
- * must run for them) share one select range, which *sel gets (*always: none
- * exist; p needs no kernel). */
-static int norm_plan(const kg_graph_t *g, int p, int *none, kgrt_expr_t *sel, int64_t *mn,
-                     int64_t *mx) {
+ * (NORM; *split: or, for every consumer with none that does, a variant
+ * scales its rows, KG_FUSE_ROW_SCALE, and the norm may only be split), and
+ * the variants that do not (they read p's result: p's kernel must run for
+ * them) share one select range, which *sel gets (*none: none exist; p
+ * needs no kernel). */
+static int norm_plan(const kg_graph_t *g, int p, int *none, int *split, kgrt_expr_t *sel,
+                     int64_t *mn, int64_t *mx) {
   const int t = g->nodes[p].output;
-  int consumers = 0, have = 0;
+  int consumers = 0, have = 0, scale = 0;
   *none = 1;
   for (int n = p + 1; n < g->num_nodes; n++) {
     const kg_node_t *node = &g->nodes[n];
@@ -164,9 +169,10 @@ static int norm_plan(const kg_graph_t *g, int p, int *none, kgrt_expr_t *sel, in
     if (!reads)
       continue;
     consumers++;
-    int takes = 0;
+    int takes = 0, scales = 0;
     for (int v = 0; v < node->num_variants; v++) {
       const kg_variant_t *var = &node->variants[v];
+      scales |= (roles(g, n, v) & KG_FUSE_ROW_SCALE) != 0;
       if (roles(g, n, v) & KG_FUSE_NORM) {
         takes = 1;
         continue;
@@ -176,8 +182,10 @@ static int norm_plan(const kg_graph_t *g, int p, int *none, kgrt_expr_t *sel, in
         return 0;
     }
     have += takes;
+    scale += takes || scales;
   }
-  return consumers > 0 && have == consumers && consumers == g->tensors[t].uses;
+  *split = have < consumers;
+  return consumers > 0 && scale == consumers && consumers == g->tensors[t].uses;
 }
 
 /* Collects into mm[] (at most 2) the matmuls the map chain rooted at n can
@@ -382,8 +390,9 @@ static void take_norm(const kg_graph_t *g, const norms_t *nm, int m, int v,
 }
 
 /* Variant v of matmul m writes what the split norm nm->out_of[m] needs
- * beside its result: z and the sums (outs), reading the norm's weight (it
- * follows w). */
+ * beside its result: z and the sums (outs; with KG_FUSE_NORM_TASKS, then
+ * the scratch of per-task sums and the counts), reading the norm's weight
+ * (it follows w). */
 static void write_norm(const kg_graph_t *g, const norms_t *nm, int m, int v,
                        kg_kernel_t *k) {
   const int p = nm->out_of[m];
@@ -396,6 +405,10 @@ static void write_norm(const kg_graph_t *g, const norms_t *nm, int m, int v,
     k->ins[k->num_ins++] = nn->inputs[1];
   k->outs[k->num_outs++] = nn->output;
   k->outs[k->num_outs++] = nm->part[p];
+  if (roles(g, m, v) & KG_FUSE_NORM_TASKS) {
+    k->outs[k->num_outs++] = nm->scratch[p];
+    k->outs[k->num_outs++] = nm->count[p];
+  }
 }
 
 /* The kernels of map root n whose chain takes the matmuls mm[] as its
@@ -738,21 +751,70 @@ static int kernel_rank(const kg_graph_t *g, kg_kernel_t *k, kg_diag_t *d) {
   return 0;
 }
 
+/* Does variant var run somewhere in r's range (the same select)? */
+static int overlaps(const kg_variant_t *var, const kg_kernel_t *r) {
+  return var->select.scale == r->select.scale &&
+         memcmp(var->select.sym, r->select.sym, sizeof r->select.sym) == 0 &&
+         var->select_max >= r->select_min && var->select_min <= r->select_max;
+}
+
+/* Can RMS norm p be split in range s (select_min .. select_max of the norm's
+ * run range r), around producer matmul mm? Every variant of mm that runs in
+ * s runs only there, writes the norm's z and sums (KG_FUSE_NORM_OUT, not
+ * taking a norm in itself), and together they cover s; every consumer's
+ * variant that runs in s runs only there and scales its rows
+ * (KG_FUSE_ROW_SCALE); and each of those templates splits by default
+ * (KG_FUSE_SPLIT_DEFAULT) unless the model asks for the split (ask). */
+static int split_fits(const kg_graph_t *g, const norms_t *nm, int p, int mm,
+                      const kg_kernel_t *s, int ask) {
+  const kg_node_t *m = &g->nodes[mm];
+  const unsigned need = ask ? 0 : KG_FUSE_SPLIT_DEFAULT;
+  int none = 1;
+  kgrt_expr_t sel;
+  int64_t lo = 0, hi = 0;
+  for (int v = 0; v < m->num_variants; v++) {
+    const kg_variant_t *var = &m->variants[v];
+    const unsigned ro = roles(g, mm, v);
+    if (var->select.scale != 0 && !overlaps(var, s))
+      continue; /* runs elsewhere */
+    if ((ro & (KG_FUSE_NORM_OUT | need)) != (KG_FUSE_NORM_OUT | need) ||
+        ((ro & KG_FUSE_NORM) && nm->of[mm] >= 0) || var->select_min < s->select_min ||
+        var->select_max > s->select_max || !join_select(var, &none, &sel, &lo, &hi))
+      return 0;
+  }
+  if (none || lo != s->select_min || hi != s->select_max)
+    return 0;
+  for (int c = p + 1; c < g->num_nodes; c++)
+    if (nm->of[c] == p)
+      for (int v = 0; v < g->nodes[c].num_variants; v++) {
+        const kg_variant_t *var = &g->nodes[c].variants[v];
+        const unsigned ro = roles(g, c, v);
+        if (var->select.scale != 0 && !overlaps(var, s))
+          continue;
+        if ((ro & (KG_FUSE_ROW_SCALE | need)) != (KG_FUSE_ROW_SCALE | need) ||
+            var->select.scale == 0 || var->select_min < s->select_min ||
+            var->select_max > s->select_max)
+          return 0;
+      }
+  return 1;
+}
+
 /* Can RMS norm p, which runs as a kernel for the consumers' variants in
- * range r (norm_plan), be split there instead? The model allows it
- * (rmsnorm's split); its operand h is the result of one matmul's epilogue
- * (no pair) whose variants selected in r all write the norm's z = h times
- * its weight and h's sums of squares per KG_NORM_PART_COLS columns
- * (KG_FUSE_NORM_OUT) and cover r; and every consumer's variant in r scales
- * its rows by the norm's rsqrt from the sums (KG_FUSE_ROW_SCALE). The
- * matmul, or -1. */
-static int split_plan(const kg_graph_t *g, const norms_t *nm, int p,
-                      const kg_kernel_t *r) {
+ * range r (norm_plan), be split there instead, in all of r or in its lowest
+ * part (where the GEMVs of one row run)? The model allows it (rmsnorm's
+ * split) or the templates split by default; its operand h is the result of
+ * one matmul's epilogue (no pair) whose variants selected there write the
+ * norm's z = h times its weight and h's sums of squares per
+ * KG_NORM_PART_COLS columns (split_fits). The matmul, or -1; *s, the range
+ * split: r, or r from its start to the end of one of the matmul's variants
+ * (the norm's kernel then runs above it). */
+static int split_plan(const kg_graph_t *g, const norms_t *nm, int p, const kg_kernel_t *r,
+                      kg_kernel_t *s) {
   const kg_node_t *nn = &g->nodes[p];
   const kg_tensor_t *h = &g->tensors[nn->inputs[0]];
   const int root = h->producer;
   int mm[2], num_mm = 0;
-  if (!nn->split_norm || h->rank < 1 || h->dims[h->rank - 1].sym >= 0 ||
+  if (h->rank < 1 || h->dims[h->rank - 1].sym >= 0 ||
       h->dims[h->rank - 1].value % KG_NORM_PART_COLS != 0 || root < 0 ||
       g->nodes[root].dead || !is_map(g, root) || is_inlined(g, root))
     return -1;
@@ -760,30 +822,45 @@ static int split_plan(const kg_graph_t *g, const norms_t *nm, int p,
   if (num_mm != 1)
     return -1;
   const kg_node_t *m = &g->nodes[mm[0]];
-  int none = 1;
-  kgrt_expr_t sel;
-  int64_t lo = 0, hi = 0;
+  int found = 0;
+  *s = *r;
+  if (split_fits(g, nm, p, mm[0], s, nn->split_norm))
+    return mm[0];
+  /* the longest split from r's start that ends where a variant of mm does */
   for (int v = 0; v < m->num_variants; v++) {
-    const kg_variant_t *var = &m->variants[v];
-    if (var->select.scale != r->select.scale ||
-        memcmp(var->select.sym, r->select.sym, sizeof sel.sym) != 0)
-      return -1;
-    if (var->select_max < r->select_min || var->select_min > r->select_max)
-      continue; /* runs where the consumers take the prologue */
-    if (!(roles(g, mm[0], v) & KG_FUSE_NORM_OUT) ||
-        ((roles(g, mm[0], v) & KG_FUSE_NORM) && nm->of[mm[0]] >= 0) ||
-        var->select_min < r->select_min || var->select_max > r->select_max ||
-        !join_select(var, &none, &sel, &lo, &hi))
-      return -1;
+    kg_kernel_t c = *r;
+    c.select_max = m->variants[v].select_max;
+    if (!overlaps(&m->variants[v], r) || c.select_max >= r->select_max ||
+        (found && c.select_max <= s->select_max) ||
+        !split_fits(g, nm, p, mm[0], &c, nn->split_norm))
+      continue;
+    *s = c;
+    found = 1;
   }
-  if (none || lo != r->select_min || hi != r->select_max)
-    return -1;
-  for (int c = p + 1; c < g->num_nodes; c++)
-    if (nm->of[c] == p)
-      for (int v = 0; v < g->nodes[c].num_variants; v++)
-        if (!(roles(g, c, v) & (KG_FUSE_NORM | KG_FUSE_ROW_SCALE)))
-          return -1;
-  return mm[0];
+  return found ? mm[0] : -1;
+}
+
+/* A persistent or scratch tensor for split norm p, which matmul m writes:
+ * dtype `dt`, the given dims. */
+static int add_norm_tensor(kg_graph_t *g, int m, const char *dt, int rank,
+                           const int64_t *dims, int persistent) {
+  kg_tensor_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = KG_TENSOR_VALUE;
+  t.io_index = t.output_index = -1;
+  kg_dtype_lookup(dt, &t.dtype);
+  t.rank = rank;
+  for (int i = 0; i < rank; i++) {
+    t.dims[i].value = dims[i];
+    t.dims[i].sym = -1;
+  }
+  t.producer = m;
+  t.persistent = persistent;
+  t.alias = t.reader = -1;
+  t.parts = 1;
+  g->tensors = kg_xrealloc(g->tensors, (size_t)(g->num_tensors + 1) * sizeof *g->tensors);
+  g->tensors[g->num_tensors] = t;
+  return g->num_tensors++;
 }
 
 /* A new tensor for split norm p's sums: f32 [rows of its operand, columns
@@ -828,30 +905,54 @@ int kg_fuse(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   nm.of = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.of);
   nm.out_of = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.out_of);
   nm.part = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.part);
+  nm.scratch = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.scratch);
+  nm.count = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.count);
   nm.range = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.range);
   char *taken_gone = kg_xcalloc((size_t)num_nodes + 1, 1);
   kg_kernel_t *taken_sel = kg_xcalloc((size_t)num_nodes + 1, sizeof *taken_sel);
   for (int n = 0; n < num_nodes; n++)
-    nm.of[n] = nm.out_of[n] = nm.part[n] = -1;
+    nm.of[n] = nm.out_of[n] = nm.part[n] = nm.scratch[n] = nm.count[n] = -1;
   for (int n = 0; n < num_nodes; n++) {
-    int none;
+    int none, only_split;
     if (g->nodes[n].dead || !is_rms(g, n) ||
-        !norm_plan(g, n, &none, &taken_sel[n].select, &taken_sel[n].select_min,
-                   &taken_sel[n].select_max))
+        !norm_plan(g, n, &none, &only_split, &taken_sel[n].select,
+                   &taken_sel[n].select_min, &taken_sel[n].select_max))
       continue;
-    taken_gone[n] = (char)none;
-    taken_sel[n].has_select = !none;
     for (int m = n + 1; m < num_nodes; m++)
       if (!g->nodes[m].dead && g->nodes[m].num_inputs > 0 &&
           g->nodes[m].inputs[0] == g->nodes[n].output)
         nm.of[m] = n;
-    const int prod = none ? -1 : split_plan(g, &nm, n, &taken_sel[n]);
+    kg_kernel_t split;
+    const int prod = none ? -1 : split_plan(g, &nm, n, &taken_sel[n], &split);
+    if (prod < 0 && only_split) { /* some consumer cannot take it in: a kernel */
+      for (int m = n + 1; m < num_nodes; m++)
+        if (nm.of[m] == n)
+          nm.of[m] = -1;
+      continue;
+    }
+    taken_gone[n] = (char)none;
+    taken_sel[n].has_select = !none;
     if (prod >= 0) {
       nm.out_of[prod] = n;
       nm.part[n] = add_sums(g, n, prod);
-      nm.range[n] = taken_sel[n];
-      taken_gone[n] = 1;
-      taken_sel[n].has_select = 0;
+      nm.range[n] = split;
+      if (split.select_max == taken_sel[n].select_max) {
+        taken_gone[n] = 1;
+        taken_sel[n].has_select = 0;
+      } else {
+        taken_sel[n].select_min = split.select_max + 1;
+      }
+      int tasks = 0;
+      for (int v = 0; v < g->nodes[prod].num_variants; v++)
+        tasks |= (roles(g, prod, v) & KG_FUSE_NORM_TASKS) != 0;
+      if (tasks) {
+        const kg_tensor_t *h = &g->tensors[g->nodes[n].inputs[0]];
+        const int64_t cols = h->dims[h->rank - 1].value;
+        const int64_t sdims[2] = {KG_NORM_TASK_ROWS, cols},
+                      cdims[1] = {cols / KG_NORM_PART_COLS};
+        nm.scratch[n] = add_norm_tensor(g, prod, "f32", 2, sdims, 0);
+        nm.count[n] = add_norm_tensor(g, prod, "i32", 1, cdims, 1);
+      }
     }
   }
   int *leader = kg_xcalloc((size_t)g->num_nodes + 1, sizeof *leader);
@@ -880,6 +981,8 @@ int kg_fuse(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   free(nm.of);
   free(nm.out_of);
   free(nm.part);
+  free(nm.scratch);
+  free(nm.count);
   free(nm.range);
   free(taken_gone);
   free(taken_sel);

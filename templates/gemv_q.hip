@@ -53,7 +53,7 @@
  * c is column c ^ 1 of the same wave, CPW and every region start being
  * even. */
 {{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if PAIR}} KG_GLOBAL(const unsigned short) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if PAIR}} KG_GLOBAL(const unsigned short) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if NOG_T}} KG_GLOBAL(const {{NOG_T}}) nog,{{/if}}{{#if RSCALE}} KG_GLOBAL(const float) rsum,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}{{#if NOUT}}, KG_GLOBAL({{NOUT_T}}) z, KG_GLOBAL(float) part, KG_GLOBAL(float) pscr, KG_GLOBAL(int) pcnt{{/if}}, long M{{/if}}) {
   /* stages: NS of SE weights, then one of LE (when LE > 0) */
   constexpr int NST = {{NS}} + ({{LE}} > 0 ? 1 : 0);
   constexpr int MAXB = {{NS}} > 0 ? {{SB}} : {{LB}};
@@ -164,10 +164,12 @@
     issue(j);
   kg_dep_wait();
 {{#if REPI}}  constexpr bool rows_ascend = false; /* M <= MMAX rows: the epilogue searches */
+{{/if}}{{#if RSCALE}}  {{> gemv_rscale_load}}
 {{/if}}{{#if XL}}  if (WAVE_SYNC) {
     stage_x(0, {{K}});
     __syncthreads();
   }
+{{/if}}{{#if RSCALE}}  {{> gemv_rscale_sum}}
 {{/if}}  for (int j = 0; j < J; ++j) {
     const int s = j % NST;
     const int groups = (s < {{NS}} ? {{SE}} : {{LE}}) / 32;

@@ -31,7 +31,9 @@
 --   norm_eps [1e-5], tied_embeddings [false], qkv_bias [false] (Qwen2),
 --   sliding_window [none] (Mistral)
 --   split_norms [false]: the norms after the first as rmsnorm's split
---     (prefill: 5 kernels a layer, no norm kernel; slower on the H100 today)
+--     (prefill: 5 kernels a layer, no norm kernel; slower on the H100 today;
+--     around quantized GEMVs, decode of quantized weights, they are split
+--     anyway: 5 kernels a layer)
 --   dtype [bf16]: activations and the KV cache (f16 or bf16; f32 for tests)
 --   weights [dtype]: every weight's format (f32, f16, bf16, q8_0, q4_0,
 --     q4_k, q6_k), or a table { default = ..., token_embd = ..., output = ...,

@@ -119,8 +119,10 @@ local function build_quant(node, x, w, a)
     while lb % vec ~= 0 or sb % vec ~= 0 do vec = vec // 2 end
     -- NB = waves * cpw columns per workgroup: about 4.5 KiB of each stage
     -- per wave (4 rows of Q4_0, 2 of Q8_0), fewer where NB would not divide
-    -- N (the kernel guards n < N)
+    -- N (the kernel guards n < N); cpw a power of two, so that a wave's
+    -- columns never straddle a split norm's runs of 32
     local want = math.max(1, math.min(4, 4608 // (ns > 0 and sb or lb)))
+    if want == 3 then want = 2 end
     local waves, cpw = 1, 1
     for _, wc in ipairs({ { 4, want }, { 4, want // 2 }, { 4, 1 }, { 2, 1 }, { 1, 1 } }) do
       if wc[2] >= 1 and n % (wc[1] * wc[2]) == 0 then
@@ -361,15 +363,22 @@ local GEMV_Q_HOLES = { "BB", "CPW", "DEQ", "FMT", "GRID", "K", "LB", "LE", "MIN"
 -- a variant of its own): gemv_qr where the target decodes blocks from
 -- registers, else gemv_q.hip. It takes a gate/up pair (each column a row of
 -- both weights in a task), and the Q, K and V projections as regions, and
--- RoPE and the KV write on their results, as the float GEMV does. (An RMS
--- norm taken in, as the float GEMV takes it, was 40% slower on the H100 for
--- the gate and up GEMVs at Llama-3-8B shapes: not yet.)
+-- RoPE and the KV write on their results, as the float GEMV does. An RMS
+-- norm between two of them is split by default: the producer (O or down +
+-- residual) writes z = h times the norm's weight and h's sums of squares
+-- (each task's sum, added per 32 columns by the run's last task), and the
+-- consumers stage z as x and scale each row by the norm's rsqrt, so no norm
+-- kernel runs at decode (Llama-3-8B Q4_0 on the H200: 553 -> 558 tok/s,
+-- bench/results/h100_llama.md). (The norm taken in as a prologue, as the
+-- float GEMV takes it, was 40% slower on the H100 for the gate and up GEMVs
+-- at Llama-3-8B shapes: every workgroup staged the norm's weight too.)
 kg.template {
   name = "gemv_q",
   holes = GEMV_Q_HOLES,
   libs = { "quant", "rope" },
   sources = { "gemv_qr" },
-  fuse = { epilogue = true, pair = true, regions = true, region_epilogue = true },
+  fuse = { epilogue = true, pair = true, regions = true, region_epilogue = true,
+    norm_out = true, row_scale = true, norm_tasks = true, split_default = true },
   weights_before_wait = true,
   params = function(target, info)
     return gemv_qr_params(target, info) or gemv_q_params(target, info)
@@ -379,11 +388,13 @@ kg.template {
 -- Q4_0 GEMVs of 2 to 8 rows of f16 or bf16 x: gemv_qm on the tensor cores
 -- where the target has them, else gemv_q's kernels; epilogues and the
 -- gate/up pair (a task's 16 rows are 8 columns of both weights) only, so the
--- holes of those kernels' other roles are declared off here.
+-- holes of those kernels' other roles (regions, split norms) are declared off
+-- here.
 local GEMV_QM_HOLES = { "BF16", "CPS", "QMAGIC", "QOFF" }
 for _, h in ipairs(GEMV_Q_HOLES) do GEMV_QM_HOLES[#GEMV_QM_HOLES + 1] = h end
 for _, h in ipairs({ "REGIONS", "R1", "R2", "REPI", "ROPE0", "ROPE1",
-  "ROPE2", "KV0", "KV1", "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS" }) do
+  "ROPE2", "KV0", "KV1", "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS",
+  "NOUT", "NOUT_T", "NOG_T", "NPC", "NTR", "RSCALE", "RS_EPS", "RS_K" }) do
   GEMV_QM_HOLES[h] = ""
 end
 kg.template {

@@ -87,13 +87,15 @@ end
 
 kg.op {
   name = "rmsnorm",
-  doc = "x / sqrt(mean(x^2 over the last dim) + eps) * weight (weight optional, shape [last dim]; block = threads per row overrides the rule; split = true lets kgen split it around GEMMs, see README)",
+  doc = "x / sqrt(mean(x^2 over the last dim) + eps) * weight (weight optional, shape [last dim]; block = threads per row overrides the rule; split = true lets kgen split it around GEMMs too, as it does by default around quantized GEMVs, see README)",
   inputs = { "x", "weight?" },
   attrs = { eps = eps_attr, block = block_attr,
     -- where x is a GEMM's epilogue result and only GEMMs read the norm: that
     -- GEMM writes x times the weight and x's sums of squares, the readers
     -- scale their rows (no norm kernel); off by default: on the H100 its
-    -- epilogue through LDS still costs more than the norm's kernel
+    -- epilogue through LDS still costs more than the norm's kernel. (Around
+    -- the quantized GEMVs, whose templates say split_default, the norm is
+    -- split whatever this says.)
     split = { default = false,
       check = function(v) return type(v) == "boolean", "must be true or false" end } },
   build = function(node, ins, a)

@@ -11,7 +11,10 @@ kernel writes and may schedule it above ACQBULK; such a load of an
 activation then reads what the kernel before has not written yet. Counts,
 per function that has the wait, its LDG instructions ahead of it (LDGSTS,
 the asynchronous copies of weights, are not LDG) and prints those with any;
-exit status 1 if one has."""
+exit status 1 if one has. A listed function needs reading, not a fix: a
+load of a weight may come first (gemv_q.hip copies a stage of Q6_K's
+210-byte blocks in 2-byte pieces, with plain loads before the wait: the
+Q4_K test Llama's three Q6_K GEMVs list 24-48 each)."""
 import re
 import sys
 

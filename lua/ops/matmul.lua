@@ -213,13 +213,15 @@ local QR_UB = 4
 -- other waves cover the wait. Llama-3-8B Q4_0 decode on the H100: 377 tok/s
 -- with two slots and 4 workgroups a compute unit in f32, 385 in f16 halves,
 -- 429 like this; on the H200 the integer products took it from 518 to 553
--- (bench/results/h100_llama.md). At most 7 a compute unit: 7 x 128 threads
--- of 72 registers fill the 64 Ki registers of an SM (sm_80, sm_90), and
--- where that is the grid's bound the kernel's launch bounds (MINB) hold
--- ptxas to it, so the whole grid is resident (with 8, the LM head's 1002
--- workgroups at Llama-3-8B shapes ran as 1.08 waves; held to 64 registers
--- the integer kernel spills).
-local QR_XH_SLOTS, QR_XH_WG_PER_CU = 1, 7
+-- (bench/results/h100_llama.md). At most 6 a compute unit, and where that is
+-- the grid's bound the kernel's launch bounds (MINB) say so, so that the
+-- whole grid is resident: ptxas then takes 80 registers (held to 7 a
+-- compute unit, 72), and the kernel is faster (H200, 8B Q4_0 decode: 7 a
+-- compute unit 560.2 tok/s, 6 with 80 registers 565.0, 6 held to 72
+-- registers 545.0, 5 552.1). With 8, the LM head's 1002 workgroups at
+-- Llama-3-8B shapes ran as 1.08 waves; held to 64 registers the integer
+-- kernel spills.
+local QR_XH_SLOTS, QR_XH_WG_PER_CU = 1, 6
 
 --- gemv_q's params where the target decodes blocks from registers and the
 --- format, K (whole pairs of units, so that every row and step starts

@@ -213,14 +213,15 @@ local QR_UB = 4
 -- other waves cover the wait. Llama-3-8B Q4_0 decode on the H100: 377 tok/s
 -- with two slots and 4 workgroups a compute unit in f32, 385 in f16 halves,
 -- 429 like this; on the H200 the integer products took it from 518 to 553
--- (bench/results/h100_llama.md). At most 6 a compute unit, and where that is
--- the grid's bound the kernel's launch bounds (MINB) say so, so that the
--- whole grid is resident: ptxas then takes 80 registers (held to 7 a
--- compute unit, 72), and the kernel is faster (H200, 8B Q4_0 decode: 7 a
--- compute unit 560.2 tok/s, 6 with 80 registers 565.0, 6 held to 72
--- registers 545.0, 5 552.1). With 8, the LM head's 1002 workgroups at
--- Llama-3-8B shapes ran as 1.08 waves; held to 64 registers the integer
--- kernel spills.
+-- (bench/results/h100_llama.md). At most 6 a compute unit, and the kernel's
+-- launch bounds (MINB) say how many the grid takes, so that it is resident:
+-- ptxas then takes 80 registers at 6 (held to 7 a compute unit, 72) and
+-- more where the LDS allows fewer (the down projection, 4), and the kernels
+-- are faster (H200, 8B Q4_0 decode, tok/s: 7 a compute unit 560.2; 6 with
+-- 80 registers 565.0, the same held to 72 registers 545.0, 5 552.1; 6 and
+-- the bound of 4 on the down projection too 568.5). With 8, the LM head's
+-- 1002 workgroups at Llama-3-8B shapes ran as 1.08 waves; held to 64
+-- registers the integer kernel spills.
 local QR_XH_SLOTS, QR_XH_WG_PER_CU = 1, 6
 
 --- gemv_q's params where the target decodes blocks from registers and the
@@ -264,8 +265,7 @@ local function gemv_qr_params(target, info)
           SHARED_BYTES = lds, GRID = grid, RCPW = cpw, UB = QR_UB, BB = info.bb, SLOTS = slots,
           XT = c[1], XCVT = c[1] == "float" and "kg_to_f32" or "", XU = xu, RDEQ = r.deq,
           XH = c.xh and "1" or "",
-          -- the registers bound the grid only where the LDS does not
-          MINB = c.xh and per_cu == QR_XH_WG_PER_CU and per_cu or "",
+          MINB = c.xh and per_cu or "",
         },
       }
     end

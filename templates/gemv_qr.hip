@@ -18,9 +18,8 @@
  * stream through its ring of SLOTS slots in LDS: step j's bytes of every
  * row are copied into slot j % SLOTS with 16-byte asynchronous copies
  * (every copy instruction of the wave reads consecutive bytes); each lane
- * reads its unit's NW words into
- * registers with 8-byte LDS reads (lanes 72 or 136 bytes apart: no bank
- * conflicts), the wave issues the copies of the step SLOTS ahead into the
+ * reads its unit's NW words into registers with 8-byte LDS reads (lanes 72
+ * or 136 bytes apart: no bank conflicts), the wave issues the copies of the step SLOTS ahead into the
  * freed slot (so SLOTS steps are in flight while one is computed; SLOTS may
  * be 1), and each lane decodes the unit's blocks ({{RDEQ}}: small integers q
  * with a scale per 16; the decoder may leave the integers of each half
@@ -35,9 +34,8 @@
  * units hit different banks. XH (Q4_0, 16-bit x; the params take it for
  * bf16 and f16): each block of x is staged as 16-bit integers of a scale
  * a block, each as a signed high and an unsigned low byte
- * (kg_q4_0_i8_stage: 64 bytes), the unit's UB
- * scales and then its UB offsets (-128 times the block's sum) after its
- * blocks; a block's products are then summed exactly in integers, four
+ * (kg_q4_0_i8_stage: 64 bytes), the unit's UB scales and then its UB
+ * offsets (-128 times the block's sum) after its blocks; a block's products are then summed exactly in integers, four
  * weights an instruction (kg_q4_0_i8_dot), and the sum plus the offset is
  * added to acc times the block's d and x's scale.
  * The weights do not depend on earlier kernels: the first SLOTS steps'
@@ -63,7 +61,10 @@
   constexpr int UPL = (NU + {{WAVE}} - 1) / {{WAVE}};
   constexpr int NW = UBYTES / 4;
   constexpr int XV = 16 / (int)sizeof({{T}});
-  /* columns per wave task, and rows of w for each (PAIR: row n of w, then
+{{#if XH}}  /* XH: a unit of x is its UB blocks of 64 bytes, then their scales
+   * (at XSC) and their offsets (at XOF) */
+  constexpr int XSC = UB * 64, XOF = XSC + UB * 4;
+{{/if}}  /* columns per wave task, and rows of w for each (PAIR: row n of w, then
    * of w1), RW rows in all (part_gemv_end.hip) */
   constexpr int CPWN = {{RCPW}};
   constexpr int PR = {{#if PAIR}}2{{else}}1{{/if}};
@@ -136,8 +137,8 @@
         for (int e = 0; e < XV; ++e)
           xf[v * XV + e] = kg_to_f32(xv.v[e]);
       }
-      kg_q4_0_i8_stage(xf, (unsigned *)unit + b * 16, (float *)(unit + UB * 64) + b,
-                       (int *)(unit + UB * 68) + b);
+      kg_q4_0_i8_stage(xf, (unsigned *)unit + b * 16, (float *)(unit + XSC) + b,
+                       (int *)(unit + XOF) + b);
 {{else}}      {{XT}} *d = ({{XT}} *)unit + b * 32;
       float h0 = 0.0f, h1 = 0.0f;
 #pragma unroll
@@ -199,8 +200,8 @@
           for (int m = 0; m < {{MMAX}}; ++m) {
             if (m < M) {
               const unsigned char *unit = xs + (m * NU + u) * {{XU}};
-              const float sd = d * ((const float *)(unit + UB * 64))[b];
-              const int off = ((const int *)(unit + UB * 68))[b];
+              const float sd = d * ((const float *)(unit + XSC))[b];
+              const int off = ((const int *)(unit + XOF))[b];
               acc[c][m] += sd * (float)(kg_q4_0_i8_dot(qs, (const unsigned *)unit + b * 16) + off);
             }
           }

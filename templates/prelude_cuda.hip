@@ -153,7 +153,7 @@ KG_INLINE void kg_fence_device() { __threadfence(); }
  * ld.global.nc, which ptxas treats as reading memory no one writes and may
  * schedule above griddepcontrol.wait: it did, for a split norm's sums read
  * right after the wait (LDG.E.CONSTANT ahead of ACQBULK in the SASS), which
- * then read the last step's sums. */
+ * then read them before their producer had written them. */
 template <typename T> KG_INLINE T kg_ld_coherent(const T *p, long i) { return __ldca(p + i); }
 /* p[i] += 1, atomically for every workgroup of the device, with release and
  * acquire semantics (this thread's accesses before it are visible to a

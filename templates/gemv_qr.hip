@@ -19,14 +19,15 @@
  * row are copied into slot j % SLOTS with 16-byte asynchronous copies
  * (every copy instruction of the wave reads consecutive bytes); each lane
  * reads its unit's NW words into registers with 8-byte LDS reads (lanes 72
- * or 136 bytes apart: no bank conflicts), the wave issues the copies of the step SLOTS ahead into the
- * freed slot (so SLOTS steps are in flight while one is computed; SLOTS may
- * be 1), and each lane decodes the unit's blocks ({{RDEQ}}: small integers q
- * with a scale per 16; the decoder may leave the integers of each half
- * offset, by QB0 and QB1, which then come off as the offset times the half's
- * sum of x), multiplying them with the same 32 UB elements of every row of x
- * into the f32 partial sums acc[c][m], registers (every loop over c and m is
- * unrolled); the wave reduces them at the task's end.
+ * or 136 bytes apart: no bank conflicts), the wave issues the copies of the
+ * step SLOTS ahead into the freed slot (so SLOTS steps are in flight while
+ * one is computed; SLOTS may be 1), and each lane decodes the unit's
+ * blocks ({{RDEQ}}: small integers q with a scale per 16; the decoder may
+ * leave the integers of each half offset, by QB0 and QB1, which then come
+ * off as the offset times the half's sum of x), multiplying them with the
+ * same 32 UB elements of every row of x into the f32 partial sums
+ * acc[c][m], registers (every loop over c and m is unrolled); the wave
+ * reduces them at the task's end.
  * x, every row m < M, is staged in LDS as XT (XCVT: kg_to_f32 where XT is
  * f32, else nothing), unit by unit: its 32 UB values, then the f32 sums of
  * each half of each block, the unit padded to XU bytes, an odd multiple of
@@ -35,9 +36,10 @@
  * bf16 and f16): each block of x is staged as 16-bit integers of a scale
  * a block, each as a signed high and an unsigned low byte
  * (kg_q4_0_i8_stage: 64 bytes), the unit's UB scales and then its UB
- * offsets (-128 times the block's sum) after its blocks; a block's products are then summed exactly in integers, four
- * weights an instruction (kg_q4_0_i8_dot), and the sum plus the offset is
- * added to acc times the block's d and x's scale.
+ * offsets (-128 times the block's sum) after its blocks; a block's products
+ * are then summed exactly in integers, four weights an instruction
+ * (kg_q4_0_i8_dot), and the sum plus the offset is added to acc times the
+ * block's d and x's scale.
  * The weights do not depend on earlier kernels: the first SLOTS steps'
  * copies are issued before kg_dep_wait(), and x and the epilogue's operands
  * are read after it (common.hip, early launch); kg_dep_launch() first lets

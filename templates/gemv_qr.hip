@@ -62,6 +62,7 @@
   constexpr int NU = {{K}} / (32 * UB);
   constexpr int UPL = (NU + {{WAVE}} - 1) / {{WAVE}};
   constexpr int NW = UBYTES / 4;
+  static_assert(UBYTES % 8 == 0, "a unit is whole 8-byte LDS reads");
   constexpr int XV = 16 / (int)sizeof({{T}});
 {{#if XH}}  /* XH: a unit of x is its UB blocks of 64 bytes, then their scales
    * (at XSC) and their offsets (at XOF) */

@@ -42,10 +42,13 @@ return {
   },
   -- tiles for small grids (lua/ops/matmul.lua grid_tile): 128 x 128, each
   -- in about 0.65 of a 128 x 256 tile's time (0.58-0.73 measured at M = 512
-  -- over K = 4096 and 14336), where twice the workgroups take fewer waves
+  -- over K = 4096 and 14336), where twice the workgroups take fewer waves;
+  -- 64 x 128 (one warpgroup), about 0.6, where even 128 x 128 leaves SMs
+  -- idle (H200, Llama-3.2-1B prefill of 512: the O and down GEMMs, N = 2048,
+  -- 64 -> 128 workgroups, 24.8 -> 22.6 and 67.3 -> 64.7 us; 3657 -> 3595 us)
   gemm_grid = {
-    f16 = { { bn = 128, cost = 0.65 } },
-    bf16 = { { bn = 128, cost = 0.65 } },
+    f16 = { { bn = 128, cost = 0.65 }, { bm = 64, bn = 128, waves_m = 1, cost = 0.6 } },
+    bf16 = { { bn = 128, cost = 0.65 }, { bm = 64, bn = 128, waves_m = 1, cost = 0.6 } },
   },
   -- warp-level tiles (mma.sync): conv2d's, and a matmul tile override that
   -- leaves no warpgroup tile (lua/ops/matmul.lua gemm_tile)

@@ -30,10 +30,17 @@
 --     Hugging Face files and for GGUF files of Qwen2]
 --   norm_eps [1e-5], tied_embeddings [false], qkv_bias [false] (Qwen2),
 --   sliding_window [none] (Mistral)
---   split_norms [false]: the norms after the first as rmsnorm's split
---     (prefill: 5 kernels a layer, no norm kernel; slower on the H100 today;
---     around quantized GEMVs, decode of quantized weights, they are split
---     anyway: 5 kernels a layer)
+--   split_norms ["none"]: which norms are rmsnorm's split at prefill (no
+--     norm kernel: the GEMM whose epilogue result is the norm's operand also
+--     writes z and its sums of squares, the consuming GEMMs scale their rows):
+--     "none" (7 kernels a layer); "attn", each layer's attention norm but
+--     the first layer's, around the previous layer's down GEMM (6 kernels a
+--     layer; about 1% slower at Llama-3-8B shapes on the H200, even at
+--     Llama-3.2-1B shapes); "all", the FFN norms too (5 kernels a layer;
+--     slower still: the O GEMM's epilogue and the gate/up GEMM's row scales
+--     cost more than the norm's kernel); true and false are "all" and
+--     "none". Around quantized GEMVs (decode of quantized weights) the norms
+--     are split whatever this says: 5 kernels a layer.
 --   dtype [bf16]: activations and the KV cache (f16 or bf16; f32 for tests)
 --   weights [dtype]: every weight's format (f32, f16, bf16, q8_0, q4_0,
 --     q4_k, q6_k), or a table { default = ..., token_embd = ..., output = ...,
@@ -93,6 +100,21 @@ local function bool_key(cfg, key)
   local v = rawget(cfg, key)
   if v == nil then return false end
   if type(v) ~= "boolean" then fail("config %s must be true or false, got %s", key, tostring(v)) end
+  return v
+end
+
+-- split_norms: which norms are split around the GEMMs (rmsnorm's split);
+-- see the config keys above.
+local split_norms_modes = { none = true, attn = true, all = true }
+local function split_norms_key(cfg)
+  local v = rawget(cfg, "split_norms")
+  if v == nil then return "none" end
+  if v == true then return "all" end
+  if v == false then return "none" end
+  if not split_norms_modes[v] then
+    fail("config split_norms must be \"none\", \"attn\", \"all\", true or false, got %s",
+      tostring(v))
+  end
   return v
 end
 
@@ -398,7 +420,7 @@ function M.config(cfg)
   c.norm_eps = num_key(cfg, "norm_eps", 1e-5)
   c.tied_embeddings = bool_key(cfg, "tied_embeddings")
   c.qkv_bias = bool_key(cfg, "qkv_bias")
-  c.split_norms = bool_key(cfg, "split_norms")
+  c.split_norms = split_norms_key(cfg)
   local win = rawget(cfg, "sliding_window")
   if win ~= nil then c.sliding_window = int_key(cfg, "sliding_window") end
   c.dtype = rawget(cfg, "dtype") or bf16
@@ -463,7 +485,7 @@ local function layer(c, l, cl, x, pos, S, kc, vc)
   for kind, dt in pairs(c.formats) do f[kind] = dt end
   for kind, dt in pairs(c.formats.layers[l] or {}) do f[kind] = dt end
   local h = rmsnorm(x, layer_weight(c, l, "attn_norm", c.norms, { E }),
-    { eps = c.norm_eps, split = c.split_norms })
+    { eps = c.norm_eps, split = c.split_norms ~= "none" })
   local function proj(kind, n, parts)
     local y = matmul(h, layer_weight(c, l, kind, f[kind], { n, E }, 1, parts))
     if c.qkv_bias then
@@ -484,7 +506,7 @@ local function layer(c, l, cl, x, pos, S, kc, vc)
   local wo = layer_weight(c, l, "attn_output", f.attn_output, { E, H * D }, 2, c.tp)
   x = combine(c, x, matmul(reshape(a, { T, H * D }), wo))
   local h2 = rmsnorm(x, layer_weight(c, l, "ffn_norm", c.norms, { E }),
-    { eps = c.norm_eps, split = c.split_norms })
+    { eps = c.norm_eps, split = c.split_norms == "all" })
   local g = matmul(h2, layer_weight(c, l, "ffn_gate", f.ffn_gate, { r.ffn, E }, 1, c.tp))
   local u = matmul(h2, layer_weight(c, l, "ffn_up", f.ffn_up, { r.ffn, E }, 1, c.tp))
   local wd = layer_weight(c, l, "ffn_down", f.ffn_down, { E, r.ffn }, 2, c.tp)

@@ -1,0 +1,43 @@
+-- models.llama with split_norms = "attn": the attention norm of every layer
+-- but the first is rmsnorm's split at prefill, around the previous layer's
+-- down GEMM: that GEMM also writes the norm's z and sums, and the q/k/v GEMM
+-- reads z and scales its rows; the FFN norm keeps its kernel at prefill. A
+-- 5-layer model needs exactly the distinct kernels of its 2-layer version; a
+-- layer after the first runs 5 kernels at decode and 6 at prefill.
+-- RUN: %kgen --arch gfx1100 --emit=table %s -o %t.5.c
+-- RUN: sed 's/layers = 5/layers = 2/' %s > %t.2.lua
+-- RUN: %kgen --arch gfx1100 --emit=table %t.2.lua -o %t.2.c
+-- RUN: grep 'kgrt_kernel_t kernels\[' %t.5.c > %t.5.k
+-- RUN: grep 'kgrt_kernel_t kernels\[' %t.2.c > %t.2.k
+-- RUN: diff %t.5.k %t.2.k
+-- RUN: FileCheck %s < %t.5.c
+-- CHECK: static const kgrt_kernel_t kernels[19] = {
+-- CHECK: {"llama_split_attn_rmsnorm_{{[0-9a-f]+}}", 32,
+-- CHECK-NOT: {"llama_split_attn_kv_append_
+-- CHECK-NOT: {"llama_split_attn_rope_
+-- CHECK: {"llama_split_attn_rmsnorm_matmul3_rope_kv_append_gemv_
+-- CHECK-NEXT: {"llama_split_attn_matmul3_rope_kv_append_gemm_
+-- CHECK-NEXT: {"llama_split_attn_attention_prefill_
+-- CHECK-NEXT: {"llama_split_attn_attention_decode_
+-- CHECK-NOT: {"llama_split_attn_kv_append_
+-- CHECK-NOT: {"llama_split_attn_rope_
+-- CHECK-NOT: {"llama_split_attn_attention_decode_
+-- the second layer's steps (kernel, then the select range): decode 2 5 6 8
+-- 10, prefill 12 4 7 1 9 11 (1: the FFN norm's kernel)
+-- CHECK: static const kgrt_step_t steps[63] = {
+-- CHECK: {11, {{.*}}, 9LL, 9223372036854775807LL, s12_args,
+-- CHECK-NEXT: {2, {{.*}}, 0LL, 8LL, s13_args,
+-- CHECK-NEXT: {12, {{.*}}, 9LL, 9223372036854775807LL, s14_args,
+-- CHECK-NEXT: {4, {{.*}}, 5LL, 9223372036854775807LL, s15_args,
+-- CHECK-NEXT: {5, {{.*}}, 0LL, 4LL, s16_args,
+-- CHECK-NEXT: {6, {{.*}}, 0LL, 8LL, s17_args,
+-- CHECK-NEXT: {7, {{.*}}, 9LL, 9223372036854775807LL, s18_args,
+-- CHECK-NEXT: {1, {{.*}}, 9LL, 9223372036854775807LL, s19_args,
+-- CHECK-NEXT: {8, {{.*}}, 0LL, 8LL, s20_args,
+-- CHECK-NEXT: {9, {{.*}}, 9LL, 9223372036854775807LL, s21_args,
+-- CHECK-NEXT: {10, {{.*}}, 0LL, 8LL, s22_args,
+-- CHECK-NEXT: {11, {{.*}}, 9LL, 9223372036854775807LL, s23_args,
+-- CHECK-NEXT: {2, {{.*}}, 0LL, 8LL, s24_args,
+local llama = require "models.llama"
+llama { hidden = 256, layers = 5, heads = 8, kv_heads = 2, ffn = 768, vocab = 1000,
+  context = 64, max_tokens = 64, split_norms = "attn" }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# bench/run_llama_ab.sh - on the GPU machine, one device call: the decode of
-# whole Llamas by this tree's llama_decode (.bench/llama_decode) against the
-# previous main's (.bench/llama_decode_old, copied there by hand from an
-# earlier bench/build_llama.sh), alternated, and the gpt-fast-style peer on
+# bench/run_llama_ab.sh - on the GPU machine, one device call: the prefill
+# of 512 tokens and the decode of whole Llamas by this tree's llama_decode
+# (.bench/llama_decode) against the previous main's
+# (.bench/llama_decode_old, copied there by hand from an earlier
+# bench/build_llama.sh), alternated, and the gpt-fast-style peer on
 # the same shapes, after the test Llamas against float64 on cuda (and
 # quant_matmul_test, where .bench has one).
 #   bash .bench/run_llama_ab.sh    (results under $OUT)
@@ -29,8 +30,10 @@ for round in $(seq 1 "${ROUNDS:-2}"); do
   for m in ${MODELS:-llama3_2_1b llama3_8b}; do
     for bin in ${BINS:-llama_decode_old llama_decode}; do
       "$B/$bin" cuda "$m" > "$OUT/${bin}_${m}_$round.jsonl" 2>&1
-      echo "$bin $m round $round: $(grep '"kind": "decode"' "$OUT/${bin}_${m}_$round.jsonl" |
-        grep -o '"tok_s": [0-9.]*\|"frac_roofline": [0-9.]*\|"last_token": [0-9]*' | tr '\n' ' ')"
+      f="$OUT/${bin}_${m}_$round.jsonl"
+      echo "$bin $m round $round: prefill $(grep '"kind": "prefill"' "$f" | grep -o '"us": [0-9.]*')" \
+        "$(grep '"kind": "decode"' "$f" |
+          grep -o '"tok_s": [0-9.]*\|"frac_roofline": [0-9.]*\|"last_token": [0-9]*' | tr '\n' ' ')"
     done
   done
 done

@@ -213,21 +213,21 @@ local QR_UB = 4
 -- other waves cover the wait. Llama-3-8B Q4_0 decode on the H100: 377 tok/s
 -- with two slots and 4 workgroups a compute unit in f32, 385 in f16 halves,
 -- 429 like this; on the H200 the integer products took it from 518 to 553
--- (bench/results/h100_llama.md). At most 6 a compute unit, and the kernel's
--- launch bounds (MINB) say how many the grid takes, so that it is resident:
--- ptxas then takes 80 registers at 6 (held to 7 a compute unit, 72) and
--- more where the LDS allows fewer (the down projection, 4), and the kernels
--- are faster (H200, 8B Q4_0 decode, tok/s: 7 a compute unit 560.2; 6 with
--- 80 registers 565.0, the same held to 72 registers 545.0, 5 552.1; 6 and
--- the bound of 4 on the down projection too 568.5). With 8, the LM head's
--- 1002 workgroups at Llama-3-8B shapes ran as 1.08 waves; held to 64
--- registers the integer kernel spills.
-local QR_XH_SLOTS, QR_XH_WG_PER_CU = 1, 6
+-- (bench/results/h100_llama.md). The kernel's launch bounds (MINB) say how
+-- many workgroups a compute unit the grid takes, so that it is resident and
+-- ptxas takes 80 registers (held to 72, 7 workgroups of 4 waves a compute
+-- unit, the kernels were slower: H200, 545 against 565 tok/s; held to 64,
+-- they spill). At 80 registers a lane a compute unit holds 25 warps; the
+-- grid takes 24, as 2 workgroups of 12 waves: each workgroup stages all of
+-- x, so fewer, larger ones stage it fewer times (H200, Llama-3-8B Q4_0
+-- decode, tok/s: 6 workgroups of 4 waves 566; 3 of 8, 581.7; 2 of 12,
+-- 587.8; 1 of 24, 577.4).
+local QR_XH_SLOTS, QR_XH_WAVES, QR_XH_WG_PER_CU = 1, 12, 2
 
 --- gemv_q's params where the target decodes blocks from registers and the
 --- format, K (whole pairs of units, so that every row and step starts
 --- 16-byte aligned) and the LDS (the rings and x, all of K of every row, at
---- most a third of it) allow; else nil. x is scaled f16 for Q4_0 of bf16 x
+--- most a third of it; XH: a QR_XH_WG_PER_CU-th) allow; else nil. x is scaled f16 for Q4_0 of bf16 x
 --- (XH), else f32 where it fits, else x's dtype; each unit padded to an odd
 --- number of 16 bytes (gemv_qr.hip).
 local function gemv_qr_params(target, info)
@@ -236,7 +236,7 @@ local function gemv_qr_params(target, info)
   -- regions whose results are rotated pair rows 2i, 2i + 1 in one task
   if info.regions and r.cpw % 2 == 1 then return nil end
   local lds_max = target.shared_optin_bytes or target.lds_bytes
-  local nu, waves = info.k // (32 * QR_UB), 4
+  local nu = info.k // (32 * QR_UB)
   -- x as: 16-bit integers (XH: a block's 64 bytes, its scale and its
   -- offset; their rounding is under an eighth of f16's at a block's largest
   -- value), f32, x's dtype (a block's values and the sums of its halves)
@@ -250,13 +250,17 @@ local function gemv_qr_params(target, info)
   local rows = cpw * (info.pair and 2 or 1)
   for _, c in ipairs(xs) do
     local slots = c.xh and QR_XH_SLOTS or r.slots
+    local waves = c.xh and QR_XH_WAVES or 4
+    -- the workgroups a compute unit: at most `most`, at least `fit` (LDS)
+    local most = c.xh and QR_XH_WG_PER_CU or QWG_PER_CU
+    local fit = c.xh and QR_XH_WG_PER_CU or 3
     local rings = waves * slots * rows * target.wave * QR_UB * info.bb
     local xu = (QR_UB * c[2] + 15) // 16 * 16
     if (xu // 16) % 2 == 0 then xu = xu + 16 end
     local lds = rings + info.mmax * nu * xu
-    if lds <= lds_max // 3 then
+    if lds <= lds_max // fit then
       local tasks = (info.n + cpw - 1) // cpw
-      local per_cu = math.min(c.xh and QR_XH_WG_PER_CU or QWG_PER_CU, lds_max // lds)
+      local per_cu = math.min(most, lds_max // lds)
       local grid = balanced_grid(tasks, waves, target.cus * per_cu)
       return {
         source = "gemv_qr", BLOCK = waves * target.wave, VEC = 1, shared_bytes = lds,

@@ -8,15 +8,15 @@
 -- instruction: 2 rows x 4 blocks x 16 = 128 dp4a (the high bytes signed, the
 -- low unsigned), no f16 math, and one int-to-float conversion a block and
 -- row.
--- Under 90 registers (the f32 path takes 122), nothing spills; 6
--- workgroups an SM, and the launch bounds say so (the grid, 598 workgroups,
--- is resident).
+-- Under 90 registers (the f32 path takes 122), nothing spills; 2
+-- workgroups of 12 waves an SM, and the launch bounds say so (the grid, 200
+-- workgroups, is resident).
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90 --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- CHECK-LABEL: .entry matmul_quant_bf16_sm90_matmul_{{[0-9a-f]+}}(
--- CHECK: .maxntid 128, 1, 1
--- CHECK-NEXT: .minnctapersm 6
+-- CHECK: .maxntid 384, 1, 1
+-- CHECK-NEXT: .minnctapersm 2
 -- CHECK-NOT: ld.global
 -- CHECK-COUNT-10: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
 -- CHECK: cp.async.commit_group;

@@ -208,8 +208,7 @@ local QREGS = {
 local QR_UB = 4
 -- Q4_0 of 16-bit x as 16-bit integers (XH): the integer sums need 71
 -- registers where the f32 ones take 122, so the grid holds as many
--- workgroups as the LDS allows (up to QR_XH_WG_PER_CU a compute unit), each
--- wave with one slot: its next step's copies fly while it computes, and the
+-- workgroups as the LDS allows (QR_XH_GRIDS), each wave with one slot: its next step's copies fly while it computes, and the
 -- other waves cover the wait. Llama-3-8B Q4_0 decode on the H100: 377 tok/s
 -- with two slots and 4 workgroups a compute unit in f32, 385 in f16 halves,
 -- 429 like this; on the H200 the integer products took it from 518 to 553
@@ -221,15 +220,19 @@ local QR_UB = 4
 -- grid takes 24, as 2 workgroups of 12 waves: each workgroup stages all of
 -- x, so fewer, larger ones stage it fewer times (H200, Llama-3-8B Q4_0
 -- decode, tok/s: 6 workgroups of 4 waves 566; 3 of 8, 581.7; 2 of 12,
--- 587.8; 1 of 24, 577.4).
-local QR_XH_SLOTS, QR_XH_WAVES, QR_XH_WG_PER_CU = 1, 12, 2
+-- 587.8; 1 of 24, 577.4). Where the LDS does not hold 2 of 12 (an A100's
+-- does not at K = 14336), 3 of 8, else up to 6 of 4 (at least 3 fit).
+local QR_XH_SLOTS = 1
+local QR_XH_GRIDS = { -- waves a workgroup, most and fewest a compute unit
+  { waves = 12, most = 2, fit = 2 }, { waves = 8, most = 3, fit = 3 },
+  { waves = 4, most = 6, fit = 3 } }
 
 --- gemv_q's params where the target decodes blocks from registers and the
 --- format, K (whole pairs of units, so that every row and step starts
 --- 16-byte aligned) and the LDS (the rings and x, all of K of every row, at
---- most a third of it; XH: a QR_XH_WG_PER_CU-th) allow; else nil. x is scaled f16 for Q4_0 of bf16 x
---- (XH), else f32 where it fits, else x's dtype; each unit padded to an odd
---- number of 16 bytes (gemv_qr.hip).
+--- most a third of it; XH: see QR_XH_GRIDS) allow; else nil. x is scaled
+--- f16 for Q4_0 of bf16 x (XH), else f32 where it fits, else x's dtype; each
+--- unit padded to an odd number of 16 bytes (gemv_qr.hip).
 local function gemv_qr_params(target, info)
   local r = QREGS[info.fmt]
   if target.quant_gemv ~= "regs" or not r or info.k % (64 * QR_UB) ~= 0 then return nil end
@@ -240,9 +243,15 @@ local function gemv_qr_params(target, info)
   -- x as: 16-bit integers (XH: a block's 64 bytes, its scale and its
   -- offset; their rounding is under an eighth of f16's at a block's largest
   -- value), f32, x's dtype (a block's values and the sums of its halves)
-  local xs = { { "float", 4 * 32 + 8 }, { info.x_ctype, info.x_size * 32 + 8 } }
+  -- (c.waves a workgroup, c.most a compute unit at most; c.fit of them
+  -- must fit the LDS)
+  local xs = { { "float", 4 * 32 + 8, waves = 4, most = QWG_PER_CU, fit = 3 },
+    { info.x_ctype, info.x_size * 32 + 8, waves = 4, most = QWG_PER_CU, fit = 3 } }
   if info.fmt == "q4_0" and info.x_size == 2 then
-    table.insert(xs, 1, { info.x_ctype, 64 + 8, xh = true })
+    for i, g in ipairs(QR_XH_GRIDS) do
+      table.insert(xs, i, { info.x_ctype, 64 + 8, xh = true, waves = g.waves, most = g.most,
+        fit = g.fit })
+    end
   end
   -- a task's columns (RCPW), and its rows of w: a gate/up pair takes each
   -- column's row of both weights, as many rows a task as one weight would
@@ -250,17 +259,14 @@ local function gemv_qr_params(target, info)
   local rows = cpw * (info.pair and 2 or 1)
   for _, c in ipairs(xs) do
     local slots = c.xh and QR_XH_SLOTS or r.slots
-    local waves = c.xh and QR_XH_WAVES or 4
-    -- the workgroups a compute unit: at most `most`, at least `fit` (LDS)
-    local most = c.xh and QR_XH_WG_PER_CU or QWG_PER_CU
-    local fit = c.xh and QR_XH_WG_PER_CU or 3
+    local waves = c.waves
     local rings = waves * slots * rows * target.wave * QR_UB * info.bb
     local xu = (QR_UB * c[2] + 15) // 16 * 16
     if (xu // 16) % 2 == 0 then xu = xu + 16 end
     local lds = rings + info.mmax * nu * xu
-    if lds <= lds_max // fit then
+    if lds <= lds_max // c.fit then
       local tasks = (info.n + cpw - 1) // cpw
-      local per_cu = math.min(most, lds_max // lds)
+      local per_cu = math.min(c.most, lds_max // lds)
       local grid = balanced_grid(tasks, waves, target.cus * per_cu)
       return {
         source = "gemv_qr", BLOCK = waves * target.wave, VEC = 1, shared_bytes = lds,

@@ -29,8 +29,8 @@ grep "checks," "$OUT/correctness.txt" 2>/dev/null
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for m in ${MODELS:-llama3_2_1b llama3_8b}; do
     for bin in ${BINS:-llama_decode_old llama_decode}; do
-      "$B/$bin" cuda "$m" > "$OUT/${bin}_${m}_$round.jsonl" 2>&1
       f="$OUT/${bin}_${m}_$round.jsonl"
+      "$B/$bin" cuda "$m" > "$f" 2>&1
       echo "$bin $m round $round: prefill $(grep '"kind": "prefill"' "$f" | grep -o '"us": [0-9.]*')" \
         "$(grep '"kind": "decode"' "$f" |
           grep -o '"tok_s": [0-9.]*\|"frac_roofline": [0-9.]*\|"last_token": [0-9]*' | tr '\n' ' ')"

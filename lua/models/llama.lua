@@ -35,8 +35,8 @@
 --     writes z and its sums of squares, the consuming GEMMs scale their rows):
 --     "none" (7 kernels a layer); "attn", each layer's attention norm but
 --     the first layer's, around the previous layer's down GEMM (6 kernels a
---     layer; about 1% slower at Llama-3-8B shapes on the H200, even at
---     Llama-3.2-1B shapes); "all", the FFN norms too (5 kernels a layer;
+--     layer; on the H200 1-3% slower at Llama-3-8B and Llama-3.2-1B
+--     shapes); "all", the FFN norms too (5 kernels a layer;
 --     slower still: the O GEMM's epilogue and the gate/up GEMM's row scales
 --     cost more than the norm's kernel); true and false are "all" and
 --     "none". Around quantized GEMVs (decode of quantized weights) the norms

@@ -208,8 +208,9 @@ local QREGS = {
 local QR_UB = 4
 -- Q4_0 of 16-bit x as 16-bit integers (XH): the integer sums need 71
 -- registers where the f32 ones take 122, so the grid holds as many
--- workgroups as the LDS allows (QR_XH_GRIDS), each wave with one slot: its next step's copies fly while it computes, and the
--- other waves cover the wait. Llama-3-8B Q4_0 decode on the H100: 377 tok/s
+-- workgroups as the LDS allows (QR_XH_GRIDS), each wave with one slot: its
+-- next step's copies fly while it computes, and the other waves cover the
+-- wait. Llama-3-8B Q4_0 decode on the H100: 377 tok/s
 -- with two slots and 4 workgroups a compute unit in f32, 385 in f16 halves,
 -- 429 like this; on the H200 the integer products took it from 518 to 553
 -- (bench/results/h100_llama.md). The kernel's launch bounds (MINB) say how
@@ -242,15 +243,12 @@ local function gemv_qr_params(target, info)
   local nu = info.k // (32 * QR_UB)
   -- x as: 16-bit integers (XH: a block's 64 bytes, its scale and its
   -- offset; their rounding is under an eighth of f16's at a block's largest
-  -- value), f32, x's dtype (a block's values and the sums of its halves)
-  -- (c.waves a workgroup, c.most a compute unit at most; c.fit of them
-  -- must fit the LDS)
-  local xs = { { "float", 4 * 32 + 8, waves = 4, most = QWG_PER_CU, fit = 3 },
-    { info.x_ctype, info.x_size * 32 + 8, waves = 4, most = QWG_PER_CU, fit = 3 } }
+  -- value), f32, x's dtype (a block's values and the sums of its halves);
+  -- XH in each of QR_XH_GRIDS' grids, the others in 4 waves
+  local xs = { { "float", 4 * 32 + 8 }, { info.x_ctype, info.x_size * 32 + 8 } }
   if info.fmt == "q4_0" and info.x_size == 2 then
     for i, g in ipairs(QR_XH_GRIDS) do
-      table.insert(xs, i, { info.x_ctype, 64 + 8, xh = true, waves = g.waves, most = g.most,
-        fit = g.fit })
+      table.insert(xs, i, { info.x_ctype, 64 + 8, xh = true, grid = g })
     end
   end
   -- a task's columns (RCPW), and its rows of w: a gate/up pair takes each
@@ -259,14 +257,17 @@ local function gemv_qr_params(target, info)
   local rows = cpw * (info.pair and 2 or 1)
   for _, c in ipairs(xs) do
     local slots = c.xh and QR_XH_SLOTS or r.slots
-    local waves = c.waves
+    -- waves a workgroup; workgroups a compute unit at most, and how many
+    -- must fit the LDS
+    local g = c.grid or { waves = 4, most = QWG_PER_CU, fit = 3 }
+    local waves = g.waves
     local rings = waves * slots * rows * target.wave * QR_UB * info.bb
     local xu = (QR_UB * c[2] + 15) // 16 * 16
     if (xu // 16) % 2 == 0 then xu = xu + 16 end
     local lds = rings + info.mmax * nu * xu
-    if lds <= lds_max // c.fit then
+    if lds <= lds_max // g.fit then
       local tasks = (info.n + cpw - 1) // cpw
-      local per_cu = math.min(c.most, lds_max // lds)
+      local per_cu = math.min(g.most, lds_max // lds)
       local grid = balanced_grid(tasks, waves, target.cus * per_cu)
       return {
         source = "gemv_qr", BLOCK = waves * target.wave, VEC = 1, shared_bytes = lds,

@@ -1275,8 +1275,15 @@ static int kgrt_model_runs(const kgrt_model_t *model, const kgrt_step_t *step) {
          (uint32_t)step->rank == model->rank;
 }
 
-/* Evaluates one step and hands it to the device; skipped when it has no units. */
-static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
+/* Evaluates one step and hands it to the device; skipped when it has no units.
+ * *first: no kernel of this run has been launched yet. The first one a run
+ * launches is never launched early, so that every kernel of a run starts
+ * after the runs before it have finished and their writes are visible: a
+ * kernel may read what earlier runs wrote (attention's cache keys, OLDKV in
+ * templates/attention.hip) before kg_dep_wait(). One overlap a run is lost;
+ * a graph's replay loses nothing, as a replay starts after the one before
+ * has finished anyway. */
+static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s, int *first,
                                          kgrt_error_t *err) {
   const kgrt_step_t *step = &model->arch->steps[s];
   if (step->collective != KGRT_COLLECTIVE_NONE)
@@ -1314,19 +1321,21 @@ static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s,
                            step->repeat),
       .block_x = kern->block_size,
       .shared_bytes = kern->dyn_lds_bytes,
-      .flags = kern->flags,
+      .flags = *first ? kern->flags & ~(uint32_t)KGRT_KERNEL_EARLY_LAUNCH : kern->flags,
       .kernarg = model->kernarg,
       .kernarg_size = kern->kernarg_size,
       .arg_bytes = model->arg_bytes,
       .num_args = kern->num_args,
   };
+  *first = 0;
   return model->device->vtable->launch(model->device, model->program, &launch, err);
 }
 
 /* Every step of the plan, launched one by one. */
 static kgrt_status_t kgrt_model_launch_all(kgrt_model_t *model, kgrt_error_t *err) {
+  int first = 1;
   for (uint32_t s = 0; s < model->arch->num_steps; ++s)
-    KGRT_RETURN_IF_ERROR(kgrt_model_run_step(model, s, err));
+    KGRT_RETURN_IF_ERROR(kgrt_model_run_step(model, s, &first, err));
   return KGRT_STATUS_OK;
 }
 
@@ -1727,18 +1736,20 @@ kgrt_status_t kgrt_model_profile(kgrt_model_t *model, uint32_t reps,
                           "kgrt_model_profile: out of memory");
   /* the whole plan reps times in order, each launch between two marks */
   kgrt_status_t st = KGRT_STATUS_OK;
-  for (uint32_t r = 0; r < reps && st == KGRT_STATUS_OK; ++r)
+  for (uint32_t r = 0; r < reps && st == KGRT_STATUS_OK; ++r) {
+    int first = 1;
     for (uint32_t s = 0; s < arch->num_steps && st == KGRT_STATUS_OK; ++s) {
       if (!out[s].launched)
         continue;
       st = dev->vtable->timer(dev, model->program, 0, NULL, err);
       if (st == KGRT_STATUS_OK)
-        st = kgrt_model_run_step(model, s, err);
+        st = kgrt_model_run_step(model, s, &first, err);
       if (st != KGRT_STATUS_OK && model->comm != NULL)
         kgrt_comm_break(model->comm, model->rank, err != NULL ? err->message : "failed");
       if (st == KGRT_STATUS_OK)
         st = dev->vtable->timer(dev, model->program, 1, &us[(size_t)s * reps + r], err);
     }
+  }
   for (uint32_t s = 0; s < arch->num_steps && st == KGRT_STATUS_OK; ++s) {
     double *v = &us[(size_t)s * reps];
     qsort(v, reps, sizeof *v, kgrt_cmp_double);

@@ -107,9 +107,10 @@ typedef struct kgrt_kernel_arg {
 
 /* kgrt_kernel_t.flags, what a kernel lets the runtime do. EARLY_LAUNCH: the
  * kernel calls kg_dep_wait() (templates/common.hip) before it reads anything
- * but weights or writes anything, so the runtime may launch it while the
- * kernels before it in the queue are still running (cuda: programmatic
- * dependent launch, compute capability 9.0 and later). */
+ * but weights (or what earlier runs wrote) or writes anything, so the runtime
+ * may launch it while the kernels before it in the queue are still running
+ * (cuda: programmatic dependent launch, compute capability 9.0 and later); a
+ * run's first kernel never is. */
 #define KGRT_KERNEL_EARLY_LAUNCH 0x1u
 
 /* One kernel of a code object, with kgen's launch facts and the figures read

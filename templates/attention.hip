@@ -75,10 +75,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   auto slot = [](int r) { return TR ? F::cslot(r) : F::rslot(r); };
 
   /* early launch (common.hip): nothing is read before the kernels before
-   * this one are done (kv_append may just have written the cache) */
+   * this one are done (kv_append may just have written the cache), but for
+   * OLDKV's keys of earlier runs (below) */
   kg_dep_launch();
-  kg_dep_wait();
-  const int tid = (int)threadIdx.x, wave = tid / {{WAVE}};
+{{#if OLDKV}}{{else}}  kg_dep_wait();
+{{/if}}  const int tid = (int)threadIdx.x, wave = tid / {{WAVE}};
   const int wm = wave / WK, wk = wave % WK;
   /* rows, positions and keys in 32 bits: kgen keeps tq G and sk below 2^30;
    * memory offsets in 64 */
@@ -107,19 +108,13 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const int t_begin = split * per;
   const int t_end = t_begin + per < ntiles ? t_begin + per : ntiles;
 
-  /* Q's rows (zeros past the last row and D) */
-  for (int u = tid; u < BM * CPR; u += {{BLOCK}}) {
-    const int r = u / CPR, c = u % CPR * {{VEC}};
-    const int rho = r0 + r;
-    const bool ok = rho < rows && c < D;
-    const long src = ((long)(rho / G) * H + kvh * G + rho % G) * D + c;
-    kg_tile_copy<{{VEC}}>(&Qs[r * LDQ + c], q, ok ? src : 0, ok);
-  }
-  /* key tile kt into stage s (zeros past ke and D) */
-  auto load_kv = [&](int s, int kt) {
+  /* key tile kt's keys in [lo, hi) into stage s (zeros past ke and D) */
+  auto load_kv = [&](int s, int kt, int lo, int hi) {
     const int j0 = kb + kt * BN;
     for (int u = tid; u < BN * CPR; u += {{BLOCK}}) {
       const int r = u / CPR, c = u % CPR * {{VEC}};
+      if (j0 + r < lo || j0 + r >= hi)
+        continue;
       const bool ok = j0 + r < ke && c < D;
       const long src = layer * {{LSTRIDE}}L + kvh * {{KVS}}L + (long)(j0 + r) * {{KJS}}L + c;
       kg_tile_copy<{{VEC}}>(&Ks[(s * BN + r) * LDQ + c], k, ok ? src : 0, ok);
@@ -157,18 +152,36 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   T *const ps = Ps + wave * FM * RF * LDP;
 
   /* tiles are copied AHEAD ahead of their turn (none with one stage) */
-  constexpr int AHEAD = STAGES - 1;
+  constexpr int AHEAD = STAGES - 1, ALL = 1 << 30;
+  /* OLDKV: the keys before this run's rows (position sk - tq on) were
+   * written by earlier runs, which the runtime lets finish before a run's
+   * first kernel starts (kgrt.c, kgrt_model_run_step): the first tiles' copies
+   * of them are issued before kg_dep_wait(), this run's rows after it */
+  const int fresh = {{#if OLDKV}}off{{else}}0{{/if}};
+{{#if OLDKV}}#pragma unroll
+  for (int s = 0; s < AHEAD; s++)
+    if (t_begin + s < t_end)
+      load_kv(s, t_begin + s, 0, fresh);
+  kg_dep_wait();
+{{/if}}  /* Q's rows (zeros past the last row and D) */
+  for (int u = tid; u < BM * CPR; u += {{BLOCK}}) {
+    const int r = u / CPR, c = u % CPR * {{VEC}};
+    const int rho = r0 + r;
+    const bool ok = rho < rows && c < D;
+    const long src = ((long)(rho / G) * H + kvh * G + rho % G) * D + c;
+    kg_tile_copy<{{VEC}}>(&Qs[r * LDQ + c], q, ok ? src : 0, ok);
+  }
 #pragma unroll
   for (int s = 0; s < AHEAD; s++) {
     if (t_begin + s < t_end)
-      load_kv(s, t_begin + s);
+      load_kv(s, t_begin + s, fresh, ALL);
     kg_async_commit();
   }
   for (int kt = t_begin; kt < t_end; kt++) {
     const int stage = (kt - t_begin) % STAGES;
     if constexpr (AHEAD == 0) {
       __syncthreads(); /* every wave is done with the one stage */
-      load_kv(0, kt);
+      load_kv(0, kt, 0, ALL);
       kg_async_commit();
       kg_async_wait<0>();
     } else {
@@ -177,7 +190,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     __syncthreads(); /* tile kt is in; the stage refilled next is free */
     if constexpr (AHEAD > 0) {
       if (kt + AHEAD < t_end)
-        load_kv((kt + AHEAD - t_begin) % STAGES, kt + AHEAD);
+        load_kv((kt + AHEAD - t_begin) % STAGES, kt + AHEAD, 0, ALL);
       kg_async_commit();
     }
     const int j0 = kb + kt * BN + wk * BNW; /* this wave's first key */

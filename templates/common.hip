@@ -159,7 +159,10 @@ KG_INLINE void kg_compiler_barrier() { asm volatile("" ::: "memory"); }
 /* Early launch (programmatic dependent launch, sm_90 and later): a kernel
  * whose table entry is marked for it may be started by the runtime while the
  * kernels before it in the stream are still running. Before kg_dep_wait() it
- * may read only the model's weights (which no kernel writes); kg_dep_wait()
+ * may read only the model's weights (which no kernel writes) and what earlier
+ * runs wrote that no kernel of this run writes (the runtime never launches a
+ * run's first kernel early, so the runs before have finished: attention's
+ * OLDKV cache keys); kg_dep_wait()
  * returns once every earlier kernel has completed and its writes are
  * visible, and everything else (inputs, activations, outputs) comes after
  * it. kg_dep_launch() lets the next kernel in the stream start once every

@@ -502,7 +502,10 @@ local function layer(c, l, cl, x, pos, S, kc, vc)
   local v = reshape(proj("attn_v", KVH * D, r.kv_parts), { T, KVH, D })
   kc = kv_append(kc, k, pos, { layer = cl })
   vc = kv_append(vc, v, pos, { layer = cl })
-  local a = attention(q, kc, vc, { layer = cl, context = S, causal = true, window = c.sliding_window })
+  -- appended: this run's keys are at positions S - T .. S - 1 (pos), the
+  -- rest are earlier runs'
+  local a = attention(q, kc, vc, { layer = cl, context = S, causal = true,
+    window = c.sliding_window, appended = true })
   local wo = layer_weight(c, l, "attn_output", f.attn_output, { E, H * D }, 2, c.tp)
   x = combine(c, x, matmul(reshape(a, { T, H * D }), wo))
   local h2 = rmsnorm(x, layer_weight(c, l, "ffn_norm", c.norms, { E }),

@@ -74,7 +74,8 @@ static void emit_case(FILE *f, int i, const at_case_t *c, const char *dt) {
     fprintf(f, "  local pos = input(\"c%d_pos\", i32, {T})\n", i);
     fputs("  kc = kv_append(kc, kn, pos, {layer = 1})\n", f);
     fputs("  vc = kv_append(vc, vn, pos, {layer = 1})\n", f);
-    fputs("  attrs.layer, attrs.context = 1, S\n", f);
+    /* this step's keys at S - T .. S - 1 (pos), the rest earlier runs' */
+    fputs("  attrs.layer, attrs.context, attrs.appended = 1, S, true\n", f);
     fprintf(f, "  output(\"c%d_y\", attention(q, kc, vc, attrs))\n", i);
   } else {
     fprintf(f, "  local k = input(\"c%d_k\", %s, {S, %d, %d})\n", i, dt, c->kvh, c->d);

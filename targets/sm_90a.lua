@@ -68,9 +68,12 @@ return {
     bf16 = { mma = "mma", shape = { 16, 8, 16 } },
     f32 = { mma = "fma" },
     prefill = { bm = 128, bn = 32, waves = 4, stages = 2 },
-    -- min_tiles 2: H200, Llama decode at context 512-1024, +1.4% (8B Q4_0)
-    -- and +2.5% (1B bf16) against 1; 4 and 8 were slower (bench/results)
-    decode = { bn = 64, waves = 4, stages = 3, wg_per_cu = 1, min_tiles = 2 },
+    -- one tile of 128 keys a split, 8 waves along it (with the model's
+    -- appended keys copied before the wait): H200, Llama decode at context
+    -- 520-1024 against 64 keys, 4 waves and at least 2 tiles a split, +1.9%
+    -- (8B Q4_0), +2.6% (8B bf16), +0.7% (1B bf16); 128 keys in 4 waves, or
+    -- 64 in 8, were slower (bench/results/h100_llama.md)
+    decode = { bn = 128, waves = 8, stages = 2, wg_per_cu = 1, min_tiles = 1 },
   },
   flags = {},
 }

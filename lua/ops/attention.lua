@@ -352,7 +352,7 @@ kg.op {
     -- on and no others, so those before are earlier runs' (kv_append at
     -- positions context - T, ..., context - 1, as models.llama does); the
     -- kernel then copies them before the kernels ahead of it finish (early
-    -- launch, sm_90: Llama-3-8B Q4_0 decode on an H200 +2.5%). A model that
+    -- launch, sm_90: Llama-3-8B Q4_0 decode on an H200 +1.9%). A model that
     -- says so and writes other keys reads stale ones.
     appended = { default = false,
       check = function(v) return type(v) == "boolean", "must be true or false" end },

@@ -906,8 +906,8 @@ static int read_template(lua_State *L, int decls, const char *name, kg_template_
               (get_bool(L, f, "region_epilogue") ? KG_FUSE_REGION_EPI : 0) |
               (get_bool(L, f, "norm_out") ? KG_FUSE_NORM_OUT : 0) |
               (get_bool(L, f, "row_scale") ? KG_FUSE_ROW_SCALE : 0) |
-              (get_bool(L, f, "norm_tasks") ? KG_FUSE_NORM_TASKS : 0) |
-              (get_bool(L, f, "split_default") ? KG_FUSE_SPLIT_DEFAULT : 0);
+              (get_bool(L, f, "split_default") ? KG_FUSE_SPLIT_DEFAULT : 0) |
+              (get_bool(L, f, "row_sums") ? KG_FUSE_ROW_SUMS : 0);
   }
   lua_pop(L, 1);
   t->weights_before_wait = get_bool(L, decl, "weights_before_wait");

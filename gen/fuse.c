@@ -93,14 +93,14 @@ static int is_inlined(const kg_graph_t *g, int n);
 /* The RMS norms kernels take in: of[m], the norm matmul m reads as x (its
  * variants with KG_FUSE_NORM take it as a prologue, those with
  * KG_FUSE_ROW_SCALE, where it is split, as a row scale); out_of[m], the
- * split norm that reads m's epilogue result; for a split norm p, part[p]
- * the tensor of its sums (else -1), scratch[p] and count[p] those of a
- * producer that sums per task (KG_FUSE_NORM_TASKS; else -1), and range[p]
- * the select range where it is split (the consumers' variants without the
- * prologue: all of them, or the lowest ones). */
+ * split norm that reads m's epilogue result; for a split norm p, split[p]
+ * (else 0), part[p] the tensor of its sums where a producer's variant
+ * writes them (else -1), and range[p] the select range where it is split
+ * (the consumers' variants without the prologue: all of them, or the
+ * lowest ones). */
 typedef struct norms {
   int *of, *out_of, *part;
-  int *scratch, *count; /* a split norm's per-task sums and counts (else -1) */
+  char *split;
   kg_kernel_t *range;
 } norms_t;
 
@@ -363,7 +363,7 @@ static void collect_ops(const kg_graph_t *g, int n, int norm, kg_buf_t *names,
 static int in_split(const kg_graph_t *g, const norms_t *nm, int p, int n, int v) {
   const kg_variant_t *var = &g->nodes[n].variants[v];
   const kg_kernel_t *r = &nm->range[p];
-  return nm->part[p] >= 0 && var->select.scale == r->select.scale &&
+  return nm->split[p] && var->select.scale == r->select.scale &&
          memcmp(var->select.sym, r->select.sym, sizeof r->select.sym) == 0 &&
          var->select_min >= r->select_min && var->select_max <= r->select_max;
 }
@@ -372,7 +372,8 @@ static int in_split(const kg_graph_t *g, const norms_t *nm, int p, int n, int v)
  * its template can: as a prologue, x is the norm's operand, and its weight
  * (if any) follows w (k->ins[1 + num_mm]); where the norm is split, as a
  * row scale: x stays the norm's result (z, which the producer wrote), and
- * the sums follow w and any weight of a norm the kernel writes. */
+ * the sums (KG_FUSE_ROW_SUMS: the norm's operand, whose squares it adds
+ * itself) follow w and any weight of a norm the kernel writes. */
 static void take_norm(const kg_graph_t *g, const norms_t *nm, int m, int v,
                       kg_kernel_t *k) {
   const int p = nm->of[m];
@@ -385,14 +386,15 @@ static void take_norm(const kg_graph_t *g, const norms_t *nm, int m, int v,
       k->ins[k->num_ins++] = nn->inputs[1];
   } else if (p >= 0 && (roles(g, m, v) & KG_FUSE_ROW_SCALE) && in_split(g, nm, p, m, v)) {
     k->row_scale = p;
-    k->ins[k->num_ins++] = nm->part[p];
+    k->ins[k->num_ins++] =
+        roles(g, m, v) & KG_FUSE_ROW_SUMS ? g->nodes[p].inputs[0] : nm->part[p];
   }
 }
 
 /* Variant v of matmul m writes what the split norm nm->out_of[m] needs
- * beside its result: z and the sums (outs; with KG_FUSE_NORM_TASKS, then
- * the scratch of per-task sums and the counts), reading the norm's weight
- * (it follows w). */
+ * beside its result: z and the sums (outs; KG_FUSE_ROW_SUMS: z alone, its
+ * consumers add the squares themselves), reading the norm's weight (it
+ * follows w). */
 static void write_norm(const kg_graph_t *g, const norms_t *nm, int m, int v,
                        kg_kernel_t *k) {
   const int p = nm->out_of[m];
@@ -404,11 +406,8 @@ static void write_norm(const kg_graph_t *g, const norms_t *nm, int m, int v,
   if (nn->num_inputs == 2)
     k->ins[k->num_ins++] = nn->inputs[1];
   k->outs[k->num_outs++] = nn->output;
-  k->outs[k->num_outs++] = nm->part[p];
-  if (roles(g, m, v) & KG_FUSE_NORM_TASKS) {
-    k->outs[k->num_outs++] = nm->scratch[p];
-    k->outs[k->num_outs++] = nm->count[p];
-  }
+  if (!(roles(g, m, v) & KG_FUSE_ROW_SUMS))
+    k->outs[k->num_outs++] = nm->part[p];
 }
 
 /* The kernels of map root n whose chain takes the matmuls mm[] as its
@@ -763,8 +762,10 @@ static int overlaps(const kg_variant_t *var, const kg_kernel_t *r) {
  * s runs only there, writes the norm's z and sums (KG_FUSE_NORM_OUT, not
  * taking a norm in itself), and together they cover s; every consumer's
  * variant that runs in s runs only there and scales its rows
- * (KG_FUSE_ROW_SCALE); and each of those templates splits by default
- * (KG_FUSE_SPLIT_DEFAULT) unless the model asks for the split (ask). */
+ * (KG_FUSE_ROW_SCALE), adding the squares itself (KG_FUSE_ROW_SUMS) where
+ * a variant of mm that writes no sums may run; and each of those templates
+ * splits by default (KG_FUSE_SPLIT_DEFAULT) unless the model asks for the
+ * split (ask). */
 static int split_fits(const kg_graph_t *g, const norms_t *nm, int p, int mm,
                       const kg_kernel_t *s, int ask) {
   const kg_node_t *m = &g->nodes[mm];
@@ -795,6 +796,12 @@ static int split_fits(const kg_graph_t *g, const norms_t *nm, int p, int mm,
             var->select.scale == 0 || var->select_min < s->select_min ||
             var->select_max > s->select_max)
           return 0;
+        for (int u = 0; !(ro & KG_FUSE_ROW_SUMS) && u < m->num_variants; u++) {
+          const kg_variant_t *pv = &m->variants[u];
+          if ((roles(g, mm, u) & KG_FUSE_ROW_SUMS) && overlaps(pv, s) &&
+              pv->select_max >= var->select_min && pv->select_min <= var->select_max)
+            return 0; /* it would read sums no one writes */
+        }
       }
   return 1;
 }
@@ -840,29 +847,6 @@ static int split_plan(const kg_graph_t *g, const norms_t *nm, int p, const kg_ke
   return found ? mm[0] : -1;
 }
 
-/* A persistent or scratch tensor for split norm p, which matmul m writes:
- * dtype `dt`, the given dims. */
-static int add_norm_tensor(kg_graph_t *g, int m, const char *dt, int rank,
-                           const int64_t *dims, int persistent) {
-  kg_tensor_t t;
-  memset(&t, 0, sizeof t);
-  t.kind = KG_TENSOR_VALUE;
-  t.io_index = t.output_index = -1;
-  kg_dtype_lookup(dt, &t.dtype);
-  t.rank = rank;
-  for (int i = 0; i < rank; i++) {
-    t.dims[i].value = dims[i];
-    t.dims[i].sym = -1;
-  }
-  t.producer = m;
-  t.persistent = persistent;
-  t.alias = t.reader = -1;
-  t.parts = 1;
-  g->tensors = kg_xrealloc(g->tensors, (size_t)(g->num_tensors + 1) * sizeof *g->tensors);
-  g->tensors[g->num_tensors] = t;
-  return g->num_tensors++;
-}
-
 /* A new tensor for split norm p's sums: f32 [rows of its operand, columns
  * / KG_NORM_PART_COLS], a value matmul m computes. */
 static int add_sums(kg_graph_t *g, int p, int m) {
@@ -905,13 +889,12 @@ int kg_fuse(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   nm.of = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.of);
   nm.out_of = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.out_of);
   nm.part = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.part);
-  nm.scratch = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.scratch);
-  nm.count = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.count);
+  nm.split = kg_xcalloc((size_t)num_nodes + 1, 1);
   nm.range = kg_xcalloc((size_t)num_nodes + 1, sizeof *nm.range);
   char *taken_gone = kg_xcalloc((size_t)num_nodes + 1, 1);
   kg_kernel_t *taken_sel = kg_xcalloc((size_t)num_nodes + 1, sizeof *taken_sel);
   for (int n = 0; n < num_nodes; n++)
-    nm.of[n] = nm.out_of[n] = nm.part[n] = nm.scratch[n] = nm.count[n] = -1;
+    nm.of[n] = nm.out_of[n] = nm.part[n] = -1;
   for (int n = 0; n < num_nodes; n++) {
     int none, only_split;
     if (g->nodes[n].dead || !is_rms(g, n) ||
@@ -934,24 +917,18 @@ int kg_fuse(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
     taken_sel[n].has_select = !none;
     if (prod >= 0) {
       nm.out_of[prod] = n;
-      nm.part[n] = add_sums(g, n, prod);
+      nm.split[n] = 1;
       nm.range[n] = split;
+      /* the sums, where a variant of the producer writes them */
+      for (int v = 0; v < g->nodes[prod].num_variants; v++)
+        if (nm.part[n] < 0 && !(roles(g, prod, v) & KG_FUSE_ROW_SUMS) &&
+            in_split(g, &nm, n, prod, v))
+          nm.part[n] = add_sums(g, n, prod);
       if (split.select_max == taken_sel[n].select_max) {
         taken_gone[n] = 1;
         taken_sel[n].has_select = 0;
       } else {
         taken_sel[n].select_min = split.select_max + 1;
-      }
-      int tasks = 0;
-      for (int v = 0; v < g->nodes[prod].num_variants; v++)
-        tasks |= (roles(g, prod, v) & KG_FUSE_NORM_TASKS) != 0;
-      if (tasks) {
-        const kg_tensor_t *h = &g->tensors[g->nodes[n].inputs[0]];
-        const int64_t cols = h->dims[h->rank - 1].value;
-        const int64_t sdims[2] = {KG_NORM_TASK_ROWS, cols},
-                      cdims[1] = {cols / KG_NORM_PART_COLS};
-        nm.scratch[n] = add_norm_tensor(g, prod, "f32", 2, sdims, 0);
-        nm.count[n] = add_norm_tensor(g, prod, "i32", 1, cdims, 1);
       }
     }
   }
@@ -981,8 +958,7 @@ int kg_fuse(kg_graph_t *g, kg_program_t *p, kg_diag_t *d) {
   free(nm.of);
   free(nm.out_of);
   free(nm.part);
-  free(nm.scratch);
-  free(nm.count);
+  free(nm.split);
   free(nm.range);
   free(taken_gone);
   free(taken_sel);

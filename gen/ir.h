@@ -96,18 +96,16 @@ enum {
                                NOG_T, and part, y's sums of squares per NPC columns) */
   KG_FUSE_ROW_SCALE = 1024, /* scales each row of its product by the RMS norm's rsqrt
                                from such sums (RSCALE, RS_EPS, RS_K, NPC): x is z */
-  KG_FUSE_NORM_TASKS = 2048,    /* its NORM_OUT sums go through a sum per task (a scratch
-                                   [KG_NORM_TASK_ROWS, N] f32) and a count per run of NPC
-                                   columns, kept across runs; the run's last task adds its
-                                   tasks' sums in order (NTR: the scratch's rows) */
+  KG_FUSE_ROW_SUMS = 2048,  /* a split norm's sums of squares are its consumers'
+                               work: as NORM_OUT it writes z alone, as ROW_SCALE
+                               it adds the squares of the norm's operand itself
+                               (rsum is that operand, of RS_T) */
   KG_FUSE_SPLIT_DEFAULT = 4096, /* a norm is split around its variants (NORM_OUT,
                                    ROW_SCALE) even where the model does not ask */
 };
 
 /* The columns one sum of squares of KG_FUSE_NORM_OUT covers (the hole NPC). */
 #define KG_NORM_PART_COLS 32
-/* The rows of a KG_FUSE_NORM_TASKS scratch: the most rows such a template takes. */
-#define KG_NORM_TASK_ROWS 8
 
 /* What a template declares beside its op (kg.template in lua/ops/): C
  * decides from these facts, never from a template's or an op's name. */
@@ -239,10 +237,9 @@ typedef struct kg_kernel {
   int norm;
   /* an RMS norm node split around the kernel (else -1): norm_out, this
    * kernel's result is the norm's operand, and it also writes z and the
-   * sums (outs[num_outs - 2], outs[num_outs - 1]; the norm's weight, if
-   * any, follows w; with KG_FUSE_NORM_TASKS, then the scratch and the
-   * counts: outs[num_outs - 4 .. num_outs - 1]); row_scale, x is z, and the
-   * sums follow w */
+   * sums (outs[num_outs - 2], outs[num_outs - 1]; KG_FUSE_ROW_SUMS: z alone;
+   * the norm's weight, if any, follows w); row_scale, x is z, and the sums
+   * (KG_FUSE_ROW_SUMS: the norm's operand) follow w */
   int norm_out, row_scale;
   /* a norm kernel that runs only where its consumers' variants without the
    * prologue run: the plan's select for it (has_select) */

@@ -335,8 +335,9 @@ static int norm_prologue(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *
  * sums of the RMS norm k->norm_out of its result (NOG_T: the norm's weight's
  * type, "" without one); RSCALE where it scales its rows by the rsqrt of the
  * norm k->row_scale from such sums: RS_EPS its epsilon, RS_K its columns;
- * NPC the columns of one sum (KG_NORM_PART_COLS); NTR, for a template that
- * sums per task (KG_FUSE_NORM_TASKS), its scratch's rows. */
+ * NPC the columns of one sum (KG_NORM_PART_COLS); RS_T, for a template that
+ * adds the squares of the norm's operand itself (KG_FUSE_ROW_SUMS), the
+ * operand's type. */
 static int split_norm_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *h,
                             kg_diag_t *d) {
   kg_holes_set(h, "NOUT", "%s", k->norm_out >= 0 ? "1" : "");
@@ -346,8 +347,9 @@ static int split_norm_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_
   kg_holes_set(h, "RS_EPS", "%s", "0.0f");
   kg_holes_set(h, "RS_K", "%s", "1");
   kg_holes_set(h, "NPC", "%d", KG_NORM_PART_COLS);
-  if (g->templates[g->nodes[k->node].variants[k->variant].decl].fuse & KG_FUSE_NORM_TASKS)
-    kg_holes_set(h, "NTR", "%d", KG_NORM_TASK_ROWS);
+  const unsigned fuse = g->templates[g->nodes[k->node].variants[k->variant].decl].fuse;
+  if (fuse & KG_FUSE_ROW_SUMS)
+    kg_holes_set(h, "RS_T", "%s", "float");
   if (k->norm_out >= 0) {
     const kg_node_t *nn = &g->nodes[k->norm_out];
     kg_holes_set(h, "NOUT_T", "%s", g->tensors[nn->output].dtype.ctype);
@@ -361,6 +363,8 @@ static int split_norm_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_
       return kg_error(d, "internal: %s: the norm it scales by has no EPS", k->name);
     kg_holes_set(h, "RS_EPS", "%s", eps);
     kg_holes_set(h, "RS_K", "%lld", (long long)x->dims[x->rank - 1].value);
+    if (fuse & KG_FUSE_ROW_SUMS)
+      kg_holes_set(h, "RS_T", "%s", x->dtype.ctype);
   }
   return 0;
 }

@@ -26,7 +26,7 @@ int kg_tmpl_c_hole(unsigned fuse, const char *list, const char *name) {
       "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS", NULL};
   static const char *const norm_out[] = {"NOUT", "NOUT_T", "NOG_T", "NPC", NULL};
   static const char *const row_scale[] = {"RSCALE", "RS_EPS", "RS_K", "NPC", NULL};
-  static const char *const norm_tasks[] = {"NTR", NULL};
+  static const char *const row_sums[] = {"RS_T", NULL};
   if (strcmp(list, "") != 0 && strcmp(list, "[]") != 0)
     return ((fuse & KG_FUSE_CHAIN) && strcmp(list, "IN") == 0 &&
             in_list(chain_item, name)) ||
@@ -40,7 +40,7 @@ int kg_tmpl_c_hole(unsigned fuse, const char *list, const char *name) {
          ((fuse & KG_FUSE_REGION_EPI) && in_list(region_epi, name)) ||
          ((fuse & KG_FUSE_NORM_OUT) && in_list(norm_out, name)) ||
          ((fuse & KG_FUSE_ROW_SCALE) && in_list(row_scale, name)) ||
-         ((fuse & KG_FUSE_NORM_TASKS) && in_list(norm_tasks, name));
+         ((fuse & KG_FUSE_ROW_SUMS) && in_list(row_sums, name));
 }
 
 static const kg_hole_t *declared(const kg_template_t *t, const char *name) {

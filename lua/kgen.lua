@@ -777,13 +777,14 @@ end
 ---                                 row_scale (a matmul that reads such a z as
 ---                                 x and scales each row of its product by the
 ---                                 norm's rsqrt from the sums: RSCALE RS_EPS
----                                 RS_K NPC); norm_tasks (norm_out's sums go
----                                 through a sum per task in a scratch of NTR
----                                 rows and a count per NPC columns kept
----                                 across runs: outputs z, part, scratch,
----                                 counts); split_default (a norm is split
----                                 around the template's variants even where
----                                 the model does not ask)
+---                                 RS_K NPC); row_sums (the sums of squares
+---                                 are the consumers' work: as norm_out it
+---                                 writes z alone, as row_scale it takes the
+---                                 norm's operand for the sums and adds its
+---                                 squares itself: RS_T, the operand's type);
+---                                 split_default (a norm is split around the
+---                                 template's variants even where the model
+---                                 does not ask)
 ---   weights_before_wait = true    reads its weight operands before
 ---                                 kg_dep_wait() (early launch: they must be
 ---                                 model weights) }
@@ -791,7 +792,7 @@ end
 --- grids ITERS CACHE; chain EXPR OUT_T and the list IN; epilogue EPI PAIR
 --- OUT_T and the list EPI_IN; regions REGIONS R1 R2; region_epilogue REPI
 --- ROPE0-2 KV0-2 and the RE_ holes; norm_out NOUT NOUT_T NOG_T NPC;
---- row_scale RSCALE RS_EPS RS_K NPC; norm_tasks NTR.
+--- row_scale RSCALE RS_EPS RS_K NPC; row_sums RS_T.
 function kg.template(desc)
   assert(type(desc.name) == "string" and type(desc.params) == "function", "kg.template")
   assert(not kg.templates[desc.name], "template declared twice: " .. desc.name)

@@ -3,7 +3,8 @@
  * specialised to a wave size. Needs a prelude (prelude_<platform>.hip) for
  * kg_lane_id, kg_shfl_u32, __syncthreads, the f16 bit conversions, kg_exp, kg_exp2,
  * kg_sqrt, kg_fabs, kg_log, kg_sin, kg_cos, kg_atomic_add and kg_fence_device.
- * Templates reach global memory only through kg_ld, kg_st, kg_ldv and kg_stv:
+ * Templates reach global memory only through kg_ld, kg_st, kg_ldv and kg_stv
+ * (and the preludes' atomics and coherent loads, kg_ld_coherent, kg_ldv_coherent):
  * on the sim device KG_GLOBAL(T) is a bounds-checked handle, not a pointer. */
 
 /* One of two or three values by index r (0, 1, 2): a pointer, say. */

@@ -53,7 +53,7 @@
  * c is column c ^ 1 of the same wave, CPW and every region start being
  * even. */
 {{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if PAIR}} KG_GLOBAL(const unsigned short) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if NOG_T}} KG_GLOBAL(const {{NOG_T}}) nog,{{/if}}{{#if RSCALE}} KG_GLOBAL(const float) rsum,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}{{#if NOUT}}, KG_GLOBAL({{NOUT_T}}) z, KG_GLOBAL(float) part, KG_GLOBAL(float) pscr, KG_GLOBAL(int) pcnt{{/if}}, long M{{/if}}) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if PAIR}} KG_GLOBAL(const unsigned short) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if NOG_T}} KG_GLOBAL(const {{NOG_T}}) nog,{{/if}}{{#if RSCALE}} KG_GLOBAL(const {{RS_T}}) rsum,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}{{#if NOUT}}, KG_GLOBAL({{NOUT_T}}) z{{/if}}, long M{{/if}}) {
   /* stages: NS of SE weights, then one of LE (when LE > 0) */
   constexpr int NST = {{NS}} + ({{LE}} > 0 ? 1 : 0);
   constexpr int MAXB = {{NS}} > 0 ? {{SB}} : {{LB}};
@@ -88,6 +88,8 @@
   constexpr int XS = 32 + 16 / (int)sizeof({{XT}});
   constexpr int XGS = {{XK}} / 32;
   {{XT}} *xs = ({{XT}} *)(ring + RING);
+{{/if}}{{#if RSCALE}}  /* the LDS' last MMAX x WAVES floats: the waves' sums of squares */
+  float *const rss = (float *)(lds + {{SHARED_BYTES}} - {{MMAX}} * WAVES * 4);
 {{/if}}  /* x staged once (XL, all of K) or not at all (XG): the slots are the
    * wave's own, and a wave barrier orders their copies and reads; x staged
    * per stage: the workgroup's barrier */
@@ -169,6 +171,8 @@
     stage_x(0, {{K}});
     __syncthreads();
   }
+{{/if}}{{#if RSCALE}}  {{> gemv_rscale_waves}}
+  __syncthreads();
 {{/if}}{{#if RSCALE}}  {{> gemv_rscale_sum}}
 {{/if}}  for (int j = 0; j < J; ++j) {
     const int s = j % NST;

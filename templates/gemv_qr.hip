@@ -54,7 +54,7 @@
  * weight, row and result (REPI: RCPW is even, so a rotated pair of rows is
  * one task's). */
 {{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}}{{#if MINB}}, {{MINB}}{{/if}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if PAIR}} KG_GLOBAL(const unsigned short) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if NOG_T}} KG_GLOBAL(const {{NOG_T}}) nog,{{/if}}{{#if RSCALE}} KG_GLOBAL(const float) rsum,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}{{#if NOUT}}, KG_GLOBAL({{NOUT_T}}) z, KG_GLOBAL(float) part, KG_GLOBAL(float) pscr, KG_GLOBAL(int) pcnt{{/if}}, long M{{/if}}) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if PAIR}} KG_GLOBAL(const unsigned short) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const unsigned short) wr1,{{#if R2}} KG_GLOBAL(const unsigned short) wr2,{{/if}}{{/if}}{{#if NOG_T}} KG_GLOBAL(const {{NOG_T}}) nog,{{/if}}{{#if RSCALE}} KG_GLOBAL(const {{RS_T}}) rsum,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}{{#if NOUT}}, KG_GLOBAL({{NOUT_T}}) z{{/if}}, long M{{/if}}) {
   constexpr int WAVES = {{BLOCK}} / {{WAVE}};
   constexpr int UB = {{UB}};
   constexpr int UBYTES = UB * {{BB}};
@@ -92,7 +92,9 @@
   const int J = gw < TASKS ? (int)((TASKS - 1 - gw) / GW + 1) * UPL : 0;
   unsigned char *ring = lds + wave * SLOTS * RW * SROW;
   unsigned char *xs = lds + WAVES * SLOTS * RW * SROW;
-  float acc[RW][{{MMAX}}];
+{{#if RSCALE}}  /* the LDS' last MMAX x WAVES floats: the waves' sums of squares */
+  float *const rss = (float *)(lds + {{SHARED_BYTES}} - {{MMAX}} * WAVES * 4);
+{{/if}}  float acc[RW][{{MMAX}}];
   unsigned wr[RW][NW];
 
   /* step j's bytes of every row of its task into slot j % SLOTS, as one
@@ -161,7 +163,8 @@
       sums[2 * b + 1] = h1;
 {{/if}}    }
   }
-  __syncthreads();
+{{#if RSCALE}}  {{> gemv_rscale_waves}}
+{{/if}}  __syncthreads();
 {{#if RSCALE}}  {{> gemv_rscale_sum}}
 {{/if}}
   for (int j = 0; j < J; ++j) {

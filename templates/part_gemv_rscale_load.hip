@@ -1,7 +1,13 @@
-{{! RSCALE: x is the z of a split RMS norm; each row's rsqrt(mean square + RS_EPS) comes from the RS_K / NPC sums of squares its producer wrote (rsum [rows, RS_K / NPC]), lane l of each 32 adding sums l, l + 32, ... in order, then a shuffle tree (part_gemv_rscale_sum.hip), as gemm.hip does: the same bits. Here every wave loads its rows' sums, before x is staged, so that the loads are in flight meanwhile; kg_ld_coherent, so that they stay after kg_dep_wait() }}constexpr int RSP = {{RS_K}} / {{NPC}}, RSL = (RSP + 31) / 32;
-  float rsl[{{MMAX}}][RSL];
+{{! RSCALE: x is the z of a split RMS norm, and rsum [rows, RS_K] of RS_T the norm's operand; each row's rsqrt(mean square + RS_EPS) is the kernel's own work. Here the workgroup's threads load the rows in 16-byte vectors, thread t vectors t, t + BLOCK, ..., right after kg_dep_wait(), so that the loads are in flight while x is staged (part_gemv_rscale_waves.hip and part_gemv_rscale_sum.hip add their squares); coherent loads, so that they stay after the wait }}constexpr int RSV = 16 / (int)sizeof({{RS_T}});
+  constexpr int RSN = ({{RS_K}} / RSV + {{BLOCK}} - 1) / {{BLOCK}};
+  static_assert({{RS_K}} % RSV == 0, "a row of the norm's operand is whole 16-byte vectors");
+  kg_vec<{{RS_T}}, RSV> rsv[{{MMAX}}][RSN];
 #pragma unroll
   for (int m = 0; m < {{MMAX}}; ++m)
 #pragma unroll
-    for (int i = 0; i < RSL; ++i)
-      rsl[m][i] = m < M && lane % 32 + 32 * i < RSP ? kg_ld_coherent(rsum, m * RSP + lane % 32 + 32 * i) : 0.0f;
+    for (int i = 0; i < RSN; ++i) {
+      const int e = ((int)threadIdx.x + i * {{BLOCK}}) * RSV;
+      rsv[m][i] = {};
+      if (m < M && e < {{RS_K}})
+        rsv[m][i] = kg_ldv_coherent<RSV>(rsum, m * {{RS_K}}L + e);
+    }

@@ -106,10 +106,10 @@ KG_INLINE void kg_fence_device() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "age
  * wrote (kg_dep_wait(), kg_fence_device() order it; the agent-scope
  * acquire invalidates the compute unit's caches): a plain load. */
 template <typename T> KG_INLINE T kg_ld_coherent(const T *p, long i) { return p[i]; }
-/* p[i] += 1, atomically for every workgroup of the device, with release and
- * acquire semantics; the old value. */
-KG_INLINE int kg_count_acq_rel(int *p, long i) {
-  return __hip_atomic_fetch_add(p + i, 1, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT);
+/* N such elements at once (16 bytes). */
+template <int N, typename T> KG_INLINE kg_vec<T, N> kg_ldv_coherent(const T *p, long i) {
+  static_assert(sizeof(T) * N == 16, "a coherent vector load is 16 bytes");
+  return kg_ldv<N>(p, i);
 }
 /* *p += v for a __shared__ p, atomically within the workgroup (ds_add). */
 template <typename T> KG_INLINE void kg_atomic_add_lds(T *p, T v) {

@@ -155,14 +155,12 @@ KG_INLINE void kg_fence_device() { __threadfence(); }
  * right after the wait (LDG.E.CONSTANT ahead of ACQBULK in the SASS), which
  * then read them before their producer had written them. */
 template <typename T> KG_INLINE T kg_ld_coherent(const T *p, long i) { return __ldca(p + i); }
-/* p[i] += 1, atomically for every workgroup of the device, with release and
- * acquire semantics (this thread's accesses before it are visible to a
- * thread whose increment reads this one's, and those after it see what the
- * threads before did); the old value. */
-KG_INLINE int kg_count_acq_rel(int *p, long i) {
-  int old;
-  asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(old) : "l"(p + i) : "memory");
-  return old;
+/* N such elements at once (16 bytes: ld.global.ca.v4). */
+template <int N, typename T> KG_INLINE kg_vec<T, N> kg_ldv_coherent(const T *p, long i) {
+  static_assert(sizeof(T) * N == 16, "a coherent vector load is 16 bytes");
+  kg_vec<T, N> v;
+  *(uint4 *)(void *)&v = __ldca((const uint4 *)(const void *)(p + i));
+  return v;
 }
 /* *p += v for a __shared__ p, atomically within the workgroup. */
 template <typename T> KG_INLINE void kg_atomic_add_lds(T *p, T v) { atomicAdd_block(p, v); }

@@ -239,13 +239,17 @@ template <typename T> KG_INLINE T kg_atomic_add(kg_gptr<T> p, long i, T v) {
   return __atomic_fetch_add((T *)a, v, __ATOMIC_SEQ_CST);
 }
 KG_INLINE void kg_fence_device() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-/* p[i] += 1, atomically, with release and acquire semantics; the old value. */
-KG_INLINE int kg_count_acq_rel(kg_gptr<int> p, long i) { return kg_atomic_add(p, i, 1); }
 /* p[i] for a p that an earlier kernel or another workgroup of this one
  * wrote (a plain load: the host's caches are coherent). */
 template <typename T>
 KG_INLINE typename kg_sim_unconst<T>::type kg_ld_coherent(kg_gptr<T> p, long i) {
   return kg_ld(p, i);
+}
+/* N such elements at once (16 bytes). */
+template <int N, typename T>
+KG_INLINE kg_vec<typename kg_sim_unconst<T>::type, N> kg_ldv_coherent(kg_gptr<T> p, long i) {
+  static_assert(sizeof(T) * N == 16, "a coherent vector load is 16 bytes");
+  return kg_ldv<N>(p, i);
 }
 /* *p += v for a __shared__ p: a workgroup's fibers take turns on one host
  * thread and switch only inside barriers and shuffles, so a plain add is

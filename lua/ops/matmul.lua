@@ -264,7 +264,8 @@ local function gemv_qr_params(target, info)
     local rings = waves * slots * rows * target.wave * QR_UB * info.bb
     local xu = (QR_UB * c[2] + 15) // 16 * 16
     if (xu // 16) % 2 == 0 then xu = xu + 16 end
-    local lds = rings + info.mmax * nu * xu
+    -- and the waves' sums of squares for a split norm's row scale (RSELF)
+    local lds = rings + info.mmax * nu * xu + info.mmax * waves * 4
     if lds <= lds_max // g.fit then
       local tasks = (info.n + cpw - 1) // cpw
       local per_cu = math.min(g.most, lds_max // lds)
@@ -353,7 +354,8 @@ local function gemv_q_params(target, info)
       break
     end
   end
-  local lds = ring + (x_bytes or 0)
+  -- and the waves' sums of squares for a split norm's row scale (RSELF)
+  local lds = ring + (x_bytes or 0) + info.mmax * info.waves * 4
   local tasks = (info.n + info.waves * info.cpw - 1) // (info.waves * info.cpw)
   local grid = balanced_grid(tasks, 1, target.cus * math.max(1, math.min(QWG_PER_CU, lds_max // lds)))
   return {
@@ -378,20 +380,23 @@ local GEMV_Q_HOLES = { "BB", "CPW", "DEQ", "FMT", "GRID", "K", "LB", "LE", "MIN"
 -- both weights in a task), and the Q, K and V projections as regions, and
 -- RoPE and the KV write on their results, as the float GEMV does. An RMS
 -- norm between two of them is split by default: the producer (O or down +
--- residual) writes z = h times the norm's weight and h's sums of squares
--- (each task's sum, added per 32 columns by the run's last task), and the
--- consumers stage z as x and scale each row by the norm's rsqrt, so no norm
--- kernel runs at decode (Llama-3-8B Q4_0 on the H200: 553 -> 558 tok/s,
--- bench/results/h100_llama.md). (The norm taken in as a prologue, as the
--- float GEMV takes it, was 40% slower on the H100 for the gate and up GEMVs
--- at Llama-3-8B shapes: every workgroup staged the norm's weight too.)
+-- residual) writes z = h times the norm's weight, and the consumers stage z
+-- as x, add the squares of h themselves (row_sums: each workgroup reads the
+-- row, 8 KB at Llama-3-8B shapes) and scale each row by the norm's rsqrt,
+-- so no norm kernel runs at decode (Llama-3-8B Q4_0 on the H200: 553 -> 558
+-- tok/s with the producer writing the sums of squares, each task's added
+-- per 32 columns by the run's last task; 608.5 -> 625.2 tok/s with the
+-- consumers adding them instead, bench/results/h100_llama.md). (The norm
+-- taken in as a prologue, as the float GEMV takes it, was 40% slower on the
+-- H100 for the gate and up GEMVs at Llama-3-8B shapes: every workgroup
+-- staged the norm's weight too.)
 kg.template {
   name = "gemv_q",
   holes = GEMV_Q_HOLES,
   libs = { "quant", "rope" },
   sources = { "gemv_qr" },
   fuse = { epilogue = true, pair = true, regions = true, region_epilogue = true,
-    norm_out = true, row_scale = true, norm_tasks = true, split_default = true },
+    norm_out = true, row_scale = true, row_sums = true, split_default = true },
   weights_before_wait = true,
   params = function(target, info)
     return gemv_qr_params(target, info) or gemv_q_params(target, info)
@@ -407,7 +412,7 @@ local GEMV_QM_HOLES = { "BF16", "CPS", "QMAGIC", "QOFF" }
 for _, h in ipairs(GEMV_Q_HOLES) do GEMV_QM_HOLES[#GEMV_QM_HOLES + 1] = h end
 for _, h in ipairs({ "REGIONS", "R1", "R2", "REPI", "ROPE0", "ROPE1",
   "ROPE2", "KV0", "KV1", "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS",
-  "NOUT", "NOUT_T", "NOG_T", "NPC", "NTR", "RSCALE", "RS_EPS", "RS_K" }) do
+  "NOUT", "NOUT_T", "NOG_T", "RSCALE", "RS_EPS", "RS_K", "RS_T" }) do
   GEMV_QM_HOLES[h] = ""
 end
 kg.template {

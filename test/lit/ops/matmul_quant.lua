@@ -24,8 +24,8 @@
 -- CHECK: constexpr long TASKS = (14336 + 8 - 1) / 8;
 -- W32: const int J = (int)((TASKS - 1 - task0) / 256 + 1) * NST;
 -- W64: const int J = (int)((TASKS - 1 - task0) / 896 + 1) * NST;
--- W32: KG_SHARED_BUFFER(lds, 17424);
--- W64: KG_SHARED_BUFFER(lds, 17424);
+-- W32: KG_SHARED_BUFFER(lds, 17552);
+-- W64: KG_SHARED_BUFFER(lds, 17552);
 -- CHECK-NOT: xs =
 -- CHECK: constexpr bool WAVE_SYNC = true;
 -- CHECK: float acc[RW][8];
@@ -52,7 +52,7 @@
 -- with the sums of each half group; N = 129: one column
 -- CHECK-LABEL: matmul_quant_matmul_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(const unsigned short) w, KG_GLOBAL(float) y, long M)
 -- CHECK: constexpr int NST = 2 + (256 > 0 ? 1 : 0);
--- CHECK: KG_SHARED_BUFFER(lds, 20752);
+-- CHECK: KG_SHARED_BUFFER(lds, 20756);
 -- CHECK: float *xs = (float *)(ring + RING);
 -- CHECK: constexpr bool WAVE_SYNC = 4352 == 4352;
 -- CHECK: float acc[RW][1];

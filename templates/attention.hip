@@ -37,7 +37,10 @@
  * resets the count for the next run) adds the splits up into out, in split
  * order, so the bits never depend on which finished first (only those with
  * tiles: at a short context the last splits have none). SCRATCH: the
- * kernel takes part and cnt (the node's decode path writes them).
+ * kernel takes part and cnt (the node's decode path writes them). OLDKV
+ * (attention's `appended`): this run writes only the caches' keys from
+ * position sk - tq on, so the first tiles' older keys are copied before
+ * kg_dep_wait(), q and this run's keys after it.
  * A row that sees no key gives 0. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{Q_T}}) q, KG_GLOBAL(const {{Q_T}}) k, KG_GLOBAL(const {{Q_T}}) v,

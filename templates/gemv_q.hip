@@ -173,7 +173,7 @@
   }
 {{/if}}{{#if RSCALE}}  {{> gemv_rscale_waves}}
   __syncthreads();
-{{/if}}{{#if RSCALE}}  {{> gemv_rscale_sum}}
+  {{> gemv_rscale_sum}}
 {{/if}}  for (int j = 0; j < J; ++j) {
     const int s = j % NST;
     const int groups = (s < {{NS}} ? {{SE}} : {{LE}}) / 32;

@@ -264,7 +264,7 @@ local function gemv_qr_params(target, info)
     local rings = waves * slots * rows * target.wave * QR_UB * info.bb
     local xu = (QR_UB * c[2] + 15) // 16 * 16
     if (xu // 16) % 2 == 0 then xu = xu + 16 end
-    -- and the waves' sums of squares for a split norm's row scale (RSELF)
+    -- and the waves' sums of squares for a split norm's row scale (RSCALE)
     local lds = rings + info.mmax * nu * xu + info.mmax * waves * 4
     if lds <= lds_max // g.fit then
       local tasks = (info.n + cpw - 1) // cpw
@@ -354,7 +354,7 @@ local function gemv_q_params(target, info)
       break
     end
   end
-  -- and the waves' sums of squares for a split norm's row scale (RSELF)
+  -- and the waves' sums of squares for a split norm's row scale (RSCALE)
   local lds = ring + (x_bytes or 0) + info.mmax * info.waves * 4
   local tasks = (info.n + info.waves * info.cpw - 1) // (info.waves * info.cpw)
   local grid = balanced_grid(tasks, 1, target.cus * math.max(1, math.min(QWG_PER_CU, lds_max // lds)))

@@ -136,13 +136,20 @@ int main(int argc, char **argv) {
       if (v != hf_best && want[v] > second)
         second = want[v];
     int same = ours == tok;
+    /* where the tokens differ: how far apart the two are in HF's float32
+     * forward (its token's lead over ours) and in kgen's logits */
+    const int best32 = argmax(want32, V);
+    const double gap32 = ours >= 0 && ours < V ? want32[best32] - want32[ours] : NAN;
+    const double gap_ours = ours >= 0 && ours < V ? got[ours] - got[best32] : NAN;
     if (!(vs_f32 <= 1e-4) || !same)
       failures++;
     printf("{\"kind\": \"hf_logits\", \"step\": %d, \"nmse_vs_hf_bf16\": %.3g, "
            "\"nmse_vs_hf_f32\": %.3g, \"hf_bf16_vs_hf_f32\": %.3g, \"token\": %d, "
-           "\"hf_token\": %d, \"hf_f32_token\": %d, \"hf_margin\": %.4g, \"same\": %s}\n",
-           step, vs_bf16, vs_f32, hf_vs_f32, ours, tok, argmax(want32, V),
-           want[hf_best] - second, same ? "true" : "false");
+           "\"hf_token\": %d, \"hf_f32_token\": %d, \"hf_margin\": %.4g, "
+           "\"f32_lead_over_ours\": %.4g, \"ours_lead_over_f32\": %.4g, "
+           "\"f32_logit\": %.4g, \"same\": %s}\n",
+           step, vs_bf16, vs_f32, hf_vs_f32, ours, tok, best32, want[hf_best] - second,
+           gap32, gap_ours, want32[best32], same ? "true" : "false");
   }
   printf("{\"kind\": \"hf_summary\", \"steps\": %d, \"failures\": %d}\n", STEPS + 1,
          failures);

@@ -159,8 +159,9 @@ static void region_epi_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes
 
 /* BLOCK, VEC, UNROLL (and for tiles grids per_block and repeat, the bytes of
  * a KG_SHARED_BUFFER as shared_bytes, and any extra holes) from kg.template_params(tmpl,
- * target, info: the node's params_info; for regions n is their columns in all
- * and regions is true); source: the template file to expand, templates/<source>.hip
+ * target, info: the node's params_info; for regions n is their columns in all,
+ * regions is true and region_epilogue says whether a region's result goes on
+ * to a rotation or a cache); source: the template file to expand, templates/<source>.hip
  * (the rule's own, or another that takes the same holes on this target). */
 static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                            const kg_target_t *t, kg_lowered_t *lw, kg_holes_t *h,
@@ -190,6 +191,11 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
     lua_setfield(L, -2, "pair");
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "regions");
+    int epi = 0;
+    for (int r = 0; r < k->num_regions; r++)
+      epi |= k->rope[r] >= 0 || k->cache[r] >= 0;
+    lua_pushboolean(L, epi);
+    lua_setfield(L, -2, "region_epilogue");
   } else if (v->params_ref >= 0) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, v->params_ref);
     lua_pushboolean(L, k->num_mm == 2); /* a gate/up pair: two accumulators */

@@ -237,8 +237,9 @@ local QR_XH_GRIDS = { -- waves a workgroup, most and fewest a compute unit
 local function gemv_qr_params(target, info)
   local r = QREGS[info.fmt]
   if target.quant_gemv ~= "regs" or not r or info.k % (64 * QR_UB) ~= 0 then return nil end
-  -- regions whose results are rotated pair rows 2i, 2i + 1 in one task
-  if info.regions and r.cpw % 2 == 1 then return nil end
+  -- regions whose results are rotated or cached pair rows 2i, 2i + 1 in
+  -- one task (REPI); plain regions take any rows a task
+  if info.region_epilogue and r.cpw % 2 == 1 then return nil end
   local lds_max = target.shared_optin_bytes or target.lds_bytes
   local nu = info.k // (32 * QR_UB)
   -- x as: 16-bit integers (XH: a block's 64 bytes, its scale and its

@@ -12,7 +12,9 @@
 -- 4352), which the waves of gemv_qm.hip split in two steps, one wave idle
 -- in the second; and silu(x w^T) * (x w2^T), a gate/up pair in one kernel
 -- (37 x 256: an odd N, one column a wave in gemv_q.hip, a part of a task in
--- gemv_qm.hip).
+-- gemv_qm.hip); and x w^T, x w2^T, two outputs of one x that kgen computes
+-- as two regions of one kernel (48 x 768; no epilogue, so Q8_0 takes one
+-- row a task in gemv_qr.hip).
 local M = sym("M", 257)
 local formats = { { "q8_0", q8_0, 32 }, { "q4_0", q4_0, 32 }, { "q4_k", q4_k, 256 },
   { "q6_k", q6_k, 256 } }
@@ -30,6 +32,7 @@ local cases = {
   { "bias_silu", 72, 256, 256 },
   { "k17", 24, 4352, 4352 },
   { "swiglu", 37, 256, 256 },
+  { "regions", 48, 768, 768 },
 }
 local xs = {}
 for _, d in ipairs(dtypes) do
@@ -44,11 +47,15 @@ for _, f in ipairs(formats) do
   for _, c in ipairs(cases) do
     local k = f[3] == 32 and c[3] or c[4]
     local w = weight(string.format("w_%s_%s", f[1], c[1]), f[2], { c[2], k })
-    local w2 = c[1] == "swiglu" and weight(string.format("w2_%s_%s", f[1], c[1]), f[2], { c[2], k })
+    local w2 = (c[1] == "swiglu" or c[1] == "regions")
+      and weight(string.format("w2_%s_%s", f[1], c[1]), f[2], { c[2], k })
     for _, d in ipairs(dtypes) do
       local x = xs[string.format("x_%s_%d", d[1], k)]
       local y
-      if w2 then
+      if c[1] == "regions" then
+        y = matmul(x, w)
+        output(string.format("y2_%s_%s_%s", f[1], d[1], c[1]), matmul(x, w2))
+      elseif w2 then
         y = silu(matmul(x, w)) * matmul(x, w2)
       elseif c[1] == "bias_silu" then
         local b = weight(string.format("b_%s_%s_%s", f[1], d[1], c[1]), d[2], { c[2] })

@@ -3,9 +3,9 @@
  *   quant_matmul_test [--full] [--part small|real] [--m M,...] [--format F]
  *                     DEVICE...
  * Two models: quant_matmul.lua multiplies x [M, K] (f32, f16, bf16) with w
- * [N, K] in Q8_0, Q4_0, Q4_K and Q6_K for six small cases (N off the GEMM
- * tiles, K off its k tile, a fused bias + silu epilogue, a gate/up pair;
- * see the model);
+ * [N, K] in Q8_0, Q4_0, Q4_K and Q6_K for eight small cases (N off the
+ * GEMM tiles, K off its k tile, a fused bias + silu epilogue, a gate/up
+ * pair, two products of one x as regions of one kernel; see the model);
  * quant_matmul_real.lua does so with w [4096, 4096], each product with its
  * own rows. Weights are random floats with a random scale per 32 (so every
  * block has its own d, and the K-quants' sub-block scales and mins differ),
@@ -67,13 +67,15 @@ typedef struct qcase {
   int bias_silu; /* y = silu(x w^T + b) */
   int real;      /* quant_matmul_real.lua */
   int pair;      /* y = silu(x w^T) * (x w2^T): a gate/up pair */
+  int regions;   /* y = x w^T and y2 = x w2^T: regions of one kernel */
 } qcase_t;
 
 static const qcase_t cases[] = {
-    {"n37", 37, 256, 256, 0, 0, 0},       {"n256", 256, 512, 512, 0, 0, 0},
-    {"n129", 129, 2304, 2304, 0, 0, 0},   {"koff", 40, 96, 1280, 0, 0, 0},
-    {"bias_silu", 72, 256, 256, 1, 0, 0}, {"k17", 24, 4352, 4352, 0, 0, 0},
-    {"swiglu", 37, 256, 256, 0, 0, 1},    {"real", 4096, 4096, 4096, 0, 1, 0},
+    {"n37", 37, 256, 256, 0, 0, 0, 0},       {"n256", 256, 512, 512, 0, 0, 0, 0},
+    {"n129", 129, 2304, 2304, 0, 0, 0, 0},   {"koff", 40, 96, 1280, 0, 0, 0, 0},
+    {"bias_silu", 72, 256, 256, 1, 0, 0, 0}, {"k17", 24, 4352, 4352, 0, 0, 0, 0},
+    {"swiglu", 37, 256, 256, 0, 0, 1, 0},    {"regions", 48, 768, 768, 0, 0, 0, 1},
+    {"real", 4096, 4096, 4096, 0, 1, 0, 0},
 };
 enum { NCASE = (int)(sizeof cases / sizeof cases[0]) };
 
@@ -106,10 +108,10 @@ typedef struct xdata {
 typedef struct data {
   xdata_t x[NCASE * 2];
   int num_x;
-  void *blocks[NCASE][NFMT][2]; /* w, and w2 for a pair */
+  void *blocks[NCASE][NFMT][2]; /* w, and w2 for a pair or regions */
   size_t bytes[NCASE][NFMT];
   void *bias[NCASE][NFMT][NDT];
-  double *ref[NCASE][NFMT][NDT];
+  double *ref[NCASE][NFMT][NDT][2]; /* y, and y2 for regions */
 } data_t;
 
 static const xdata_t *find_x(const data_t *d, int64_t k) {
@@ -178,14 +180,14 @@ static int make_weight(int c, int f, void **blocks, float *w) {
          kgrt_gguf_dequantize(fmts[f].type, *blocks, w, n * k);
 }
 
-/* Case c, format f: its weights (two for a pair), and (when `used`) the
- * references over the rows of x each dtype runs with; biases for
- * bias_silu. */
+/* Case c, format f: its weights (two for a pair or regions), and (when
+ * `used`) the references over the rows of x each dtype runs with; biases
+ * for bias_silu. */
 static int make_case(int c, int f, int used, data_t *d) {
   const int64_t n = cases[c].n, k = case_k(c, f);
   float *w[2] = {malloc(sizeof(float) * (size_t)(n * k)), NULL};
   int rc = make_weight(c, f, &d->blocks[c][f][0], w[0]);
-  if (cases[c].pair) {
+  if (cases[c].pair || cases[c].regions) {
     w[1] = malloc(sizeof(float) * (size_t)(n * k));
     rc |= make_weight(c, f, &d->blocks[c][f][1], w[1]);
   }
@@ -200,17 +202,22 @@ static int make_case(int c, int f, int used, data_t *d) {
         b[i] = kn_store(d->bias[c][f][t], i, dts[t].dtype, 2 * unit() - 1);
     }
     const int64_t rows = used ? max_rows(c, f, t) : 0;
-    double *y = d->ref[c][f][t] = malloc(sizeof(double) * (size_t)(rows * n + 1));
+    double *y = d->ref[c][f][t][0] = malloc(sizeof(double) * (size_t)(rows * n + 1));
+    double *y2 = cases[c].regions ? (d->ref[c][f][t][1] =
+                                         malloc(sizeof(double) * (size_t)(rows * n + 1)))
+                                  : NULL;
     const double *x = xd->val[t];
     for (int64_t r = 0; r < rows; r++)
       for (int64_t j = 0; j < n; j++) {
         double acc[2] = {0, 0};
-        for (int p = 0; p < (cases[c].pair ? 2 : 1); p++)
+        for (int p = 0; p < (w[1] ? 2 : 1); p++)
           for (int64_t i = 0; i < k; i++)
             acc[p] += x[r * k + i] * (double)w[p][j * k + i];
         y[r * n + j] = cases[c].pair ? silu(acc[0]) * acc[1]
                        : b           ? silu(acc[0] + b[j])
                                      : acc[0];
+        if (y2)
+          y2[r * n + j] = acc[1];
       }
     free(b);
   }
@@ -240,7 +247,7 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
     if (cases[c].real != real)
       continue;
     for (int f = 0; f < NFMT && !bad; f++) {
-      for (int p = 0; p < (cases[c].pair ? 2 : 1) && !bad; p++) {
+      for (int p = 0; p < (cases[c].pair || cases[c].regions ? 2 : 1) && !bad; p++) {
         snprintf(name, sizeof name, "%s_%s_%s", p ? "w2" : "w", fmts[f].name,
                  cases[c].name);
         bad = kgrt_model_set_weight(m, name, d->blocks[c][f][p], d->bytes[c][f], &err) !=
@@ -288,45 +295,46 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
     if (cases[c].real != real)
       continue;
     for (int f = 0; f < NFMT; f++)
-      for (int t = 0; t < NDT; t++) {
-        if (!runs_at(c, f, t, s))
-          continue;
-        const int64_t n = cases[c].n, rows = ms[s], count = rows * n;
-        snprintf(name, sizeof name, "y_%s_%s_%s", fmts[f].name, dts[t].name,
-                 cases[c].name);
-        void *y = malloc((size_t)count * dts[t].size);
-        checked++;
-        if (kgrt_model_get_output(m, name, y, (size_t)count * dts[t].size, &err) !=
-            KGRT_STATUS_OK) {
-          printf("FAIL %s get %s: %s\n", devname, name, err.message);
+      for (int t = 0; t < NDT; t++)
+        for (int o = 0; o < (cases[c].regions ? 2 : 1); o++) {
+          if (!runs_at(c, f, t, s))
+            continue;
+          const int64_t n = cases[c].n, rows = ms[s], count = rows * n;
+          snprintf(name, sizeof name, "%s_%s_%s_%s", o ? "y2" : "y", fmts[f].name,
+                   dts[t].name, cases[c].name);
+          void *y = malloc((size_t)count * dts[t].size);
+          checked++;
+          if (kgrt_model_get_output(m, name, y, (size_t)count * dts[t].size, &err) !=
+              KGRT_STATUS_OK) {
+            printf("FAIL %s get %s: %s\n", devname, name, err.message);
+            free(y);
+            failures++;
+            continue;
+          }
+          const double *ref = d->ref[c][f][t][o];
+          double e = 0, sum = 0;
+          int64_t first_bad = -1;
+          for (int64_t i = 0; i < count; i++) {
+            const double v = kn_load(y, i, dts[t].dtype);
+            if (!isfinite(v) && first_bad < 0)
+              first_bad = i;
+            e += (v - ref[i]) * (v - ref[i]);
+            sum += ref[i] * ref[i];
+          }
+          const double nmse = first_bad >= 0 ? INFINITY : e / (sum > 0 ? sum : 1);
+          if (!(nmse <= dts[t].bound)) {
+            const int64_t i = first_bad >= 0 ? first_bad : 0;
+            printf(
+                "FAIL %s %-22s M=%-3lld nmse %.3e > %.0e (y[%lld, %lld] = %g, want %g)\n",
+                devname, name, (long long)rows, nmse, dts[t].bound, (long long)(i / n),
+                (long long)(i % n), kn_load(y, i, dts[t].dtype), ref[i]);
+            failures++;
+          } else {
+            printf("ok   %s %-22s M=%-3lld nmse %.3e\n", devname, name, (long long)rows,
+                   nmse);
+          }
           free(y);
-          failures++;
-          continue;
         }
-        const double *ref = d->ref[c][f][t];
-        double e = 0, sum = 0;
-        int64_t first_bad = -1;
-        for (int64_t i = 0; i < count; i++) {
-          const double v = kn_load(y, i, dts[t].dtype);
-          if (!isfinite(v) && first_bad < 0)
-            first_bad = i;
-          e += (v - ref[i]) * (v - ref[i]);
-          sum += ref[i] * ref[i];
-        }
-        const double nmse = first_bad >= 0 ? INFINITY : e / (sum > 0 ? sum : 1);
-        if (!(nmse <= dts[t].bound)) {
-          const int64_t i = first_bad >= 0 ? first_bad : 0;
-          printf(
-              "FAIL %s %-22s M=%-3lld nmse %.3e > %.0e (y[%lld, %lld] = %g, want %g)\n",
-              devname, name, (long long)rows, nmse, dts[t].bound, (long long)(i / n),
-              (long long)(i % n), kn_load(y, i, dts[t].dtype), ref[i]);
-          failures++;
-        } else {
-          printf("ok   %s %-22s M=%-3lld nmse %.3e\n", devname, name, (long long)rows,
-                 nmse);
-        }
-        free(y);
-      }
   }
   kgrt_model_unload(m);
 }
@@ -414,7 +422,8 @@ int main(int argc, char **argv) {
       free(d.blocks[c][f][1]);
       for (int t = 0; t < NDT; t++) {
         free(d.bias[c][f][t]);
-        free(d.ref[c][f][t]);
+        free(d.ref[c][f][t][0]);
+        free(d.ref[c][f][t][1]);
       }
     }
   for (int i = 0; i < d.num_x; i++)

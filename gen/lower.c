@@ -125,6 +125,15 @@ static const char *node_hole(const kg_graph_t *g, int n, const char *name) {
   return v ? v : "";
 }
 
+/* Does a region's result of kernel k go on to a rotation or a cache (the
+ * REGION_EPI template's REPI)? */
+static int region_epilogue(const kg_kernel_t *k) {
+  for (int r = 0; r < k->num_regions; r++)
+    if (k->rope[r] >= 0 || k->cache[r] >= 0)
+      return 1;
+  return 0;
+}
+
 /* A REGION_EPI template's holes (fuse.c's region_epi chose the nodes):
  * REPI when a region's result goes on; ROPE<r> when region r is rotated,
  * KV<r> when it is stored to a cache (not to a result); the rotation's RE_D
@@ -134,19 +143,18 @@ static const char *node_hole(const kg_graph_t *g, int n, const char *name) {
 static void region_epi_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *h) {
   static const char *const rope[] = {"ROPE0", "ROPE1", "ROPE2"};
   static const char *const kv[] = {"KV0", "KV1", "KV2"};
-  int any = 0, r_node = -1, c_node = -1;
+  int r_node = -1, c_node = -1;
   for (int r = 0; r < KG_MAX_REGIONS; r++) {
     const int has_r = r < k->num_regions && k->rope[r] >= 0;
     const int has_c = r < k->num_regions && k->cache[r] >= 0;
     kg_holes_set(h, rope[r], "%s", has_r ? "1" : "");
     kg_holes_set(h, kv[r], "%s", has_c ? "1" : "");
-    any |= has_r | has_c;
     if (has_r && r_node < 0)
       r_node = k->rope[r];
     if (has_c && c_node < 0)
       c_node = k->cache[r];
   }
-  kg_holes_set(h, "REPI", "%s", any ? "1" : "");
+  kg_holes_set(h, "REPI", "%s", region_epilogue(k) ? "1" : "");
   const int dn = r_node >= 0 ? r_node : c_node;
   kg_holes_set(h, "RE_D", "%s", dn >= 0 ? node_hole(g, dn, "D") : "2");
   kg_holes_set(h, "RE_PAIRS", "%s", r_node >= 0 ? node_hole(g, r_node, "HALF") : "1");
@@ -191,10 +199,7 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
     lua_setfield(L, -2, "pair");
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "regions");
-    int epi = 0;
-    for (int r = 0; r < k->num_regions; r++)
-      epi |= k->rope[r] >= 0 || k->cache[r] >= 0;
-    lua_pushboolean(L, epi);
+    lua_pushboolean(L, region_epilogue(k));
     lua_setfield(L, -2, "region_epilogue");
   } else if (v->params_ref >= 0) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, v->params_ref);

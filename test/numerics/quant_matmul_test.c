@@ -324,10 +324,11 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
           const double nmse = first_bad >= 0 ? INFINITY : e / (sum > 0 ? sum : 1);
           if (!(nmse <= dts[t].bound)) {
             const int64_t i = first_bad >= 0 ? first_bad : 0;
-            printf(
-                "FAIL %s %-22s M=%-3lld nmse %.3e > %.0e (y[%lld, %lld] = %g, want %g)\n",
-                devname, name, (long long)rows, nmse, dts[t].bound, (long long)(i / n),
-                (long long)(i % n), kn_load(y, i, dts[t].dtype), ref[i]);
+            printf("FAIL %s %-22s M=%-3lld nmse %.3e > %.0e (%s[%lld, %lld] = %g, want "
+                   "%g)\n",
+                   devname, name, (long long)rows, nmse, dts[t].bound, o ? "y2" : "y",
+                   (long long)(i / n), (long long)(i % n), kn_load(y, i, dts[t].dtype),
+                   ref[i]);
             failures++;
           } else {
             printf("ok   %s %-22s M=%-3lld nmse %.3e\n", devname, name, (long long)rows,

@@ -531,9 +531,12 @@ static kgrt_status_t kgrt_check_codeobj(const kgrt_model_table_t *table,
   char reason[256];
   memset(&co, 0, sizeof co);
   reason[0] = '\0';
-  if (kgrt_codeobj_parse(arch->image, arch->image_size, alloc, &co, reason,
-                         sizeof reason) != 0)
-    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT,
+  const int parsed =
+      kgrt_codeobj_parse(arch->image, arch->image_size, alloc, &co, reason, sizeof reason);
+  if (parsed != 0)
+    return kgrt_error_set(err,
+                          parsed == KGRT_CODEOBJ_NO_MEMORY ? KGRT_STATUS_OUT_OF_MEMORY
+                                                           : KGRT_STATUS_INVALID_CODE_OBJECT,
                           "model %s: %s code object: %s", name, arch->arch, reason);
 
   kgrt_status_t st = KGRT_STATUS_OK;

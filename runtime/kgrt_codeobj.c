@@ -136,8 +136,10 @@ static int parse_kernels(mp_reader_t *r, kgrt_codeobj_t *co,
   if (list.n == 0)
     return 0;
   co->kernels = kgrt_calloc(alloc, list.n, sizeof *co->kernels);
-  if (co->kernels == NULL)
-    return kgrt_mp_fail(r, "out of memory for %llu kernels", (unsigned long long)list.n);
+  if (co->kernels == NULL) {
+    kgrt_mp_fail(r, "out of memory for %llu kernels", (unsigned long long)list.n);
+    return KGRT_CODEOBJ_NO_MEMORY;
+  }
   co->num_kernels = (uint32_t)list.n;
   for (uint32_t i = 0; i < co->num_kernels; i++)
     if (parse_kernel(r, i, &co->kernels[i]))
@@ -178,7 +180,7 @@ static int parse_metadata(mp_reader_t *r, kgrt_codeobj_t *co,
       rc = kgrt_mp_skip(r, &key) || kgrt_mp_skip_next(r) ? -1 : 0;
     }
     if (rc)
-      return -1;
+      return rc == KGRT_CODEOBJ_NO_MEMORY ? rc : -1;
   }
   return 0;
 }
@@ -281,9 +283,10 @@ int kgrt_codeobj_parse(const void *image, size_t size, const kgrt_allocator_t *a
   co.machine = e.machine;
   co.abi_version = e.abi_version;
   if (e.machine == CO_EM_CUDA) {
-    if (kgrt_cubin_parse(&e, &co, alloc, err, err_size)) {
+    const int rc = kgrt_cubin_parse(&e, &co, alloc, err, err_size);
+    if (rc) {
       kgrt_codeobj_free(&co, alloc);
-      return -1;
+      return rc == KGRT_CODEOBJ_NO_MEMORY ? rc : -1;
     }
     *out = co;
     return 0;
@@ -292,9 +295,10 @@ int kgrt_codeobj_parse(const void *image, size_t size, const kgrt_allocator_t *a
   co.code_object_version =
       e.abi_version >= 1 && e.abi_version <= 4 ? e.abi_version + 2u : 0;
   mp_reader_t r = {e.meta, e.meta_size, 0, err, err_size};
-  if (parse_metadata(&r, &co, alloc) || finish(&e, &co, err, err_size)) {
+  const int rc = parse_metadata(&r, &co, alloc);
+  if (rc || finish(&e, &co, err, err_size)) {
     kgrt_codeobj_free(&co, alloc);
-    return -1;
+    return rc == KGRT_CODEOBJ_NO_MEMORY ? rc : -1;
   }
   *out = co;
   return 0;

@@ -64,11 +64,15 @@ typedef struct kgrt_codeobj {
   kgrt_codeobj_kernel_t *kernels; /* sorted by name */
 } kgrt_codeobj_t;
 
+/* What kgrt_codeobj_parse returns, with err filled, when the allocator said
+ * no (-1: any other failure). */
+#define KGRT_CODEOBJ_NO_MEMORY (-2)
+
 /* Parses `image`. On success fills *out and returns 0. On failure returns -1
- * and writes a one-line reason to err ("not an ELF file", "ELF class is not
- * 64-bit", "e_machine is 62, not AMDGPU (224)", "truncated: section header table
- * past end of file", "no AMDGPU metadata note", ...). Every offset and size read
- * from the file is checked against `size`. */
+ * (or KGRT_CODEOBJ_NO_MEMORY) and writes a one-line reason to err ("not an ELF file",
+ * "ELF class is not 64-bit", "e_machine is 62, not AMDGPU (224)", "truncated: section
+ * header table past end of file", "no AMDGPU metadata note", ...). Every offset and size
+ * read from the file is checked against `size`. */
 int kgrt_codeobj_parse(const void *image, size_t size, const kgrt_allocator_t *alloc,
                        kgrt_codeobj_t *out, char *err, size_t err_size);
 void kgrt_codeobj_free(kgrt_codeobj_t *co, const kgrt_allocator_t *alloc);

@@ -196,8 +196,10 @@ int kgrt_cubin_parse(const co_elf_t *e, kgrt_codeobj_t *co, const kgrt_allocator
   if (count == 0)
     return 0;
   co->kernels = kgrt_calloc(alloc, count, sizeof *co->kernels);
-  if (co->kernels == NULL)
-    return kgrt_co_fail(err, err_size, "out of memory for %u kernels", count);
+  if (co->kernels == NULL) {
+    kgrt_co_fail(err, err_size, "out of memory for %u kernels", count);
+    return KGRT_CODEOBJ_NO_MEMORY;
+  }
   co->num_kernels = count;
   uint32_t n = 0;
   for (uint32_t i = 0; i < e->shnum; i++) {

@@ -141,12 +141,15 @@ static kgrt_status_t kgrt_sim_program_load(kgrt_device_t *device,
   }
   char reason[256];
   reason[0] = '\0';
-  if (kgrt_sim_image_load(arch->sim_image, arch->sim_image_size, &device->alloc,
-                          &p->image, reason, sizeof reason) != 0) {
+  const int rc = kgrt_sim_image_load(arch->sim_image, arch->sim_image_size,
+                                     &device->alloc, &p->image, reason, sizeof reason);
+  if (rc != 0) {
     p->image = NULL;
     kgrt_sim_program_unload(device, p);
-    return kgrt_error_set(err, KGRT_STATUS_INVALID_CODE_OBJECT, "model %s: %s: %s", name,
-                          arch->arch, reason);
+    return kgrt_error_set(err,
+                          rc == KGRT_SIM_NO_MEMORY ? KGRT_STATUS_OUT_OF_MEMORY
+                                                   : KGRT_STATUS_INVALID_CODE_OBJECT,
+                          "model %s: %s: %s", name, arch->arch, reason);
   }
   for (uint32_t k = 0; k < arch->num_kernels; ++k) {
     p->entries[k] = kgrt_sim_image_entry(p->image, arch->kernels[k].name);
@@ -289,8 +292,12 @@ static kgrt_status_t kgrt_sim_launch(kgrt_device_t *device,
   };
   char reason[256];
   reason[0] = '\0';
-  if (kgrt_sim_run(&l, &device->alloc, reason, sizeof reason) != 0)
-    return kgrt_error_set(err, KGRT_STATUS_DEVICE_ERROR, "sim: %s", reason);
+  const int rc = kgrt_sim_run(&l, &device->alloc, reason, sizeof reason);
+  if (rc != 0)
+    return kgrt_error_set(err,
+                          rc == KGRT_SIM_NO_MEMORY ? KGRT_STATUS_OUT_OF_MEMORY
+                                                   : KGRT_STATUS_DEVICE_ERROR,
+                          "sim: %s", reason);
   return KGRT_STATUS_OK;
 }
 

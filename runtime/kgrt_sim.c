@@ -141,6 +141,7 @@ typedef struct kgrt_sim_worker {
   unsigned exited;
   unsigned at_barrier;
   int failed;                   /* msg holds why */
+  int no_memory;                /* setup found no host memory (msg says so) */
   char msg[KGRT_SIM_MSG_BYTES]; /* this worker's error */
   pthread_t tid;
   int started;
@@ -449,8 +450,10 @@ int kgrt_sim_image_load(const void *image, size_t size, const kgrt_allocator_t *
     return -1;
 
   kgrt_sim_image_t *img = kgrt_calloc(alloc, 1, sizeof *img);
-  if (img == NULL)
-    return kgrt_sim_fail(err, err_size, "sim image: out of memory");
+  if (img == NULL) {
+    kgrt_sim_fail(err, err_size, "sim image: out of memory");
+    return KGRT_SIM_NO_MEMORY;
+  }
   if (alloc != NULL)
     img->alloc = *alloc;
   img->fd = memfd_create("kgrt-sim-image", MFD_CLOEXEC);
@@ -608,6 +611,7 @@ static int kgrt_sim_worker_setup(kgrt_sim_worker_t *w) {
   w->queue = kgrt_calloc(w->alloc, block, sizeof *w->queue);
   if (w->threads == NULL || w->waves == NULL || w->queue == NULL) {
     snprintf(w->msg, sizeof w->msg, "kernel %s: out of memory", w->grid->kernel);
+    w->no_memory = 1;
     kgrt_sim_worker_teardown(w);
     return -1;
   }
@@ -803,7 +807,8 @@ int kgrt_sim_run(const kgrt_sim_launch_t *launch, const kgrt_allocator_t *alloc,
   kgrt_sim_worker_t *ws = kgrt_calloc(alloc, workers, sizeof *ws);
   if (ws == NULL) {
     pthread_mutex_destroy(&grid.lock);
-    return kgrt_sim_fail(err, err_size, "kernel %s: out of memory", kernel);
+    kgrt_sim_fail(err, err_size, "kernel %s: out of memory", kernel);
+    return KGRT_SIM_NO_MEMORY;
   }
   unsigned shift = 0;
   while ((1u << shift) < wave)
@@ -827,8 +832,10 @@ int kgrt_sim_run(const kgrt_sim_launch_t *launch, const kgrt_allocator_t *alloc,
   int rc = 0;
   if (atomic_load(&grid.failed) != ULLONG_MAX)
     rc = kgrt_sim_fail(err, err_size, "%s", grid.err);
-  else if (atomic_load(&grid.next) < launch->grid_x) /* no worker could start */
-    rc = kgrt_sim_fail(err, err_size, "%s", ws[0].msg);
+  else if (atomic_load(&grid.next) < launch->grid_x) { /* no worker could start */
+    kgrt_sim_fail(err, err_size, "%s", ws[0].msg);
+    rc = ws[0].no_memory ? KGRT_SIM_NO_MEMORY : -1;
+  }
   kgrt_free(alloc, ws);
   pthread_mutex_destroy(&grid.lock);
   return rc;

@@ -12,11 +12,16 @@
 
 typedef struct kgrt_sim_image kgrt_sim_image_t;
 
+/* What kgrt_sim_image_load and kgrt_sim_run return, with err filled, when
+ * the host allocator said no (-1: any other failure). */
+#define KGRT_SIM_NO_MEMORY (-2)
+
 typedef void (*kgrt_sim_entry_t)(const unsigned char *kernarg,
                                  const unsigned long long *arg_bytes);
 
 /* Loads a sim image from memory (memfd + dlopen, no file left behind) and binds
- * it to the engine (kg_sim_bind). Returns 0, or -1 with err filled. */
+ * it to the engine (kg_sim_bind). Returns 0, or -1 (KGRT_SIM_NO_MEMORY) with
+ * err filled. */
 int kgrt_sim_image_load(const void *image, size_t size, const kgrt_allocator_t *alloc,
                         kgrt_sim_image_t **out_image, char *err, size_t err_size);
 /* The thunk "<kernel>__sim", or NULL when the image lacks it. */
@@ -34,7 +39,8 @@ typedef struct kgrt_sim_launch {
   unsigned workers;   /* host threads; 0: one per CPU */
 } kgrt_sim_launch_t;
 
-/* Runs the grid to completion. Returns 0, or -1 with a one-line err such as
+/* Runs the grid to completion. Returns 0, or -1 (KGRT_SIM_NO_MEMORY: a worker
+ * got no host memory to run on) with a one-line err such as
  * "kernel k_rms: workgroup 3 thread 17: out-of-bounds store of 4 bytes at
  * 0x7f... (buffer 0x7f..., 1024 bytes)" or "kernel k: workgroup 0: barrier
  * reached by 32 of 64 threads (threads 32..63 exited)". Of several failing

@@ -164,7 +164,8 @@ static void test_real(const uint8_t *image, size_t size, const char *arch,
 
   /* an allocator that always fails */
   count.fail = 1;
-  CHECK_EQ(kgrt_codeobj_parse(image, size, &alloc, &co, err, sizeof err), -1);
+  CHECK_EQ(kgrt_codeobj_parse(image, size, &alloc, &co, err, sizeof err),
+           KGRT_CODEOBJ_NO_MEMORY);
   CHECK(strstr(err, "out of memory") != NULL);
   CHECK_EQ(count.live, 0);
 }

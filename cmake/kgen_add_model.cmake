@@ -3,7 +3,10 @@
 # static library <name> holding the generated kernel table, linked to
 # kgen::kgrt. kgen is this build's target, else KGEN, else KGEN_EXECUTABLE
 # (which find_package(kgen) sets to the installed one), else found on PATH.
-# The generated header is <model>.h in the library's include path.
+# The generated header is <model>.h in the library's include path. kgen's
+# listing of the kernels (name, arch, registers, LDS, code size) goes to
+# <model>.kernels.txt beside the generated files, which keeps the build's
+# output to its progress lines; errors still reach the terminal.
 function(kgen_add_model name)
   cmake_parse_arguments(KA "" "MODEL;KGEN" "ARCHES;OPTIONS;DEPENDS" ${ARGN})
   if(NOT KA_MODEL OR NOT KA_ARCHES)
@@ -30,7 +33,9 @@ function(kgen_add_model name)
   string(REPLACE ";" "," arch_list "${KA_ARCHES}")
   add_custom_command(
     OUTPUT ${outputs}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
     COMMAND ${KA_KGEN} --arch ${arch_list} ${KA_OPTIONS} ${model_abs} -o ${dir}
+            > ${dir}/${model_id}.kernels.txt
     DEPENDS ${model_abs} ${KA_DEPENDS}
     COMMENT "kgen ${KA_MODEL} for ${arch_list}"
     VERBATIM)

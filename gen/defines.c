@@ -3,18 +3,17 @@
 #include "defines.h"
 
 #include <ctype.h>
-#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <sys/stat.h>
 
 #include <lauxlib.h>
 
 #include "buf.h"
 #include "json.h"
 #include "kgrt_weights.h"
+#include "userfile.h"
 
 int kg_define_parse(const char *arg, char **out_name, const char **out_value,
                     kg_diag_t *d) {
@@ -153,6 +152,15 @@ static int lib_weights_file(lua_State *L) {
   const char *path = given_path(L);
   if (path == NULL)
     return not_given(L);
+  /* a regular file only: opening a FIFO would wait for a writer */
+  kg_userfile_t f;
+  const kg_userfile_status_t st = kg_userfile_check(&f, path, NULL, SIZE_MAX);
+  kg_userfile_free(&f);
+  if (st != KG_USERFILE_OK) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", path, f.why);
+    return 2;
+  }
   kgrt_weights_t *w = NULL;
   kgrt_error_t err;
   if (kgrt_weights_open(path, NULL, &w, &err) != KGRT_STATUS_OK) {
@@ -178,32 +186,26 @@ static int lib_json_file(lua_State *L) {
   /* sized first, and the buffer taken before the file is open, so a Lua
    * error (memory) leaves nothing open; a regular file only (not a pipe or
    * /dev/zero) */
-  struct stat st;
-  const char *why_not = NULL;
-  if (stat(path, &st) != 0)
-    why_not = strerror(errno);
-  else if (!S_ISREG(st.st_mode))
-    why_not = "not a regular file";
-  else if (st.st_size > KG_JSON_FILE_MAX)
-    why_not = "more than 1 MiB (the most kgen reads)";
-  if (why_not != NULL) {
+  kg_userfile_t f;
+  kg_userfile_status_t st = kg_userfile_check(&f, path, NULL, KG_JSON_FILE_MAX);
+  kg_userfile_free(&f);
+  if (st != KG_USERFILE_OK) {
     lua_pushnil(L);
-    lua_pushfstring(L, "%s: %s", path, why_not);
+    lua_pushfstring(L, "%s: %s", path,
+                    st == KG_USERFILE_TOO_LARGE ? "more than 1 MiB (the most kgen reads)"
+                                                : f.why);
     return 2;
   }
-  const size_t size = (size_t)st.st_size;
-  char *text = lua_newuserdatauv(L, size + 1, 0);
-  FILE *f = fopen(path, "rb");
-  size_t len = 0;
-  int bad = f == NULL;
-  if (f != NULL) {
-    len = fread(text, 1, size + 1, f);
-    bad = ferror(f) || len > size; /* an error, or the file grew */
-    fclose(f);
-  }
-  if (bad) {
+  char *text = lua_newuserdatauv(L, f.size + 1, 0);
+  const size_t cap = f.size;
+  st = kg_userfile_check(&f, path, NULL, cap);
+  if (st == KG_USERFILE_OK)
+    st = kg_userfile_read(&f, text);
+  kg_userfile_free(&f);
+  const size_t len = f.size;
+  if (st != KG_USERFILE_OK) {
     lua_pushnil(L);
-    lua_pushfstring(L, "%s: cannot read it whole", path);
+    lua_pushfstring(L, "%s: cannot read it whole (%s)", path, f.why);
     return 2;
   }
   char why[160];

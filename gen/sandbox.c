@@ -23,6 +23,7 @@
 #include "buf.h"
 #include "defines.h"
 #include "res.h"
+#include "userfile.h"
 
 #define KG_SB_HOOK_PERIOD 1000  /* VM instructions between two hook calls */
 #define KG_SB_GRACE_SECONDS 0.5 /* the watchdog waits this long past the limit */
@@ -46,6 +47,7 @@ struct kg_sandbox {
   kg_sandbox_opts_t opts;
   char *model_path;   /* NULL: no model (kgen's C only) */
   char *module_dir;   /* prefix of model-folder modules: "" or "dir/"; NULL: none */
+  char *module_root;  /* the real path of the model's folder; NULL: unknown */
   const char *source; /* the model's text when given (kg_sandbox_set_source) */
   size_t source_len;
 
@@ -800,34 +802,48 @@ static int module_name_ok(const char *s) {
   }
 }
 
-/* Pushes the contents of the user file `path`, read with C stdio. The buffer
- * is a userdata made before the file opens, so no Lua error can leak it. */
+/* Pushes the contents of the user file `path`: a regular file that resolves
+ * inside the model's folder. The buffer is a userdata made before the file
+ * opens (kg_userfile_check, then kg_userfile_read), so no Lua error can leak
+ * a descriptor; the resolved path is a Lua string for the same reason. */
 static int push_user_file(lua_State *L, const char *name, const char *res_path,
                           const char *path) {
-  struct stat st;
-  int rc = stat(path, &st);
-  if (rc != 0 && (errno == ENOENT || errno == ENOTDIR))
+  kg_sandbox_t *sb = sandbox_of(L);
+  if (!sb->module_root)
+    return luaL_error(L, "module '%s': the model's folder cannot be resolved", name);
+  kg_userfile_t f;
+  kg_userfile_status_t st =
+      kg_userfile_check(&f, path, sb->module_root, KG_SB_SOURCE_MAX);
+  kg_userfile_free(&f); /* f.why stays */
+  const char *why = f.why;
+  switch (st) {
+  case KG_USERFILE_OK:
+    break;
+  case KG_USERFILE_MISSING:
     return luaL_error(L,
                       "module '%s' not found (kgen's lua/ has no %s; %s does not exist)",
                       name, res_path, path);
-  if (rc != 0)
-    return luaL_error(L, "module '%s': cannot read %s: %s", name, path, strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    return luaL_error(L, "module '%s': %s is not a file", name, path);
-  if ((unsigned long long)st.st_size > KG_SB_SOURCE_MAX)
+  case KG_USERFILE_TOO_LARGE:
     return luaL_error(L, "module '%s': %s is more than %d MiB (the most kgen reads)",
                       name, path, (int)(KG_SB_SOURCE_MAX >> 20));
-  size_t size = (size_t)st.st_size;
-  char *data = lua_newuserdatauv(L, size + 1, 0);
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return luaL_error(L, "module '%s': cannot read %s: %s", name, path, strerror(errno));
-  size_t got = fread(data, 1, size, f);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad)
-    return luaL_error(L, "module '%s': cannot read %s", name, path);
-  lua_pushlstring(L, data, got);
+  case KG_USERFILE_OUTSIDE:
+    return luaL_error(L, "module '%s': %s %s", name, path, why);
+  case KG_USERFILE_SPECIAL:
+    return luaL_error(L, "module '%s': %s is %s", name, path, why);
+  default:
+    return luaL_error(L, "module '%s': cannot read %s: %s", name, path, why);
+  }
+  char *data = lua_newuserdatauv(L, f.size + 1, 0);
+  st = kg_userfile_check(&f, path, sb->module_root, KG_SB_SOURCE_MAX);
+  if (st == KG_USERFILE_OK)
+    st = kg_userfile_read(&f, data);
+  const size_t size = f.size;
+  const size_t cap = lua_rawlen(L, -1) - 1;
+  kg_userfile_free(&f);
+  if (st != KG_USERFILE_OK || size > cap)
+    return luaL_error(L, "module '%s': cannot read %s: %s", name, path,
+                      size > cap ? "it changed size while kgen read it" : f.why);
+  lua_pushlstring(L, data, size);
   lua_remove(L, -2);
   return 0;
 }
@@ -1216,6 +1232,7 @@ int kg_sandbox_new(const kg_sandbox_opts_t *opts, const char *model_path,
     sb->module_dir = kg_xmalloc(dir_len + 1);
     memcpy(sb->module_dir, model_path, dir_len);
     sb->module_dir[dir_len] = '\0';
+    sb->module_root = kg_userfile_root(model_path);
     snprintf(sb->last_file, sizeof sb->last_file, "%s", model_path);
   } else {
     snprintf(sb->last_file, sizeof sb->last_file, "kgen");
@@ -1309,28 +1326,30 @@ void kg_sandbox_set_source(kg_sandbox_t *sb, const char *data, size_t len) {
   sb->source_len = len;
 }
 
-/* Reads the model file into src, at most KG_SB_SOURCE_MAX bytes. */
+/* Reads the model file into src: a regular file of at most
+ * KG_SB_SOURCE_MAX bytes (a FIFO or a device is refused, not waited on). */
 static int read_model(kg_sandbox_t *sb, kg_buf_t *src, kg_diag_t *d) {
-  FILE *f = fopen(sb->model_path, "rb");
-  if (!f)
-    return kg_error_at(d, sb->model_path, 0, "cannot open: %s", strerror(errno));
-  char chunk[4096];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-    if (src->len + n > KG_SB_SOURCE_MAX) {
-      fclose(f);
-      return kg_error_at(d, sb->model_path, 0,
-                         "the model is more than %d MiB (the most kgen reads)",
-                         (int)(KG_SB_SOURCE_MAX >> 20));
-    }
-    kg_buf_put(src, chunk, n);
+  kg_userfile_t f;
+  kg_userfile_status_t st = kg_userfile_check(&f, sb->model_path, NULL, KG_SB_SOURCE_MAX);
+  if (st == KG_USERFILE_OK) {
+    char *data = kg_xmalloc(f.size + 1);
+    st = kg_userfile_read(&f, data);
+    if (st == KG_USERFILE_OK)
+      kg_buf_put(src, data, f.size);
+    free(data);
   }
-  int bad = ferror(f);
-  int err = errno;
-  fclose(f);
-  if (bad)
-    return kg_error_at(d, sb->model_path, 0, "cannot read: %s", strerror(err));
-  return 0;
+  int rc = 0;
+  if (st == KG_USERFILE_TOO_LARGE)
+    rc = kg_error_at(d, sb->model_path, 0,
+                     "the model is more than %d MiB (the most kgen reads)",
+                     (int)(KG_SB_SOURCE_MAX >> 20));
+  else if (st == KG_USERFILE_SPECIAL)
+    rc = kg_error_at(d, sb->model_path, 0, "%s; kgen reads a model from a file", f.why);
+  else if (st != KG_USERFILE_OK)
+    rc = kg_error_at(d, sb->model_path, 0, "cannot %s: %s",
+                     st == KG_USERFILE_MISSING ? "open" : "read", f.why);
+  kg_userfile_free(&f);
+  return rc;
 }
 
 int kg_sandbox_run_model(kg_sandbox_t *sb, kg_diag_t *d) {
@@ -1405,5 +1424,6 @@ void kg_sandbox_free(kg_sandbox_t *sb) {
   pthread_mutex_destroy(&sb->mu);
   free(sb->model_path);
   free(sb->module_dir);
+  free(sb->module_root);
   free(sb);
 }

@@ -8,9 +8,10 @@
  * Gives: kg_sandbox_*.
  *
  * Inside the sandbox:
- *   require(name)  "a.b" loads <folder of the model>/a/b.lua (at most 16 MiB);
- *                  names are dotted identifiers; each module runs once and
- *                  its value is cached. kgen's own lua/ modules are not
+ *   require(name)  "a.b" loads <folder of the model>/a/b.lua (at most 16 MiB):
+ *                  a regular file whose real path (links resolved) is inside
+ *                  the model's folder (userfile.h); names are dotted
+ *                  identifiers; each module runs once and its value is cached. kgen's own lua/ modules are not
  *                  available to models: they see the DSL through its globals.
  *   globals        the standard library tables (string, table, math, utf8)
  *                  are the model's own copies; kgen's lua/ library runs with

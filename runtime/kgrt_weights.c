@@ -471,7 +471,8 @@ kgrt_status_t kgrt_weights_map_file(kgrt_weights_t *w, const char *path,
                                     uint32_t *out_file, kgrt_error_t *err) {
   char esc[160];
   kgrt_weights_escape(path, strlen(path), esc, sizeof esc);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO is refused below, not waited on */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return kgrt_weights_fail(w, err, KGRT_STATUS_NOT_FOUND, "cannot open %s: %s", esc,
                              strerror(errno));

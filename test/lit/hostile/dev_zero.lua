@@ -1,5 +1,9 @@
--- exhaustion: a model file is read with a size cap, so /dev/zero fails fast.
+-- exhaustion: a model path that is a device (/dev/zero) is refused before
+-- it is opened, and a model file is read with a size cap.
 -- RUN: rm -rf %t; timeout 6 %kgen --arch gfx1100 /dev/zero -o %t > %t.log 2>&1; test $? -eq 1
 -- RUN: test ! -e %t && test $(wc -l < %t.log) -eq 1
 -- RUN: FileCheck %s < %t.log
--- CHECK: /dev/zero: error: the model is more than 16 MiB (the most kgen reads)
+-- RUN: rm -rf %t.big && mkdir -p %t.big && head -c 16777217 /dev/zero | tr '\0' ' ' > %t.big/big.lua
+-- RUN: not %kgen --arch gfx1100 %t.big/big.lua 2>&1 | FileCheck %s --check-prefix=BIG
+-- CHECK: /dev/zero: error: not a regular file (a character device); kgen reads a model from a file
+-- BIG: big.lua: error: the model is more than 16 MiB (the most kgen reads)

@@ -1,0 +1,13 @@
+-- require reads regular files only: a module that is a FIFO, or a link to a
+-- device, is refused at the model's line without being opened.
+-- RUN: rm -rf %t && mkdir -p %t && mkfifo %t/fifo.lua && ln -s /dev/zero %t/zero.lua
+-- RUN: sed 's/^--MOD //' %s > %t/m.lua
+-- RUN: sed 's/^--MOD //; s/"fifo"/"zero"/' %s > %t/z.lua
+-- RUN: timeout 5 %kgen --arch gfx1100 %t/m.lua -o %t/o > %t.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t/o && test $(wc -l < %t.log) -eq 1
+-- RUN: FileCheck %s --check-prefix=FIFO < %t.log
+-- RUN: not timeout 5 %kgen --arch gfx1100 %t/z.lua 2>&1 | FileCheck %s --check-prefix=ZERO
+-- FIFO: m.lua:[[@LINE+3]]: error: module 'fifo': {{.*}}fifo.lua is not a regular file (a FIFO)
+-- ZERO: error: module 'zero': {{.*}}zero.lua resolves to a file outside the model's folder
+--
+--MOD local k = require("fifo")

@@ -1,0 +1,23 @@
+-- require resolves a module's real path: a symbolic link (to a file, or a
+-- folder on the way) that leads out of the model's folder is refused, and
+-- the file it points to is never read; one that stays inside is followed.
+-- RUN: rm -rf %t && mkdir -p %t/model/inside %t/outside
+-- RUN: printf 'error("SECRET read", 0)\n' > %t/outside/secret.lua
+-- RUN: printf 'return 3\n' > %t/model/inside/three.lua
+-- RUN: ln -s ../outside/secret.lua %t/model/evil.lua
+-- RUN: ln -s ../outside %t/model/out
+-- RUN: ln -s inside/three.lua %t/model/same.lua
+-- RUN: sed 's/^--MOD //' %s > %t/model/file.lua
+-- RUN: sed 's/^--MOD //; s/"evil"/"out.secret"/' %s > %t/model/dir.lua
+-- RUN: sed 's/^--MOD //; s/"evil"/"same"/' %s > %t/model/ok.lua
+-- RUN: timeout 5 %kgen --arch gfx1100 %t/model/file.lua -o %t/o > %t.log 2>&1; test $? -eq 1
+-- RUN: test ! -e %t/o && test $(wc -l < %t.log) -eq 1
+-- RUN: FileCheck %s --check-prefix=FILE < %t.log
+-- RUN: not %kgen --arch gfx1100 %t/model/dir.lua 2>&1 | FileCheck %s --check-prefix=DIR
+-- RUN: %kgen --arch gfx1100 --emit=hip %t/model/ok.lua -o - | FileCheck %s --check-prefix=OK
+-- FILE: file.lua:[[@LINE+4]]: error: module 'evil': {{.*}}evil.lua resolves to a file outside the model's folder (a symbolic link)
+-- FILE-NOT: SECRET
+-- DIR: dir.lua:[[@LINE+2]]: error: module 'out.secret': {{.*}}out/secret.lua resolves to a file outside the model's folder
+-- OK: * 3.0f
+--MOD local k = require("evil")
+--MOD output("y", input("x", f32, { 4 }) * (k * 1.0))

@@ -5,7 +5,7 @@
 # Idempotent: installs only what is missing.
 set -euo pipefail
 pkgs=(build-essential cmake python3 liblua5.4-dev clang-19 lld-19 llvm-19 llvm-19-tools
-      libamd-comgr-dev libamdhip64-dev valgrind libclang-rt-19-dev pkgconf)
+      libamd-comgr-dev libamdhip64-dev valgrind libclang-rt-19-dev pkgconf libllvm19)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

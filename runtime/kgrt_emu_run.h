@@ -1,0 +1,188 @@
+/* kgrt_emu_run.h - the emu interpreter's state and its parts (internal): a
+ * wave's registers, a workgroup's LDS, the launch's memory checks, and the
+ * executors of each instruction class:
+ *   kgrt_emu_salu.c    scalar ALU, branches, scalar loads
+ *   kgrt_emu_valu.c    vector ALU (integer, compare, lane ops)
+ *   kgrt_emu_vfloat.c  vector float ALU (f32, f16, packed, mixed, conversions)
+ *   kgrt_emu_vmem.c    LDS and global memory
+ *   kgrt_emu_matrix.c  WMMA (gfx11) and MFMA (gfx9)
+ * and the decoder (kgrt_emu_decode.c). kgrt_emu_run.c schedules waves. */
+#ifndef KGRT_EMU_RUN_H
+#define KGRT_EMU_RUN_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "kgrt_emu.h"
+#include "kgrt_emu_inst.h"
+
+typedef struct kgrt_emu_wave {
+  uint32_t s[128]; /* SGPRs; vcc 106:107, m0 124, exec 126:127 */
+  uint32_t *v;     /* VGPRs: v[reg * W + lane] */
+  uint32_t *a;     /* AGPRs (gfx9), likewise */
+  uint32_t W;      /* lanes: 32 or 64 */
+  uint32_t nv, na;
+  int scc;
+  uint64_t pc;
+  int state; /* KGRT_EMU_RUNNING, _AT_BARRIER, _DONE */
+  uint32_t id;
+  unsigned char *scratch; /* private memory: lane l's at scratch + l * scratch_bytes */
+  uint32_t scratch_bytes;
+} kgrt_emu_wave_t;
+
+enum { KGRT_EMU_RUNNING, KGRT_EMU_AT_BARRIER, KGRT_EMU_DONE };
+
+/* One host thread's run of workgroups. */
+typedef struct kgrt_emu_ctx {
+  const kgrt_emu_launch_t *l;
+  const kgrt_emu_code_t *code;
+  unsigned char *lds;
+  uint32_t lds_bytes;
+  uint32_t wg;
+  int gfx9;
+  int ftz; /* f32 denormals flushed (FLOAT_MODE) */
+  uint64_t insts;
+  char *err;
+  size_t err_size;
+} kgrt_emu_ctx_t;
+
+/* Executors: 0, or -1 with ctx->err filled (the caller adds where). */
+int kgrt_emu_exec_salu(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in);
+int kgrt_emu_exec_valu(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in);
+int kgrt_emu_exec_vfloat(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w,
+                         const kgrt_emu_inst_t *in);
+int kgrt_emu_exec_vmem(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in);
+int kgrt_emu_exec_matrix(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w,
+                         const kgrt_emu_inst_t *in);
+/* 1 when the op is the float unit's (kgrt_emu_vfloat.c) */
+int kgrt_emu_is_vfloat(int opc);
+
+/* Decoding (kgrt_emu_decode.c): kernel k's code, from its entry to its end. */
+int kgrt_emu_decode_kernel(const kgrt_emu_image_t *img, const kgrt_emu_kernel_t *k,
+                           const kgrt_allocator_t *alloc, kgrt_emu_code_t *code,
+                           char *err, size_t err_size);
+void kgrt_emu_code_free(kgrt_emu_code_t *code, const kgrt_allocator_t *alloc);
+
+/* The range of the launch holding [addr, addr + bytes), or NULL (kgrt_emu_run.c). */
+const kgrt_emu_range_t *kgrt_emu_find_range(const kgrt_emu_launch_t *l, uint64_t addr,
+                                            uint64_t bytes);
+/* Fills c->err: "out-of-bounds load of 4 bytes at 0x...: ..." and returns -1. */
+int kgrt_emu_bad_access(kgrt_emu_ctx_t *c, const char *what, uint64_t addr,
+                        uint64_t bytes, uint32_t lane);
+int kgrt_emu_fail(kgrt_emu_ctx_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- register access ---- */
+
+static inline uint64_t kgrt_emu_exec_mask(const kgrt_emu_wave_t *w) {
+  return w->W == 64 ? (uint64_t)w->s[126] | (uint64_t)w->s[127] << 32 : w->s[126];
+}
+static inline void kgrt_emu_set_exec(kgrt_emu_wave_t *w, uint64_t m) {
+  w->s[126] = (uint32_t)m;
+  w->s[127] = w->W == 64 ? (uint32_t)(m >> 32) : 0;
+}
+
+/* A scalar source's 32 (64) bits. */
+static inline uint32_t kgrt_emu_s32(const kgrt_emu_wave_t *w,
+                                    const kgrt_emu_operand_t *o) {
+  switch (o->kind) {
+  case KGRT_EMU_S:
+    return o->reg == KGRT_EMU_SGPR_NULL ? 0 : w->s[o->reg];
+  case KGRT_EMU_K:
+    return (uint32_t)o->value;
+  case KGRT_EMU_SCC:
+    return (uint32_t)w->scc;
+  default:
+    return 0;
+  }
+}
+static inline uint64_t kgrt_emu_s64(const kgrt_emu_wave_t *w,
+                                    const kgrt_emu_operand_t *o) {
+  if (o->kind == KGRT_EMU_K)
+    return o->value;
+  if (o->kind == KGRT_EMU_S && o->reg != KGRT_EMU_SGPR_NULL) {
+    if (o->count < 2 && w->W == 32 &&
+        (o->reg == KGRT_EMU_SGPR_VCC || o->reg == KGRT_EMU_SGPR_EXEC))
+      return w->s[o->reg];
+    return (uint64_t)w->s[o->reg] | (uint64_t)w->s[o->reg + 1] << 32;
+  }
+  return kgrt_emu_s32(w, o);
+}
+static inline void kgrt_emu_sw32(kgrt_emu_wave_t *w, const kgrt_emu_operand_t *o,
+                                 uint32_t v) {
+  if (o->kind == KGRT_EMU_S && o->reg != KGRT_EMU_SGPR_NULL)
+    w->s[o->reg] = v;
+}
+static inline void kgrt_emu_sw64(kgrt_emu_wave_t *w, const kgrt_emu_operand_t *o,
+                                 uint64_t v) {
+  if (o->kind != KGRT_EMU_S || o->reg == KGRT_EMU_SGPR_NULL)
+    return;
+  w->s[o->reg] = (uint32_t)v;
+  if (o->count >= 2 || w->W == 64)
+    w->s[o->reg + 1] = (uint32_t)(v >> 32);
+}
+/* A lane mask (vcc, an SGPR pair, exec) as a source. */
+static inline uint64_t kgrt_emu_mask(const kgrt_emu_wave_t *w,
+                                     const kgrt_emu_operand_t *o) {
+  uint64_t m = w->W == 64 ? kgrt_emu_s64(w, o) : kgrt_emu_s32(w, o);
+  return w->W == 64 ? m : (m & 0xffffffffu);
+}
+
+/* A vector source: p[lane & m] is lane's 32 bits (register `idx` of it). */
+typedef struct kgrt_emu_vsrc {
+  const uint32_t *p;
+  uint32_t m;
+  uint32_t k; /* the uniform value */
+} kgrt_emu_vsrc_t;
+
+static inline void kgrt_emu_vsrc(const kgrt_emu_wave_t *w, const kgrt_emu_operand_t *o,
+                                 int idx, kgrt_emu_vsrc_t *s) {
+  if (o->kind == KGRT_EMU_V) {
+    s->p = &w->v[(size_t)(o->reg + idx) * w->W];
+    s->m = ~0u;
+  } else if (o->kind == KGRT_EMU_A) {
+    s->p = &w->a[(size_t)(o->reg + idx) * w->W];
+    s->m = ~0u;
+  } else {
+    if (o->kind == KGRT_EMU_K)
+      s->k = idx == 0 ? (uint32_t)o->value : (uint32_t)(o->value >> 32);
+    else if (o->kind == KGRT_EMU_S)
+      s->k = o->reg == KGRT_EMU_SGPR_NULL ? 0 : w->s[o->reg + idx];
+    else
+      s->k = o->kind == KGRT_EMU_SCC ? (uint32_t)w->scc : 0;
+    s->p = &s->k;
+    s->m = 0;
+  }
+}
+/* A constant 64-bit source is one value; a register pair is two. */
+static inline uint64_t kgrt_emu_v64(const kgrt_emu_wave_t *w, const kgrt_emu_operand_t *o,
+                                    uint32_t lane) {
+  if (o->kind == KGRT_EMU_K)
+    return o->value;
+  if (o->kind == KGRT_EMU_S)
+    return kgrt_emu_s64(w, o);
+  const uint32_t *f = o->kind == KGRT_EMU_A ? w->a : w->v;
+  return (uint64_t)f[(size_t)o->reg * w->W + lane] |
+         (uint64_t)f[(size_t)(o->reg + 1) * w->W + lane] << 32;
+}
+/* The destination row of register idx of a V or A operand. */
+static inline uint32_t *kgrt_emu_vdst(kgrt_emu_wave_t *w, const kgrt_emu_operand_t *o,
+                                      int idx) {
+  return &(o->kind == KGRT_EMU_A ? w->a : w->v)[(size_t)(o->reg + idx) * w->W];
+}
+
+static inline float kgrt_emu_f(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline uint32_t kgrt_emu_u(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+/* IEEE half <-> float, round to nearest even. */
+float kgrt_emu_f16_to_f32(uint16_t h);
+uint16_t kgrt_emu_f32_to_f16(float f);
+
+#endif /* KGRT_EMU_RUN_H */

@@ -43,7 +43,8 @@
  * kg_dep_wait(), q and this run's keys after it.
  * A row that sees no key gives 0. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{Q_T}}) q, KG_GLOBAL(const {{Q_T}}) k, KG_GLOBAL(const {{Q_T}}) v,
+{{KERNEL}}(KG_GLOBAL(const {{Q_T}}) q, KG_GLOBAL(const {{Q_T}}) k, KG_GLOBAL(const {{Q_T}}) v,{{#if PAGED}}
+    KG_GLOBAL(const int) pos, KG_GLOBAL(const int) seq, KG_GLOBAL(const int) ctx, KG_GLOBAL(const int) bt,{{/if}}
     KG_GLOBAL({{Q_T}}) out,{{#if SCRATCH}} KG_GLOBAL(float) part, KG_GLOBAL(int) cnt,{{/if}} long tq, long sk, long layer) {
   typedef {{Q_T}} T;
   typedef {{FRAG}}<T, {{LDQ}}> F;  /* Q and K tiles (and V, [BN][LDQ]) */
@@ -92,7 +93,41 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const int rows = (int)tq * G;
   const int tiles = (rows + BM - 1) / BM;
   const int r0 = (tiles - 1 - bid / {{REPEAT}}) * BM;
-  const int off = (int)(sk - tq); /* position of query row t: t + off */
+{{#if PAGED}}  /* the tile's tokens t_lo .. t_hi, of sequences taken one a pass below */
+  const int t_lo = r0 / G;
+  const int t_hi = ((r0 + BM < rows ? r0 + BM : rows) - 1) / G;
+  constexpr int CTX_MAX = {{MAXB}} * {{BS}}; /* a sequence's keys at most */
+  /* sequence s's context, within its block table's row */
+  auto context = [&](int s) {
+    const int c = kg_ld(ctx, s);
+    return c < 0 ? 0 : c > CTX_MAX ? CTX_MAX : c;
+  };
+  /* the pass's keys [kb, ke) (key tiles at multiples of BN, so a row's
+   * tiles never depend on the rows beside it), its rows' positions p_lo ..
+   * p_hi, its sequence sq, and this split's tiles [t_begin, t_end) of the
+   * keys: at least MINT a split */
+  int kb = 0, ke = 0, sq = 0, p_lo = 0, p_hi = 0, t_begin = 0, t_end = 0, per = 0;
+  (void)p_lo;
+  (void)p_hi;
+  auto split_tiles = [&](int ntiles) {
+    const int per0 = (ntiles + {{SPLITS}} - 1) / {{SPLITS}};
+    const int pmin = ntiles < {{MINT}} ? ntiles : {{MINT}};
+    per = per0 > pmin ? per0 : pmin;
+    t_begin = split * per < ntiles ? split * per : ntiles;
+    t_end = t_begin + per < ntiles ? t_begin + per : ntiles;
+  };
+{{#if PARTIAL}}  if (r0 / BM >= {{RTMAX}})
+    return; /* past the counts of finished splits (T over its decode maximum) */
+  /* decode: a sequence's keys from its context alone (its tokens are its
+   * last TD positions at most), whichever tile its rows are in, so that its
+   * splits, and the bits of their sum, are its own */
+  auto decode_kb = [&](int cs) {
+{{#if WINDOW}}    const int k0 = cs - {{TD}} - {{WINDOW}} + 1;
+    return k0 > 0 ? k0 / BN * BN : 0;
+{{else}}    (void)cs;
+    return 0;
+{{/if}}  };
+{{/if}}{{else}}  const int off = (int)(sk - tq); /* position of query row t: t + off */
   const int p_lo = r0 / G + off;
   const int p_hi = ((r0 + BM < rows ? r0 + BM : rows) - 1) / G + off;
   (void)p_lo;
@@ -110,7 +145,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const int per = per0 > pmin ? per0 : pmin;
   const int t_begin = split * per;
   const int t_end = t_begin + per < ntiles ? t_begin + per : ntiles;
-
+{{/if}}
   /* key tile kt's keys in [lo, hi) into stage s (zeros past ke and D) */
   auto load_kv = [&](int s, int kt, int lo, int hi) {
     const int j0 = kb + kt * BN;
@@ -118,9 +153,16 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       const int r = u / CPR, c = u % CPR * {{VEC}};
       if (j0 + r < lo || j0 + r >= hi)
         continue;
-      const bool ok = j0 + r < ke && c < D;
+{{#if PAGED}}      /* key j is slot j % BS of the sequence's block j / BS (zeros for a
+       * block outside the pool) */
+      const int j = j0 + r;
+      const int blk = j < ke && c < D ? kg_ld(bt, (long)sq * {{MAXB}} + j / {{BS}}) : -1;
+      const bool ok = blk >= 0 && blk < {{NBLK}};
+      const long src = layer * {{LSTRIDE}}L + kvh * {{KVS}}L +
+                       ((long)blk * {{BS}} + j % {{BS}}) * {{KJS}}L + c;
+{{else}}      const bool ok = j0 + r < ke && c < D;
       const long src = layer * {{LSTRIDE}}L + kvh * {{KVS}}L + (long)(j0 + r) * {{KJS}}L + c;
-      kg_tile_copy<{{VEC}}>(&Ks[(s * BN + r) * LDQ + c], k, ok ? src : 0, ok);
+{{/if}}      kg_tile_copy<{{VEC}}>(&Ks[(s * BN + r) * LDQ + c], k, ok ? src : 0, ok);
       if constexpr (TR) {
         kg_vec<T, {{VEC}}> x = {};
         if (ok)
@@ -174,7 +216,49 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     const long src = ((long)(rho / G) * H + kvh * G + rho % G) * D + c;
     kg_tile_copy<{{VEC}}>(&Qs[r * LDQ + c], q, ok ? src : 0, ok);
   }
+{{#if PAGED}}  for (int ta = t_lo; ta <= t_hi;) {
+    /* this pass: tokens ta .. tb of sequence sq (a sequence's tokens are
+     * contiguous; rows of other sequences are hidden from its keys) */
+    sq = kg_ld(seq, ta);
+    int tb = ta;
+    while (tb < t_hi && kg_ld(seq, tb + 1) == sq)
+      tb++;
+    const int pa = ta;
+    const bool mixed = ta > t_lo || tb < t_hi;
+    ta = tb + 1;
+    if (sq < 0 || sq >= (int)sk)
+      continue; /* not a sequence: its rows see no key (zeros) */
+    const int cs = context(sq);
+    /* each row's position (-1: another pass's row, or none), clamped to
+     * [-1, CTX_MAX] so that position arithmetic stays in 32 bits */
+    auto position = [&](int t) {
+      const int p = kg_ld(pos, t);
+      return p < 0 ? -1 : p > CTX_MAX ? CTX_MAX : p;
+    };
+    p_lo = CTX_MAX;
+    p_hi = -1;
+    for (int t = pa; t <= tb; t++) {
+      const int p = position(t);
+      p_lo = p < p_lo ? p : p_lo;
+      p_hi = p > p_hi ? p : p_hi;
+    }
+    int rp[FM][NS];
 #pragma unroll
+    for (int i = 0; i < FM; i++)
+#pragma unroll
+      for (int r = 0; r < F::ACC; r++) {
+        const int rho = rbase + i * RF + rowof(r), t = rho / G;
+        rp[i][slot(r)] = rho < rows && t >= pa && t <= tb ? position(t) : -1;
+      }
+{{#if PARTIAL}}    kb = decode_kb(cs);
+    ke = cs;
+{{else}}    kb = 0;
+{{#if WINDOW}}    if (p_lo - {{WINDOW}} + 1 > 0)
+      kb = (p_lo - {{WINDOW}} + 1) / BN * BN;
+{{/if}}    ke = cs;
+{{#if CAUSAL}}    ke = p_hi + 1 < ke ? p_hi + 1 : ke;
+{{/if}}{{/if}}    split_tiles(ke > kb ? (ke - kb + BN - 1) / BN : 0);
+{{/if}}#pragma unroll
   for (int s = 0; s < AHEAD; s++) {
     if (t_begin + s < t_end)
       load_kv(s, t_begin + s, fresh, ALL);
@@ -250,13 +334,13 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     /* base-2 scores, masked where this tile crosses an edge (positions and
      * keys relative to this wave's first key j0, in 32 bits) */
     const int kb_tile = kb + kt * BN;
-    bool edge = kb_tile + BN > ke;
+    bool edge = kb_tile + BN > ke{{#if PAGED}} || mixed{{/if}};
 {{#if CAUSAL}}    edge = edge || kb_tile + BN - 1 > p_lo;
 {{/if}}{{#if WINDOW}}    edge = edge || kb_tile <= p_hi - {{WINDOW}};
 {{/if}}    const int last = ke - 1 - j0 < BNW ? ke - 1 - j0 : BNW; /* the last key */
-    const int offj = off - j0;
+{{#if PAGED}}{{else}}    const int offj = off - j0;
     (void)offj;
-    float mx[FM][NS];
+{{/if}}    float mx[FM][NS];
 #pragma unroll
     for (int i = 0; i < FM; i++)
 #pragma unroll
@@ -272,10 +356,12 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{/if}}{{#if SOFTCAP}}          float s = kg_tanh(sacc[i][j][r] * {{CAP_IN}}) * {{CAP_OUT}};
 {{/if}}          if (edge) {
             const int key = j * KF + colof(r);
-            const int pos = (rbase + i * RF + rowof(r)) / G + offj;
+{{#if PAGED}}            const int pos = rp[i][slot(r)] - j0;
+            bool hide = key > last || rp[i][slot(r)] < 0;
+{{else}}            const int pos = (rbase + i * RF + rowof(r)) / G + offj;
             (void)pos;
             bool hide = key > last;
-{{#if CAUSAL}}            hide = hide || key > pos;
+{{/if}}{{#if CAUSAL}}            hide = hide || key > pos;
 {{/if}}{{#if WINDOW}}            hide = hide || key <= pos - {{WINDOW}};
 {{/if}}            s = hide ? -__builtin_inff() : s;
           }
@@ -365,7 +451,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     if constexpr (!PREG)
       kg_wave_sync(); /* the P tile is read before the next tile writes it */
   }
-  kg_async_wait<0>();
+{{#if PAGED}}    kg_async_wait<0>();
+    __syncthreads(); /* every wave is done with the ring: the next pass fills it */
+  }
+{{/if}}  kg_async_wait<0>();
 
   /* each row's sum over its lanes */
 #pragma unroll
@@ -448,7 +537,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         o[e] += f * Os[(w * BM + row) * LDO + c + e];
     }
     const long t = rho / G, h = kvh * G + rho % G;
-{{#if PARTIAL}}    const long base = ((split * {{TD}}L + t) * H + h) * {{LDR}};
+{{#if PARTIAL}}{{#if PAGED}}    if (t >= {{PTD}}L)
+      continue; /* past the parts' rows (T over its decode maximum) */
+{{/if}}    const long base = ((split * {{PTD}}L + t) * H + h) * {{LDR}};
     kg_vec<float, 4> st;
 #pragma unroll
     for (int e = 0; e < {{VEC}}; e += 4) {
@@ -491,14 +582,25 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
    * 2^0): they are not read, the same bits with fewer loads (a short
    * context on a grid sized for the longest) */
   constexpr int CHUNK = {{SPLITS}} < 64 / {{VEC}} ? {{SPLITS}} : 64 / {{VEC}};
-  const int nact = per > 0 ? (ntiles + per - 1) / per : 0;
-  for (int u = tid; u < BM * CPR; u += {{BLOCK}}) {
+{{#if PAGED}}{{else}}  const int nact = per > 0 ? (ntiles + per - 1) / per : 0;
+{{/if}}  for (int u = tid; u < BM * CPR; u += {{BLOCK}}) {
     const int row = u / CPR, c = u % CPR * {{VEC}};
     const int rho = r0 + row;
     if (rho >= rows || c >= D)
       continue;
     const long t = rho / G, h = kvh * G + rho % G;
-    float m = -__builtin_inff(), l = 0.0f, o[{{VEC}}];
+{{#if PAGED}}    if (t >= {{PTD}}L)
+      continue;
+    /* the splits of this row's sequence that took tiles */
+    const int sr = kg_ld(seq, t);
+    int nact = 0;
+    if (sr >= 0 && sr < (int)sk) {
+      const int cs = context(sr), k0 = decode_kb(cs);
+      const int nt = cs > k0 ? (cs - k0 + BN - 1) / BN : 0;
+      split_tiles(nt);
+      nact = per > 0 ? (nt + per - 1) / per : 0;
+    }
+{{/if}}    float m = -__builtin_inff(), l = 0.0f, o[{{VEC}}];
 #pragma unroll
     for (int e = 0; e < {{VEC}}; e++)
       o[e] = 0.0f;
@@ -512,7 +614,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         ls[s] = 0.0f;
         os[s] = {};
         if (s0 + s < nact) {
-          const long base = (((s0 + s) * {{TD}}L + t) * H + h) * {{LDR}};
+          const long base = (((s0 + s) * {{PTD}}L + t) * H + h) * {{LDR}};
           ms[s] = kg_ld(part, base + D);
           ls[s] = kg_ld(part, base + D + 1);
           os[s] = kg_ldv<{{VEC}}>(part, base + c);

@@ -38,8 +38,9 @@ local kg = require "kgen"
 local fail = kg.fail
 
 -- The most splits of the context, whatever the target: the partial buffer
--- is planned once for every arch of a table.
-local SMAX = 64
+-- is planned once for every arch of a table. PSMAX for paged attention,
+-- whose buffer has a row per token of a batch of sequences.
+local SMAX, PSMAX = 64, 32
 
 --- The query rows the decode path serves at most (T <= TD).
 local function decode_rows(g)
@@ -78,7 +79,7 @@ local function decode_splits(target, info, bm, bn)
   local want = (info.decode or {}).splits or
     d.wg_per_cu * target.cus // (info.kvh * row_tiles)
   local tiles = (info.s_max + bn - 1) // bn
-  return math.max(1, math.min(want, tiles, SMAX))
+  return math.max(1, math.min(want, tiles, info.paged and PSMAX or SMAX))
 end
 
 --- The tile of one path on a target: rows BM (WM waves along the rows, FM
@@ -204,10 +205,10 @@ end
 
 kg.template {
   name = "attention",
-  holes = { "BM", "BN", "BNW", "CAP_IN", "CAP_OUT", "CAUSAL", "D", "DIRECT", "DP", "FINAL",
-    "FM", "FRAG", "G", "GATHER", "H", "KJS", "KVS", "LSTRIDE", "LDP", "LDQ", "LDR", "LDV", "MINT",
-    "OLDKV", "PARTIAL", "PLAIN", "Q_T", "REPEAT", "RTMAX", "SCALE2", "SCRATCH", "SHARED_BYTES",
-    "SOFTCAP", "SPLITS", "STAGES", "TD", "WINDOW", "WK", "WM" },
+  holes = { "BM", "BN", "BNW", "BS", "CAP_IN", "CAP_OUT", "CAUSAL", "D", "DIRECT", "DP",
+    "FINAL", "FM", "FRAG", "G", "GATHER", "H", "KJS", "KVS", "LSTRIDE", "LDP", "LDQ", "LDR", "LDV",
+    "MAXB", "MINT", "NBLK", "OLDKV", "PAGED", "PARTIAL", "PLAIN", "PTD", "Q_T", "REPEAT", "RTMAX",
+    "SCALE2", "SCRATCH", "SHARED_BYTES", "SOFTCAP", "SPLITS", "STAGES", "TD", "WINDOW", "WK", "WM" },
   libs = { "mma" },
   params = attention_params,
 }
@@ -327,6 +328,7 @@ local function describe(q, k, v, a, where)
     LSTRIDE = tostring(info.lstride), KVS = tostring(info.kvs), KJS = tostring(info.kjs),
     CAUSAL = a.causal and "1" or "", WINDOW = a.window and tostring(a.window) or "",
     OLDKV = a.appended and "1" or "",
+    PAGED = "", BS = "", MAXB = "", NBLK = "", PTD = tostring(info.td),
   }
   return info, holes, tq, s_size
 end
@@ -391,6 +393,132 @@ kg.op {
       -- kernel keeps across runs
       node.extra_outputs = {
         { dtype = kg.dtypes.f32, shape = { SMAX, info.td, info.h, info.d + 4 }, hidden = true },
+        { dtype = kg.dtypes.i32, shape = { info.kvh * info.rtmax }, hidden = true,
+          persistent = true },
+      }
+    end
+    node.out_dtype, node.out_shape = q.dtype, q.shape
+  end,
+}
+
+-- paged_attention: attention of a flattened batch of sequences over a KV
+-- cache cut into blocks (paged attention, as vLLM and llama.cpp's server
+-- serve many sequences). q [T, H, D] holds this step's T tokens of up to B
+-- sequences, each sequence's tokens together and the sequences in
+-- ascending order (seq [T] i32: each token's sequence); pos [T] i32 is each
+-- token's position in its sequence; ctx [B] i32 each sequence's context
+-- after this step (its keys 0 .. ctx - 1, this step's among them);
+-- blocks [B, MAXB] i32 each sequence's block table: key j of sequence s is
+-- slot blocks[s, j / BS] BS + j % BS of the pools k, v [L, KVH, NB BS, D]
+-- (layer `layer`; kv_append writes them at those slots). Row t sees key j
+-- of its own sequence where j <= pos[t] (causal) and j > pos[t] - window.
+--   One kernel's rows are T G packed rows as attention's; a tile of rows
+-- that holds tokens of several sequences takes one pass per sequence over
+-- that sequence's keys, the other rows hidden (their softmax state is left
+-- exactly as it was: a row's result never depends on the rows beside it).
+-- Key tiles start at multiples of BN. Decode (every sequence at most TD
+-- tokens this step: seq_tokens <= TD, a sym the plan picks the path by)
+-- splits each sequence's keys over SPLITS workgroups from its context
+-- alone; prefill takes a sequence's keys up to its tile's last position.
+-- Out-of-range inputs stay inside memory: a sequence id outside [0, B)
+-- gives its rows zeros, positions are clamped to [-1, MAXB BS] (-1: the
+-- row sees nothing), contexts to [0, MAXB BS], a block outside the pool
+-- reads zeros.
+kg.op {
+  name = "paged_attention",
+  doc = "attention of a batch of sequences over paged KV pools: q [T, H, D]; k, v [L, KVH, NB x block_size, D]; pos, seq i32 [T]; ctx i32 [B]; blocks i32 [B, MAXB] (see ops/attention.lua)",
+  inputs = { "q", "k", "v", "pos", "seq", "ctx", "blocks" },
+  attrs = {
+    scale = { type = "number", check = positive },
+    causal = { default = false,
+      check = function(v) return type(v) == "boolean", "must be true or false" end },
+    window = { check = function(v) return math.type(v) == "integer" and v >= 1, "must be an integer >= 1" end },
+    softcap = { type = "number", check = positive },
+    layer = { default = 0,
+      check = function(v) return math.type(v) == "integer" and v >= 0, "must be an integer >= 0" end },
+    block_size = { check = function(v)
+      return math.type(v) == "integer" and v >= 1 and v <= 4096, "must be an integer in [1, 4096]"
+    end },
+    -- the most tokens any one sequence has in a step (a sym the host sets, or
+    -- an integer): the plan runs the decode path where it is at most TD
+    seq_tokens = { check = function(v)
+      return (math.type(v) == "integer" and v >= 1) or kg.is_sym(v), "must be a sym or an integer >= 1"
+    end },
+    tile = { check = check_tile(TILE_KEYS, "bm, bn, waves, stages") },
+    decode = { check = check_tile(DECODE_KEYS, "bn, waves, stages, splits, min_tiles") },
+  },
+  build = function(node, ins, a)
+    local q, k, v, pos, seq, ctx, blocks = table.unpack(ins, 1, 7)
+    local where = select(2, pcall(error, "", 4))
+    if a.block_size == nil then fail("paged_attention: attribute block_size is required") end
+    if #k.shape ~= 4 then
+      fail("paged_attention: k must be a pool [L, KVH, blocks x block_size, D], got %s",
+        kg.shape_str(k.shape))
+    end
+    local slots = k.shape[3]
+    if math.type(slots) ~= "integer" or slots % a.block_size ~= 0 then
+      fail("paged_attention: the pool's %s slots are not whole blocks of %d", tostring(slots),
+        a.block_size)
+    end
+    local tq = q.shape[1]
+    for _, x in ipairs { { pos, "pos" }, { seq, "seq" }, { ctx, "ctx" }, { blocks, "blocks" } } do
+      if x[1].dtype ~= kg.dtypes.i32 then
+        fail("paged_attention: %s must be i32, got %s", x[2], x[1].dtype.name)
+      end
+    end
+    for _, x in ipairs { { pos, "pos" }, { seq, "seq" } } do
+      if #x[1].shape ~= 1 or not kg.same_shape({ x[1].shape[1] }, { tq }) then
+        fail("paged_attention: %s shape %s does not match q's tokens %s (want [T])", x[2],
+          kg.shape_str(x[1].shape), kg.shape_str(q.shape))
+      end
+    end
+    if #ctx.shape ~= 1 then fail("paged_attention: ctx must be [B], got %s", kg.shape_str(ctx.shape)) end
+    local nb = ctx.shape[1]
+    if #blocks.shape ~= 2 or not kg.same_shape({ blocks.shape[1] }, { nb })
+        or math.type(blocks.shape[2]) ~= "integer" then
+      fail("paged_attention: blocks must be [B, MAXB] (B as ctx's %s, MAXB a constant), got %s",
+        kg.shape_str(ctx.shape), kg.shape_str(blocks.shape))
+    end
+    local maxb = blocks.shape[2]
+    if maxb * a.block_size > slots then
+      fail("paged_attention: a block table of %d blocks of %d reaches past the pool's %d slots",
+        maxb, a.block_size, slots)
+    end
+    local info, holes = describe(q, k, v, { layer = a.layer, context = maxb * a.block_size,
+      causal = a.causal, window = a.window, softcap = a.softcap, scale = a.scale, tile = a.tile,
+      decode = a.decode }, where)
+    info.paged = true
+    local b_max = kg.is_sym(nb) and nb.max or nb
+    -- the decode path's rows of parts: every token of B sequences of TD
+    local tdp = math.min(info.t_max, b_max * info.td)
+    info.rtmax = math.max(1, (tdp * info.g + 15) // 16)
+    holes.PAGED, holes.BS, holes.MAXB = "1", tostring(a.block_size), tostring(maxb)
+    holes.NBLK, holes.PTD = tostring(slots // a.block_size), tostring(tdp)
+    holes.RTMAX = tostring(info.rtmax)
+    local rows = a.seq_tokens or tq
+    local r_min = kg.is_sym(rows) and 1 or rows
+    local r_max = kg.is_sym(rows) and rows.max or rows
+    local has_decode = r_min <= info.td
+    local has_prefill = r_max > info.td
+    holes.SCRATCH = has_decode and "1" or ""
+    node.variants = {}
+    local function variant(mode, sel)
+      local hl, pi = copy(holes), copy(info)
+      pi.mode = mode
+      hl.PARTIAL = mode == "decode" and "1" or ""
+      node.variants[#node.variants + 1] = {
+        template = "attention", label = "paged_" .. mode, grid = "tiles",
+        tile_units = { tq, info.g }, dim_args = { tq, nb, info.layer }, holes = hl,
+        params_info = pi, select = sel,
+      }
+    end
+    if has_prefill then
+      variant("prefill", has_decode and { size = rows, min = info.td + 1 } or nil)
+    end
+    if has_decode then
+      variant("decode", has_prefill and { size = rows, max = info.td } or nil)
+      node.extra_outputs = {
+        { dtype = kg.dtypes.f32, shape = { PSMAX, tdp, info.h, info.d + 4 }, hidden = true },
         { dtype = kg.dtypes.i32, shape = { info.kvh * info.rtmax }, hidden = true,
           persistent = true },
       }

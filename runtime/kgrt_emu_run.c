@@ -85,6 +85,22 @@ static int emu_step(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t
   return kgrt_emu_exec_valu(c, w, in);
 }
 
+/* A v_dual_ pair: both halves read their sources before either writes (the
+ * second may read what the first writes, as LLVM pairs them). */
+static int emu_dual(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in) {
+  uint32_t old[64], now[64];
+  uint32_t *row = kgrt_emu_vdst(w, &in->dst[0], 0);
+  memcpy(old, row, w->W * 4);
+  if (emu_step(c, w, in) != 0)
+    return -1;
+  memcpy(now, row, w->W * 4);
+  memcpy(row, old, w->W * 4);
+  if (emu_step(c, w, in + 1) != 0)
+    return -1;
+  memcpy(row, now, w->W * 4);
+  return 0;
+}
+
 /* Runs wave w until it ends or reaches a barrier. */
 static int emu_run_wave(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w) {
   const kgrt_emu_code_t *code = c->code;
@@ -115,9 +131,7 @@ static int emu_run_wave(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w) {
     else if (in->opc == KGRT_EMU_OP_BARRIER)
       w->state = KGRT_EMU_AT_BARRIER;
     else {
-      rc = emu_step(c, w, in);
-      if (rc == 0 && in->dual)
-        rc = emu_step(c, w, in + 1);
+      rc = in->dual ? emu_dual(c, w, in) : emu_step(c, w, in);
     }
     if (rc != 0) {
       char msg[320];

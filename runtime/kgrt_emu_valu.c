@@ -455,6 +455,25 @@ static int emu_general(kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in) {
   return 0;
 }
 
+/* Unsigned add and sub with clamp: saturated at 0 and 2^32 - 1. */
+static int emu_clamped(kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in) {
+  const uint64_t exec = kgrt_emu_exec_mask(w);
+  kgrt_emu_vsrc_t A, B;
+  kgrt_emu_vsrc(w, &in->src[0], 0, &A);
+  kgrt_emu_vsrc(w, &in->src[1], 0, &B);
+  uint32_t *D = kgrt_emu_vdst(w, &in->dst[0], 0);
+  for (uint32_t l = 0; l < w->W; ++l) {
+    if (!((exec >> l) & 1))
+      continue;
+    const int64_t a = A.p[l & A.m], b = B.p[l & B.m];
+    const int64_t r = in->opc == KGRT_EMU_OP_V_ADD_NC_U32   ? a + b
+                      : in->opc == KGRT_EMU_OP_V_SUB_NC_U32 ? a - b
+                                                            : b - a;
+    D[l] = r < 0 ? 0 : r > 0xffffffffll ? 0xffffffffu : (uint32_t)r;
+  }
+  return 0;
+}
+
 int kgrt_emu_exec_valu(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in) {
   const int op = in->opc;
   switch (op) {
@@ -487,6 +506,9 @@ int kgrt_emu_exec_valu(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_ins
   }
   if (in->sdwa)
     return emu_general(w, in);
+  if (in->clamp && (op == KGRT_EMU_OP_V_ADD_NC_U32 || op == KGRT_EMU_OP_V_SUB_NC_U32 ||
+                    op == KGRT_EMU_OP_V_SUBREV_NC_U32))
+    return emu_clamped(w, in);
   if (in->ndst != 1 || (in->dst[0].kind != KGRT_EMU_V && in->dst[0].kind != KGRT_EMU_A))
     return kgrt_emu_fail(c, "unexpected operands");
   const uint64_t exec = kgrt_emu_exec_mask(w);

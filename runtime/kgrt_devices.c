@@ -8,7 +8,7 @@ static const kgrt_device_kind_t kgrt_device_table[] = {
     {"sim", "sim[:ARCH][,wave=N][,workers=N][,memory=BYTES][,graphs=0|1]",
      kgrt_device_sim_create},
     {"hip", "hip[:N][,graphs=0|1]", kgrt_device_hip_create},
-    {"emu", "emu[:ARCH][,workers=N][,memory=BYTES]", kgrt_device_emu_create},
+    {"emu", "emu[:ARCH][,workers=N][,memory=BYTES][,stats=0|1]", kgrt_device_emu_create},
     {"cuda", "cuda[:N][,early_launch=0|1][,time_flush=0|1][,graphs=0|1]",
      kgrt_device_cuda_create},
 };

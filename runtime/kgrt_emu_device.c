@@ -9,9 +9,8 @@
  * kernarg segment and the code object; any other access is an error naming
  * the kernel, the program counter and the instruction. Options: workers=N
  * (host threads, default one per CPU), memory=BYTES (the region, default
- * 16 GiB of address space; pages are taken when written). With
- * $KGRT_EMU_STATS set, destroying the device prints its launches and
- * wave-instructions to stderr. */
+ * 16 GiB of address space; pages are taken when written), stats=1 (destroying
+ * the device prints its launches and wave-instructions to stderr). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@ typedef struct kgrt_emu_device {
   kgrt_device_t base;
   char arch[32]; /* "": the model's first gfx9 or gfx11 arch */
   unsigned workers;
+  int stats; /* stats=1: print the launches and wave-instructions when destroyed */
   uint64_t memory;
   kgrt_emu_mem_t *mem;
   kgrt_emu_peer_t *peer;
@@ -73,7 +73,7 @@ uint32_t kgrt_emu_user_sgprs(const kgrt_emu_kernel_t *k, uint64_t kernarg,
 static void emu_destroy(kgrt_device_t *device) {
   kgrt_emu_device_t *d = emu_cast(device);
   kgrt_allocator_t alloc = device->alloc;
-  if (getenv("KGRT_EMU_STATS") != NULL)
+  if (d->stats)
     fprintf(stderr, "emu: %llu launches, %llu wave-instructions in %.2f s (%.2f M/s)\n",
             (unsigned long long)d->launches, (unsigned long long)d->insts, d->seconds,
             d->seconds > 0 ? (double)d->insts / d->seconds / 1e6 : 0.0);
@@ -347,7 +347,7 @@ kgrt_status_t kgrt_device_emu_create(const char *arch, const char *options,
                                      const kgrt_allocator_t *alloc,
                                      kgrt_device_t **out_device, kgrt_error_t *err) {
   *out_device = NULL;
-  uint64_t workers = 0, memory = (uint64_t)16 << 30;
+  uint64_t workers = 0, memory = (uint64_t)16 << 30, stats = 0;
   if (options != NULL && *options == '\0')
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT, "emu: empty option list");
   for (const char *s = options; s != NULL && *s != '\0';) {
@@ -359,10 +359,12 @@ kgrt_status_t kgrt_device_emu_create(const char *arch, const char *options,
       workers = v;
     else if (ok && strcmp(key, "memory") == 0 && v >= 65536 && v <= ((uint64_t)1 << 46))
       memory = v;
+    else if (ok && strcmp(key, "stats") == 0 && v <= 1)
+      stats = v;
     else
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                            "emu: bad option '%s' (expected workers=N or memory=BYTES, "
-                            "64 KiB to 64 TiB)",
+                            "emu: bad option '%s' (expected workers=N, stats=0|1 or "
+                            "memory=BYTES, 64 KiB to 64 TiB)",
                             at);
   }
   if (arch != NULL &&
@@ -383,6 +385,7 @@ kgrt_status_t kgrt_device_emu_create(const char *arch, const char *options,
   if (arch != NULL)
     strcpy(d->arch, arch);
   d->workers = (unsigned)workers;
+  d->stats = (int)stats;
   d->memory = memory;
   int n = snprintf(d->base.name, sizeof d->base.name, "emu%s%s", arch ? ":" : "",
                    arch ? arch : "");

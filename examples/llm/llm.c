@@ -1,21 +1,28 @@
 /* llm.c - an LLM product on kgrt: loads a Llama-family model's weights
  * (GGUF, or safetensors with Hugging Face names) into the kernel table kgen
  * built for it (lua/models/llama.lua; LLM_TABLE below), takes a prompt as
- * text (through the GGUF file's own tokenizer) or as token ids, prefills it
- * in chunks of the table's T, then decodes one token a run, the sampled
- * token read back (4 bytes) and streamed as text, and prints the prompt's
- * and the generation's tokens/s.
+ * text (through the GGUF file's own tokenizer, llm_tokenizer.h; with
+ * --chat, as a user's message in the model's chat format, llm_chat.h) or as
+ * token ids, prefills it in chunks of the table's T, then decodes one token
+ * a run, the sampled token read back (4 bytes) and streamed as text (valid
+ * UTF-8: a character cut across tokens goes out once whole, llm_utf8.h),
+ * and ends with a summary: the prompt's and the generation's tokens, times
+ * and rates, and why it stopped.
  *
- *   llm [--device SPEC] [--tp N | --pp N] [--prompt TEXT | --tokens ID,...] [-n N] MODEL
+ *   llm [--device SPEC] [--tp N | --pp N] [--prompt TEXT | --tokens ID,...]
+ *       [--chat [--chat-format NAME] [--system TEXT]] [-n N] MODEL
  *
  * --device: hip, cuda or sim:ARCH (default sim:gfx1100); -n: tokens to
- * generate (default 32; generation also stops at the end-of-text token or a
- * full context); --tp / --pp: the model split over N GPUs, tensor parallel or
- * as a pipeline, which needs a table built for it (LLM_TABLE_TP2: tp = 2,
- * LLM_TABLE_PP2: pp = 2): rank r runs on GPU r of a "hip" or "cuda" device,
- * or on its own sim device, in its own thread, all joined to one
- * communicator; rank 0 streams the text. Errors are one line and exit code
- * 1. */
+ * generate (default 32; generation also stops at an end-of-generation token
+ * (EOS, end of turn) or a full context); --chat: the prompt is a user's
+ * message in the chat format of the file's tokenizer.chat_template (Llama 3,
+ * ChatML, Llama 2 / Mistral [INST]), or the one --chat-format names;
+ * --system: a system message before it; --tp / --pp: the model split over N
+ * GPUs, tensor parallel or as a pipeline, which needs a table built for it
+ * (LLM_TABLE_TP2: tp = 2, LLM_TABLE_PP2: pp = 2): rank r runs on GPU r of a
+ * "hip" or "cuda" device, or on its own sim device, in its own thread, all
+ * joined to one communicator; rank 0 streams the text. Errors are one line
+ * and exit code 1. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -26,7 +33,9 @@
 
 #include "kgrt.h"
 #include "kgrt_weights.h"
+#include "llm_chat.h"
 #include "llm_tokenizer.h"
+#include "llm_utf8.h"
 #include LLM_TABLE_HEADER
 #ifdef LLM_TABLE_TP2_HEADER
 #include LLM_TABLE_TP2_HEADER
@@ -35,7 +44,7 @@
 #include LLM_TABLE_PP2_HEADER
 #endif
 
-enum { MAX_PROMPT = 4096, MAX_RANKS = 8 };
+enum { MAX_PROMPT = 4096, MAX_RANKS = 8, MAX_PIECE = 1024 };
 
 static double now_s(void) {
   struct timespec ts;
@@ -47,7 +56,8 @@ static int usage(void) {
   fprintf(
       stderr,
       "usage: llm [--device SPEC] [--tp N | --pp N] [--prompt TEXT | --tokens ID,...] "
-      "[-n N] MODEL.gguf|MODEL.safetensors\n");
+      "[--chat [--chat-format NAME] [--system TEXT]] [-n N] "
+      "MODEL.gguf|MODEL.safetensors\n");
   return 1;
 }
 
@@ -94,6 +104,26 @@ static kgrt_status_t run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0
   return kgrt_model_get_output(m, "next_token", next, sizeof *next, err);
 }
 
+/* The text streamed so far: the UTF-8 stream and whether any text went out. */
+typedef struct stream {
+  llm_utf8_t utf8;
+  int started;
+} stream_t;
+
+/* Token id's text (control tokens are not text) out through the UTF-8
+ * stream: a character cut across tokens goes out once whole. The space a
+ * SentencePiece tokenizer puts before the text is not shown. */
+static void put_token(const llm_tokenizer_t *tok, stream_t *s, int32_t id) {
+  char piece[MAX_PIECE], out[3 * MAX_PIECE + 4];
+  size_t n = llm_tokenizer_piece(tok, id, 0, piece, sizeof piece);
+  if (n >= sizeof piece)
+    n = sizeof piece - 1;
+  const size_t skip = !s->started && tok->add_space_prefix && n > 0 && piece[0] == ' ';
+  s->started |= n > 0;
+  fwrite(out, 1, llm_utf8_push(&s->utf8, piece + skip, n - skip, out, sizeof out),
+         stdout);
+}
+
 /* One rank's (or the whole model's) run of the prompt and the generation.
  * Every rank makes the same calls in the same order: their tokens are the
  * same (sampled from the same gathered logits), so they stop together. */
@@ -107,6 +137,7 @@ typedef struct rank_job {
   int n;
   long gen;
   const llm_tokenizer_t *tok; /* NULL: print ids */
+  int echo;                   /* print the prompt's text first */
   int rc;
 } rank_job_t;
 
@@ -142,14 +173,10 @@ static void *rank_main(void *arg) {
             j->comm != NULL ? " a rank" : "", (double)mem.weights / 1e6,
             (double)mem.state / 1e6);
 
-  char piece[256];
-  if (speaks && tok != NULL)
-    for (int i = 0; i < j->n; ++i) {
-      if (j->ids[i] == tok->bos || j->ids[i] == tok->eos)
-        continue; /* control tokens are not text */
-      llm_tokenizer_piece(tok, j->ids[i], piece, sizeof piece);
-      fputs(piece, stdout);
-    }
+  stream_t text = {{{0}, 0}, 0};
+  if (speaks && tok != NULL && j->echo)
+    for (int i = 0; i < j->n; ++i)
+      put_token(tok, &text, j->ids[i]);
   fflush(stdout);
   /* prefill in chunks of at most T tokens */
   int32_t next = 0;
@@ -165,19 +192,24 @@ static void *rank_main(void *arg) {
   /* decode: one token a run, streamed */
   long made = 0;
   int pos = j->n;
+  const char *stop = "-n";
   t0 = now_s();
   while (made < j->gen) {
-    if (speaks && tok != NULL) {
-      if (next != tok->bos && next != tok->eos) {
-        llm_tokenizer_piece(tok, next, piece, sizeof piece);
-        fputs(piece, stdout);
-      }
-    } else if (speaks) {
+    if (speaks && tok != NULL)
+      put_token(tok, &text, next);
+    else if (speaks)
       printf("%s%d", made ? "," : "", next);
-    }
     fflush(stdout);
     ++made;
-    if ((tok != NULL && next == tok->eos) || pos + 1 >= s_max || made == j->gen)
+    if (tok != NULL && llm_tokenizer_is_eog(tok, next)) {
+      stop = "an end-of-generation token";
+      break;
+    }
+    if (pos + 1 >= s_max) {
+      stop = "the end of the context";
+      break;
+    }
+    if (made == j->gen)
       break;
     if (run(m, &next, 1, pos++, &next, &err) != KGRT_STATUS_OK) {
       fprintf(stderr, "\nllm: %s\n", err.message);
@@ -186,10 +218,19 @@ static void *rank_main(void *arg) {
   }
   double gen_s = now_s() - t0;
   if (speaks) {
+    char tail[4];
+    fwrite(tail, 1, llm_utf8_flush(&text.utf8, tail, sizeof tail), stdout);
     printf("\n");
-    fprintf(stderr,
-            "llm: prompt %d tokens, %.1f tok/s; generated %ld tokens, %.1f tok/s\n", j->n,
-            j->n / prefill_s, made, made > 1 ? (made - 1) / gen_s : 0.0);
+    fflush(stdout);
+    fprintf(
+        stderr,
+        "llm: prompt %d tokens, %.1f tok/s (%.2f s); generated %ld tokens, %.1f tok/s "
+        "(%.2f s); stopped at %s",
+        j->n, j->n / prefill_s, prefill_s, made, made > 1 ? (made - 1) / gen_s : 0.0,
+        gen_s, stop);
+    if (stop[0] == '-')
+      fprintf(stderr, " %ld", j->gen);
+    fprintf(stderr, "\n");
   }
   j->rc = 0;
 done:
@@ -221,13 +262,65 @@ static const kgrt_model_table_t *table_for(long ranks, const char *mode) {
   return NULL;
 }
 
+/* The user's message (after the system's, where given) in the chat format
+ * named, else the one of the file's tokenizer.chat_template, into *out
+ * (malloc'd). 0, or -1 after a line on stderr. */
+static int chat_prompt(const kgrt_weights_t *w, const char *path, const char *format,
+                       const char *system, const char *user, char **out) {
+  llm_chat_format_t f = LLM_CHAT_UNKNOWN;
+  if (format != NULL) {
+    f = llm_chat_format_named(format);
+  } else {
+    const char *tmpl;
+    size_t len;
+    kgrt_error_t err;
+    if (kgrt_weights_meta_string(w, "tokenizer.chat_template", &tmpl, &len, &err) !=
+        KGRT_STATUS_OK) {
+      fprintf(
+          stderr,
+          "llm: %s has no chat template (tokenizer.chat_template); give --chat-format "
+          "(%s)\n",
+          path, llm_chat_format_list());
+      return -1;
+    }
+    if ((f = llm_chat_detect(tmpl, len)) == LLM_CHAT_UNKNOWN) {
+      fprintf(stderr,
+              "llm: %s: its chat template is none of the formats llm knows; give "
+              "--chat-format (%s)\n",
+              path, llm_chat_format_list());
+      return -1;
+    }
+  }
+  llm_chat_msg_t msgs[2];
+  size_t n = 0;
+  if (system != NULL)
+    msgs[n++] = (llm_chat_msg_t){"system", system};
+  msgs[n++] = (llm_chat_msg_t){"user", user};
+  const size_t len = llm_chat_apply(f, msgs, n, 1, NULL, 0);
+  if ((*out = malloc(len + 1)) == NULL) {
+    fprintf(stderr, "llm: out of memory\n");
+    return -1;
+  }
+  llm_chat_apply(f, msgs, n, 1, *out, len + 1);
+  fprintf(stderr, "llm: chat format %s\n", llm_chat_format_name(f));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *device = "sim:gfx1100", *prompt = NULL, *ids_arg = NULL, *path = NULL;
+  const char *chat_format = NULL, *system = NULL;
+  int chat = 0;
   long gen = 32, tp = 1;
   const char *mode = NULL; /* "tp" or "pp": the flag that set tp */
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
       device = argv[++i];
+    else if (strcmp(argv[i], "--chat") == 0)
+      chat = 1;
+    else if (strcmp(argv[i], "--chat-format") == 0 && i + 1 < argc)
+      chat_format = argv[++i];
+    else if (strcmp(argv[i], "--system") == 0 && i + 1 < argc)
+      system = argv[++i];
     else if (strcmp(argv[i], "--prompt") == 0 && i + 1 < argc)
       prompt = argv[++i];
     else if (strcmp(argv[i], "--tokens") == 0 && i + 1 < argc)
@@ -255,8 +348,14 @@ int main(int argc, char **argv) {
     else
       path = argv[i];
   }
-  if (path == NULL || (prompt != NULL && ids_arg != NULL))
+  if (path == NULL || (prompt != NULL && ids_arg != NULL) ||
+      ((chat_format != NULL || system != NULL) && !chat) || (chat && ids_arg != NULL))
     return usage();
+  if (chat_format != NULL && llm_chat_format_named(chat_format) == LLM_CHAT_UNKNOWN) {
+    fprintf(stderr, "llm: --chat-format %s: expected one of %s\n", chat_format,
+            llm_chat_format_list());
+    return 1;
+  }
 
   if (mode == NULL)
     mode = "tp";
@@ -273,6 +372,7 @@ int main(int argc, char **argv) {
   kgrt_comm_t *comm = NULL;
   llm_tokenizer_t tok = {0};
   int have_tok = 0, rc = 1;
+  char *chat_text = NULL;
   static int32_t ids[MAX_PROMPT];
   int n = 0;
   char why[256];
@@ -293,13 +393,22 @@ int main(int argc, char **argv) {
       fprintf(stderr, "llm: %s: %s; give the prompt with --tokens\n", path, why);
       goto done;
     }
-    n = llm_tokenizer_encode(&tok, prompt ? prompt : "Once upon a time", ids, MAX_PROMPT);
+    const char *text = prompt ? prompt : "Once upon a time";
+    if (chat && chat_prompt(w, path, chat_format, system, text, &chat_text) != 0)
+      goto done;
+    if (chat)
+      text = chat_text;
+    /* control tokens' text is the token, as llama.cpp's llama-cli reads a
+     * prompt */
+    n = llm_tokenizer_encode(&tok, text, strlen(text),
+                             LLM_ENCODE_BOS | LLM_ENCODE_SPECIAL, ids, MAX_PROMPT);
     if (n <= 0) {
-      fprintf(stderr,
-              "llm: %s: this file's tokenizer (%s) cannot encode text here, or the "
-              "prompt is over %d tokens; give the prompt with --tokens\n",
-              path, tok.kind == LLM_TOK_GPT2 ? "byte-level BPE" : "SentencePiece BPE",
-              MAX_PROMPT);
+      fprintf(
+          stderr,
+          "llm: %s: this file's tokenizer (%s) cannot encode the prompt, or it is over "
+          "%d tokens; give the prompt with --tokens\n",
+          path, tok.kind == LLM_TOK_BPE ? "byte-level BPE" : "SentencePiece BPE",
+          MAX_PROMPT);
       goto done;
     }
   }
@@ -339,6 +448,7 @@ int main(int argc, char **argv) {
                            .n = n,
                            .gen = gen,
                            .tok = have_tok ? &tok : NULL,
+                           .echo = !chat,
                            .rc = 1};
   }
   if (tp == 1) {
@@ -364,5 +474,6 @@ done:
   kgrt_weights_close(w);
   if (have_tok)
     llm_tokenizer_free(&tok);
+  free(chat_text);
   return rc;
 }

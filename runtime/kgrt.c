@@ -22,6 +22,7 @@
 #include "kgrt_codeobj.h"
 #include "kgrt_comm.h"
 #include "kgrt_device.h"
+#include "kgrt_external.h"
 #include "kgrt_hash.h"
 
 /* Copies spec[0..n) into buf; -1 when it does not fit. */
@@ -633,6 +634,9 @@ typedef struct kgrt_tensor_buffer {
   /* a pipeline's input or weight that only other ranks' steps read: never
    * allocated on this rank, and binding it is a no-op */
   int elsewhere;
+  /* while addr is the caller's memory (kgrt_external.c): the model's own
+   * buffer, else 0 */
+  uint64_t own;
 } kgrt_tensor_buffer_t;
 
 struct kgrt_model {
@@ -671,7 +675,8 @@ static void kgrt_buffers_free(kgrt_model_t *model, kgrt_tensor_buffer_t *b, uint
     return;
   for (uint32_t i = 0; i < n; ++i)
     if (b[i].addr != 0)
-      model->device->vtable->buffer_free(model->device, b[i].addr);
+      model->device->vtable->buffer_free(model->device,
+                                         b[i].own != 0 ? b[i].own : b[i].addr);
   kgrt_free(&model->device->alloc, b);
 }
 
@@ -977,6 +982,42 @@ int64_t kgrt_model_dim_value(const kgrt_model_t *model, uint32_t sym) {
   return sym < model->table->num_syms ? model->dims[sym] : 0;
 }
 
+/* ---- what kgrt_external.c reads and changes of a model ------------------- */
+
+kgrt_device_t *kgrt_model_device(const kgrt_model_t *model) {
+  return model->device;
+}
+
+kgrt_device_program_t *kgrt_model_program(const kgrt_model_t *model) {
+  return model->program;
+}
+
+uint64_t kgrt_model_buffer_addr(const kgrt_model_t *model, int output, uint32_t index) {
+  return (output ? model->outputs : model->inputs)[index].addr;
+}
+
+void kgrt_model_set_buffer(kgrt_model_t *model, int output, uint32_t index, uint64_t addr,
+                           size_t bytes) {
+  kgrt_tensor_buffer_t *b = &(output ? model->outputs : model->inputs)[index];
+  if (addr != 0) {
+    if (b->own == 0)
+      b->own = b->addr;
+    b->addr = addr;
+    b->bound = !output;
+    b->bound_bytes = bytes;
+  } else if (b->own != 0) {
+    b->addr = b->own;
+    b->own = 0;
+    b->bound = 0;
+    b->bound_bytes = 0;
+  }
+  if (model->graph != NULL) /* it holds the old address: capture anew */
+    model->device->vtable->graph_destroy(model->device, model->graph);
+  model->graph = NULL;
+  model->has_run = 0;
+  model->advance_pending = 0;
+}
+
 /* ---- dims and bindings ---------------------------------------------------- */
 
 kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t value,
@@ -1211,6 +1252,16 @@ static kgrt_status_t kgrt_model_check_ready_(const kgrt_model_t *model,
                               name, kgrt_tensor_kind_names[kind], t[i].name,
                               b[i].bound_bytes, now);
     }
+  }
+  for (uint32_t i = 0; i < table->num_outputs; ++i) { /* the caller's memory */
+    size_t now = 0;
+    kgrt_tensor_size(&table->outputs[i], model->dims, &now);
+    if (model->outputs[i].own != 0 && model->outputs[i].bound_bytes != now)
+      return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
+                            "model %s: output %s was bound to the caller's memory at %zu "
+                            "bytes but is %zu bytes with the dims set now; bind it again",
+                            name, table->outputs[i].name, model->outputs[i].bound_bytes,
+                            now);
   }
   return KGRT_STATUS_OK;
 }

@@ -219,6 +219,35 @@ kgrt_status_t kgrt_model_time(kgrt_model_t *model, uint32_t warmup, uint32_t rep
 kgrt_status_t kgrt_model_get_output(kgrt_model_t *model, const char *name, void *host,
                                     size_t bytes, kgrt_error_t *err);
 
+/* ---- the caller's device memory (runtime/kgrt_external.c) -------------------
+ *
+ * An input or an output may live in memory the caller owns on the model's
+ * device (a PyTorch tensor on the GPU): runs then read that input from it and
+ * write that output into it, with no copy. `ptr` is a device pointer of the
+ * model's GPU (cuda: in the GPU's primary context, where the CUDA runtime and
+ * PyTorch allocate; hip: hipMalloc'd), or host memory on the sim; aligned to
+ * 256 bytes as kgrt's own buffers are; `bytes` its size, which must hold the
+ * tensor at the dims set now and every plan step's span of it. The binding
+ * is for the tensor's size at those dims: a run at dims that give it another
+ * size is FAILED_PRECONDITION (bind again), as after kgrt_model_set_input.
+ * kgrt never frees the memory; it must stay valid while bound. Binding
+ * another pointer replaces it; kgrt_model_unbind_device puts the tensor back
+ * in the model's own buffer (an input is then unbound). kgrt_model_set_input
+ * and _get_output on a bound tensor copy into and out of the caller's memory.
+ * Runs are queued on the model's own stream (cuda, hip): the caller's work on
+ * the memory must be finished before kgrt_model_run, and kgrt_model_wait
+ * called before the caller reads an output there. INVALID_ARGUMENT for a
+ * weight, a state input, a model split over ranks, a NULL or misaligned ptr;
+ * NOT_FOUND for no such input or output; OUT_OF_RANGE for too few bytes;
+ * UNAVAILABLE on a device whose memory is its own (emu). */
+kgrt_status_t kgrt_model_bind_device(kgrt_model_t *model, const char *name, void *ptr,
+                                     size_t bytes, kgrt_error_t *err);
+kgrt_status_t kgrt_model_unbind_device(kgrt_model_t *model, const char *name,
+                                       kgrt_error_t *err);
+/* Waits until every run queued on the model has finished; a launch fault
+ * surfaces here as DEVICE_ERROR, as in kgrt_model_get_output. */
+kgrt_status_t kgrt_model_wait(kgrt_model_t *model, kgrt_error_t *err);
+
 /* ---- several GPUs: a model split over ranks (tensor parallel) ----------------
  *
  * A table built with ranks(N) is one rank's part of a model: every rank loads

@@ -10,6 +10,9 @@
 #include "kgrt_half.h"
 #include "weights_writer.h"
 
+const uint32_t llm_tiny_q4_k_layers[2][LLM_KINDS] = {
+    {[LLM_ATTN_V] = WW_GGML_Q6_K, [LLM_FFN_DOWN] = WW_GGML_Q6_K}};
+
 /* Decodes n stored values of `type` into out. */
 static int decode(uint32_t type, const void *bytes, size_t n, double *out) {
   const unsigned char *p = bytes;
@@ -149,44 +152,114 @@ void llm_model_free(llm_model_t *m) {
   memset(m, 0, sizeof *m);
 }
 
-int llm_model_write_gguf(const llm_model_t *m, const char *path) {
-  const llm_config_t *c = &m->c;
-  ww_gguf_t g;
-  ww_gguf_init(&g, 3, 32);
-  ww_gguf_kv_str(&g, "general.architecture", "llama");
-  ww_gguf_kv_str(&g, "general.name", "kgen random-init test model");
-  ww_gguf_kv_u32(&g, "llama.context_length", (uint32_t)c->context);
-  ww_gguf_kv_u32(&g, "llama.embedding_length", (uint32_t)c->hidden);
-  ww_gguf_kv_u32(&g, "llama.block_count", (uint32_t)c->layers);
-  ww_gguf_kv_u32(&g, "llama.feed_forward_length", (uint32_t)c->ffn);
-  ww_gguf_kv_u32(&g, "llama.attention.head_count", (uint32_t)c->heads);
-  ww_gguf_kv_u32(&g, "llama.attention.head_count_kv", (uint32_t)c->kv_heads);
-  ww_gguf_kv_u32(&g, "llama.rope.dimension_count", (uint32_t)c->head_dim);
-  ww_gguf_kv_f32(&g, "llama.rope.freq_base",
-                 (float)(c->rope_theta > 0 ? c->rope_theta : 1e4));
-  ww_gguf_kv_f32(&g, "llama.attention.layer_norm_rms_epsilon",
-                 (float)(c->norm_eps > 0 ? c->norm_eps : 1e-5));
-  ww_gguf_kv_u32(&g, "llama.vocab_size", (uint32_t)c->vocab);
-  if (m->vocab != NULL) {
-    uint64_t nv = (uint64_t)c->vocab;
-    ww_gguf_kv_str(&g, "tokenizer.ggml.model", "llama");
-    ww_gguf_kv_strs(&g, "tokenizer.ggml.tokens", m->vocab, nv);
+static double inv_freq(const llm_config_t *c, int i);
+
+/* The tokenizer KVs: m's vocabulary, or (none) a SentencePiece one of
+ * c->vocab pieces, <unk> <s> </s>, the 256 byte pieces, then "▁w<k>";
+ * token types as SentencePiece gives them (unknown, control, byte, normal). */
+static void write_vocab(ww_gguf_t *g, const llm_model_t *m) {
+  const int nv = m->c.vocab;
+  char **made = NULL;
+  const char *const *pieces = m->vocab;
+  float *scores = malloc(sizeof *scores * (size_t)nv);
+  int32_t *types = malloc(sizeof *types * (size_t)nv);
+  if (pieces == NULL && (made = calloc((size_t)nv, sizeof *made)) != NULL) {
+    for (int i = 0; i < nv; ++i) {
+      char buf[32];
+      if (i < 3)
+        snprintf(buf, sizeof buf, "%s", i == 0 ? "<unk>" : i == 1 ? "<s>" : "</s>");
+      else if (i < 3 + 256)
+        snprintf(buf, sizeof buf, "<0x%02X>", i - 3);
+      else
+        snprintf(buf, sizeof buf, "\xe2\x96\x81w%d", i - 3 - 256);
+      made[i] = strdup(buf);
+      g->kvs.oom |= made[i] == NULL;
+    }
+    pieces = (const char *const *)made;
+  }
+  if (pieces == NULL || scores == NULL || types == NULL || g->kvs.oom) {
+    g->kvs.oom = 1;
+  } else {
+    for (int i = 0; i < nv; ++i) {
+      const char *p = pieces[i];
+      scores[i] = m->vocab != NULL ? m->scores[i] : i < 3 + 256 ? 0.0f : (float)-i;
+      types[i] = i == 0 && strcmp(p, "<unk>") == 0 ? 2 /* unknown */
+                 : i == 1 || i == 2                ? 3 /* control */
+                 : strlen(p) == 6 && strncmp(p, "<0x", 3) == 0 && p[5] == '>'
+                     ? 6 /* byte */
+                     : 1;
+    }
+    ww_gguf_kv_str(g, "tokenizer.ggml.model", "llama");
+    ww_gguf_kv_strs(g, "tokenizer.ggml.tokens", pieces, (uint64_t)nv);
     ww_buf_t v = {0};
     ww_u32(&v, WW_F32);
-    ww_u64(&v, nv);
-    for (uint64_t i = 0; i < nv; ++i)
-      ww_u32(&v, kgrt_f32_bits(m->scores[i]));
-    ww_gguf_kv_raw(&g, "tokenizer.ggml.scores", WW_ARRAY, v.p, v.len);
-    g.kvs.oom |= v.oom;
+    ww_u64(&v, (uint64_t)nv);
+    for (int i = 0; i < nv; ++i)
+      ww_u32(&v, kgrt_f32_bits(scores[i]));
+    ww_gguf_kv_raw(g, "tokenizer.ggml.scores", WW_ARRAY, v.p, v.len);
+    g->kvs.oom |= v.oom;
     ww_free(&v);
-    ww_gguf_kv_u32(&g, "tokenizer.ggml.bos_token_id", 1);
-    ww_gguf_kv_u32(&g, "tokenizer.ggml.eos_token_id", 2);
-    ww_gguf_kv_bool(&g, "tokenizer.ggml.add_bos_token", 1);
+    ww_gguf_kv_i32s(g, "tokenizer.ggml.token_type", types, (uint64_t)nv);
+    ww_gguf_kv_u32(g, "tokenizer.ggml.bos_token_id", 1);
+    ww_gguf_kv_u32(g, "tokenizer.ggml.eos_token_id", 2);
+    ww_gguf_kv_u32(g, "tokenizer.ggml.unknown_token_id", 0);
+    ww_gguf_kv_bool(g, "tokenizer.ggml.add_bos_token", 1);
   }
+  for (int i = 0; made != NULL && i < nv; ++i)
+    free(made[i]);
+  free(made);
+  free(scores);
+  free(types);
+}
+
+int llm_model_write_gguf(const llm_model_t *m, const char *path) {
+  const llm_config_t *c = &m->c;
+  /* llama.cpp's "llama" rotates interleaved pairs; its "qwen2" the halves
+   * (and has q, k, v biases) */
+  const char *arch = c->rope_half ? "qwen2" : "llama";
+  char key[96];
+#define ARCH_KEY(k) (snprintf(key, sizeof key, "%s.%s", arch, k), key)
+  ww_gguf_t g;
+  ww_gguf_init(&g, 3, 32);
+  ww_gguf_kv_str(&g, "general.architecture", arch);
+  ww_gguf_kv_str(&g, "general.name", "kgen random-init test model");
+  ww_gguf_kv_u32(&g, ARCH_KEY("context_length"), (uint32_t)c->context);
+  ww_gguf_kv_u32(&g, ARCH_KEY("embedding_length"), (uint32_t)c->hidden);
+  ww_gguf_kv_u32(&g, ARCH_KEY("block_count"), (uint32_t)c->layers);
+  ww_gguf_kv_u32(&g, ARCH_KEY("feed_forward_length"), (uint32_t)c->ffn);
+  ww_gguf_kv_u32(&g, ARCH_KEY("attention.head_count"), (uint32_t)c->heads);
+  ww_gguf_kv_u32(&g, ARCH_KEY("attention.head_count_kv"), (uint32_t)c->kv_heads);
+  /* readers take hidden / heads for the head size unless these say */
+  if (c->heads * c->head_dim != c->hidden) {
+    ww_gguf_kv_u32(&g, ARCH_KEY("attention.key_length"), (uint32_t)c->head_dim);
+    ww_gguf_kv_u32(&g, ARCH_KEY("attention.value_length"), (uint32_t)c->head_dim);
+  }
+  if (!m->no_rope_dim)
+    ww_gguf_kv_u32(&g, ARCH_KEY("rope.dimension_count"), (uint32_t)c->head_dim);
+  ww_gguf_kv_f32(&g, ARCH_KEY("rope.freq_base"),
+                 (float)(c->rope_theta > 0 ? c->rope_theta : 1e4));
+  ww_gguf_kv_f32(&g, ARCH_KEY("attention.layer_norm_rms_epsilon"),
+                 (float)(c->norm_eps > 0 ? c->norm_eps : 1e-5));
+  if (c->sliding_window > 0)
+    ww_gguf_kv_u32(&g, ARCH_KEY("attention.sliding_window"), (uint32_t)c->sliding_window);
+  ww_gguf_kv_u32(&g, ARCH_KEY("vocab_size"), (uint32_t)c->vocab);
+#undef ARCH_KEY
+  write_vocab(&g, m);
   for (int i = 0; i < m->n; ++i) {
     const llm_tensor_t *t = &m->t[i];
     uint64_t ne[2] = {(uint64_t)t->cols, (uint64_t)t->rows};
     ww_gguf_tensor(&g, t->gguf, t->type, t->rows == 1 ? 1 : 2, ne, t->bytes, t->nbytes);
+  }
+  /* Llama 3.1's RoPE scaling as llama.cpp's converter stores it: each
+   * frequency's divisor */
+  float factors[256];
+  if (m->rope_freqs && c->rope_factor > 0 && c->head_dim / 2 <= 256) {
+    const double theta = c->rope_theta > 0 ? c->rope_theta : 1e4;
+    for (int i = 0; i < c->head_dim / 2; ++i)
+      factors[i] = (float)(pow(theta, -2.0 * i / c->head_dim) / inv_freq(c, i));
+    uint64_t ne[1] = {(uint64_t)(c->head_dim / 2)};
+    ww_gguf_tensor(&g, "rope_freqs.weight", WW_GGML_F32, 1, ne, factors,
+                   sizeof(float) * (size_t)(c->head_dim / 2));
   }
   ww_buf_t out = {0};
   int rc = ww_gguf_finish(&g, &out, NULL);

@@ -64,9 +64,14 @@ typedef struct llm_model {
   int *attn_norm, *q, *k, *v, *qb, *kb, *vb, *o, *ffn_norm, *gate, *up, *down;
   int embd, out_norm, out;
   /* a SentencePiece-style vocabulary for the GGUF file (tokenizer.ggml.*),
-   * or NULL: pieces, their scores, n of them (the config's vocab) */
+   * or NULL (the file gets one of byte pieces and fillers): pieces, their
+   * scores, n of them (the config's vocab) */
   const char *const *vocab;
   const float *scores;
+  /* GGUF: also rope_freqs.weight, Llama 3.1's RoPE scaling as llama.cpp
+   * reads it (a tensor no kgen table binds); no rope.dimension_count
+   * (readers then take attention.key_length) */
+  int rope_freqs, no_rope_dim;
 } llm_model_t;
 
 /* The sizes every test Llama shares (tiny.lua): 2 layers, hidden 256, 8
@@ -83,13 +88,39 @@ typedef struct llm_model {
    .rope_high = 4, .rope_original = 64,                                                  \
    .fmt = {WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16,         \
            WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16, WW_GGML_BF16}}
+/* The other test Llamas' configs (llama_*.lua; test_llama.c repeats them):
+ * Qwen2-style f16 (half RoPE, q/k/v biases, tied embeddings), Mistral-style
+ * Q8_0 (a sliding window of 16), Q4_K_M-style Q4_K (layer 0's attn_v and
+ * ffn_down and the LM head in Q6_K), Q4_0. */
+#define LLM_TINY_F16                                                                     \
+  {LLM_TINY_SIZES, .rope_theta = 1000000, .rope_half = 1, .qkv_bias = 1,                 \
+   .tied_embeddings = 1, .norm_eps = 1e-6,                                               \
+   .fmt = {WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16,              \
+           WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16}}
+#define LLM_TINY_Q8_0                                                                    \
+  {LLM_TINY_SIZES, .sliding_window = 16,                                                 \
+   .fmt = {WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0,         \
+           WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0, WW_GGML_Q8_0}}
+extern const uint32_t llm_tiny_q4_k_layers[2][LLM_KINDS];
+#define LLM_TINY_Q4_K                                                                    \
+  {LLM_TINY_SIZES, .layer_fmt = llm_tiny_q4_k_layers,                                    \
+   .fmt = {WW_GGML_Q4_K, WW_GGML_Q6_K, WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K,         \
+           WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K, WW_GGML_Q4_K}}
+#define LLM_TINY_Q4_0                                                                    \
+  {LLM_TINY_SIZES,                                                                       \
+   .fmt = {WW_GGML_Q4_0, WW_GGML_Q4_0, WW_GGML_Q4_0, WW_GGML_Q4_0, WW_GGML_Q4_0,         \
+           WW_GGML_Q4_0, WW_GGML_Q4_0, WW_GGML_Q4_0, WW_GGML_Q4_0}}
 /* clang-format on */
 
 /* Draws the weights from seed: embeddings and norms near their usual
  * scales, projections with std about 1 / sqrt(K). 0 on success. */
 int llm_model_init(llm_model_t *m, const llm_config_t *c, uint32_t seed);
 void llm_model_free(llm_model_t *m);
-/* 0 on success. */
+/* The file as llama.cpp's converter writes one: general.architecture
+ * "llama" ("qwen2" where the RoPE rotates halves), its hyperparameters
+ * (attention.key_length and value_length where heads x head_dim is not
+ * hidden, attention.sliding_window where there is one), a SentencePiece
+ * tokenizer with token types. 0 on success. */
 int llm_model_write_gguf(const llm_model_t *m, const char *path);
 /* Hugging Face names; -1 when a weight is quantized. */
 int llm_model_write_safetensors(const llm_model_t *m, const char *path);

@@ -9,7 +9,14 @@
  * Q6_K, layer 0's attn_v and ffn_down in Q6_K: formats that change by layer)
  *   make_tiny_llama --hf DIR
  * writes the same model as a Hugging Face checkpoint instead:
- * DIR/model.safetensors (HF tensor names) and DIR/config.json. */
+ * DIR/model.safetensors (HF tensor names) and DIR/config.json.
+ *   make_tiny_llama OUT.gguf --variant bf16|f16|q8_0|q4_k|q4_0 [--context N]
+ * writes a test Llama's file instead (test_llama.c's: the config of
+ * test/llama/llama_<variant>.lua, seed 1, no vocabulary of words), with
+ * rope_freqs.weight where its RoPE is scaled, as llama.cpp reads it;
+ * --context: its context_length (the test tables' is 64).
+ * --no-rope-dim: no rope.dimension_count (readers take the head size from
+ * attention.key_length). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,8 +89,43 @@ static int write_hf_config(const llm_config_t *c, const char *path) {
   return fclose(f) == 0 ? 0 : -1;
 }
 
+/* A test Llama's file (test_llama.c's model: seed 1). */
+static int write_variant(const char *name, int context, int no_rope_dim,
+                         const char *out) {
+  static const struct {
+    const char *name;
+    llm_config_t c;
+  } variants[] = {{"bf16", LLM_TINY_BF16},
+                  {"f16", LLM_TINY_F16},
+                  {"q8_0", LLM_TINY_Q8_0},
+                  {"q4_k", LLM_TINY_Q4_K},
+                  {"q4_0", LLM_TINY_Q4_0}};
+  for (size_t i = 0; i < sizeof variants / sizeof variants[0]; ++i) {
+    if (strcmp(name, variants[i].name) != 0)
+      continue;
+    llm_config_t c = variants[i].c;
+    if (context > 0)
+      c.context = context;
+    llm_model_t m;
+    int rc = llm_model_init(&m, &c, 1);
+    m.rope_freqs = 1;
+    m.no_rope_dim = no_rope_dim;
+    if (rc == 0)
+      rc = llm_model_write_gguf(&m, out);
+    llm_model_free(&m);
+    if (rc != 0)
+      fprintf(stderr, "make_tiny_llama: cannot write %s\n", out);
+    return rc == 0 ? 0 : 1;
+  }
+  fprintf(stderr,
+          "make_tiny_llama: --variant %s: expected bf16, f16, q8_0, q4_k or q4_0\n",
+          name);
+  return 1;
+}
+
 int main(int argc, char **argv) {
-  int ffn = 768, q4_k_m = 0, bad = argc < 2;
+  int ffn = 768, q4_k_m = 0, bad = argc < 2, context = 0, no_rope_dim = 0;
+  const char *variant = NULL;
   uint32_t seed = 1;
   const char *hf = argc == 3 && strcmp(argv[1], "--hf") == 0 ? argv[2] : NULL;
   const char *out = NULL;
@@ -92,6 +134,12 @@ int main(int argc, char **argv) {
       ffn = atoi(argv[++a]);
     else if (strcmp(argv[a], "--q4_k_m") == 0)
       q4_k_m = 1;
+    else if (strcmp(argv[a], "--variant") == 0 && a + 1 < argc)
+      variant = argv[++a];
+    else if (strcmp(argv[a], "--context") == 0 && a + 1 < argc)
+      context = atoi(argv[++a]);
+    else if (strcmp(argv[a], "--no-rope-dim") == 0)
+      no_rope_dim = 1;
     else if (out == NULL && argv[a][0] != '-')
       out = argv[a];
     else if (a == 2 && argv[a][0] >= '0' && argv[a][0] <= '9')
@@ -100,10 +148,14 @@ int main(int argc, char **argv) {
       bad = 1;
   }
   if (bad || (hf == NULL && out == NULL)) {
-    fprintf(stderr,
-            "usage: make_tiny_llama OUT.gguf [SEED] [--ffn N] [--q4_k_m] | --hf DIR\n");
+    fprintf(
+        stderr,
+        "usage: make_tiny_llama OUT.gguf [SEED] [--ffn N] [--q4_k_m] [--no-rope-dim] | "
+        "OUT.gguf --variant NAME [--context N] | --hf DIR\n");
     return 1;
   }
+  if (variant != NULL)
+    return write_variant(variant, context, no_rope_dim, out);
   if (ffn < 256 || ffn % 256 != 0) {
     fprintf(stderr, "make_tiny_llama: --ffn takes a multiple of 256\n");
     return 1;
@@ -157,6 +209,7 @@ int main(int argc, char **argv) {
   int rc = llm_model_init(&m, &c, seed);
   m.vocab = (const char *const *)pieces;
   m.scores = scores;
+  m.no_rope_dim = no_rope_dim;
   char path[4096];
   if (hf != NULL) {
     snprintf(path, sizeof path, "%s/model.safetensors", hf);

@@ -6,6 +6,7 @@
 #define KG_DIAG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #define KG_DIAG_MAX 2048
 
@@ -21,6 +22,13 @@ int kg_error_at(kg_diag_t *d, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Records the message as given (already formatted) and returns -1. */
 int kg_error_raw(kg_diag_t *d, const char *msg);
+
+/* One unit of s (len > 0 bytes) as text that cannot drive a terminal: a
+ * printable ASCII byte, or the whole UTF-8 sequence of a printable code
+ * point, as it is; anything else (C0 controls, DEL, C1 controls, line and
+ * bidi controls, malformed UTF-8) as \xNN of its first byte. Writes at most
+ * 4 bytes to out and their count to *out_len; returns the bytes of s used. */
+size_t kg_escape_unit(const char *s, size_t len, char out[4], size_t *out_len);
 
 #define KG_TRY(expr)                                                                     \
   do {                                                                                   \

@@ -78,6 +78,10 @@ struct kg_sandbox {
   /* The user file of the function kgen's C called (a model chunk or a
    * function it defined), "" for library and C functions. */
   char base_file[KG_SB_FILE_MAX];
+  /* The model's op whose rule kgen's C runs now (kg_context), for errors
+   * with no user code on the stack; "" when none. */
+  char context_file[KG_SB_FILE_MAX];
+  int context_line;
 };
 
 static kg_sandbox_t *sandbox_of(lua_State *L) {
@@ -237,6 +241,22 @@ static void sb_hook(lua_State *L, lua_Debug *ar) {
   lua_error(L);
 }
 
+/* s as text that cannot drive a terminal or break the line (kg_escape_unit),
+ * into out (truncated to size). */
+static void escape_text(const char *s, char *out, size_t size) {
+  size_t j = 0, len = strlen(s);
+  for (size_t i = 0; i < len;) {
+    char unit[4];
+    size_t unit_len;
+    i += kg_escape_unit(s + i, len - i, unit, &unit_len);
+    if (j + unit_len >= size)
+      break;
+    memcpy(out + j, unit, unit_len);
+    j += unit_len;
+  }
+  out[j] = '\0';
+}
+
 /* The backstop for C code that never returns to the VM: while armed, waits
  * until kill_at, then reports the last user line and ends the process. */
 static void *watchdog_main(void *arg) {
@@ -254,12 +274,13 @@ static void *watchdog_main(void *arg) {
     if (sb->quit || !sb->armed || now.tv_sec < sb->kill_at.tv_sec ||
         (now.tv_sec == sb->kill_at.tv_sec && now.tv_nsec < sb->kill_at.tv_nsec))
       continue;
-    char what[160], line[KG_SB_FILE_MAX + 200];
+    char what[160], file[4 * KG_SB_FILE_MAX + 1], line[sizeof file + 200];
     wall_text(sb, what, sizeof what);
-    int n = sb->last_line > 0
-                ? snprintf(line, sizeof line, "%s:%d: error: %s\n", sb->last_file,
-                           sb->last_line, what)
-                : snprintf(line, sizeof line, "%s: error: %s\n", sb->last_file, what);
+    escape_text(sb->last_file, file, sizeof file);
+    int n =
+        sb->last_line > 0
+            ? snprintf(line, sizeof line, "%s:%d: error: %s\n", file, sb->last_line, what)
+            : snprintf(line, sizeof line, "%s: error: %s\n", file, what);
     if (n < 0 || (size_t)n >= sizeof line)
       n = (int)strlen(line);
     if (write(STDERR_FILENO, line, (size_t)n) < 0) {
@@ -293,6 +314,7 @@ static void run_end(kg_sandbox_t *sb) {
   sb->armed = 0; /* the watchdog notices when it next wakes */
   pthread_mutex_unlock(&sb->mu);
   sb->refusing = 0; /* kgen's C then has the whole cap and its reserve */
+  sb->context_file[0] = '\0';
   sb->lua_seconds += now_seconds() - sb->run_start;
 }
 
@@ -329,6 +351,63 @@ static size_t position_prefix(const char *msg, size_t *chunk_len, int *line) {
   return 0;
 }
 
+/* Length of "FILE:LINE: " at the start of msg for the file name `file` (any
+ * bytes, newlines included), or 0; sets *line. */
+static size_t prefix_of(const char *msg, const char *file, size_t file_len, int *line) {
+  if (file_len == 0 || strncmp(msg, file, file_len) != 0 || msg[file_len] != ':')
+    return 0;
+  size_t j = file_len + 1;
+  long n = 0;
+  while (msg[j] >= '0' && msg[j] <= '9' && n < INT_MAX / 10)
+    n = n * 10 + (msg[j++] - '0');
+  if (j == file_len + 1 || msg[j] != ':' || msg[j + 1] != ' ')
+    return 0;
+  *line = (int)n;
+  return j + 2;
+}
+
+/* The name Lua gives the chunk "@file" in messages (luaO_chunkid): the file
+ * name, or "..." and its last bytes when it is longer than LUA_IDSIZE allows. */
+static size_t chunk_id(const char *file, size_t len, char out[LUA_IDSIZE]) {
+  if (len + 1 <= LUA_IDSIZE) {
+    memcpy(out, file, len);
+    return len;
+  }
+  const size_t tail = LUA_IDSIZE - 4; /* "...", and room for the NUL */
+  memcpy(out, "...", 3);
+  memcpy(out + 3, file + len - tail, tail);
+  return tail + 3;
+}
+
+/* position_prefix for a position that names a user file (a key of
+ * KG_SB_USERFILES, matched whole, so that a name holding a newline or a
+ * colon is found too, and as Lua shortens a long one); 0 when msg starts
+ * with none. Sets *file to the file's whole name (a key of the table, which
+ * keeps it alive). */
+static size_t user_prefix(lua_State *L, const char *msg, const char **file, int *line) {
+  size_t best = 0;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, KG_SB_USERFILES) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    size_t len;
+    int at = 0;
+    const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &len) : NULL;
+    char id[LUA_IDSIZE];
+    size_t skip = key ? prefix_of(msg, id, chunk_id(key, len, id), &at) : 0;
+    if (skip > best) {
+      best = skip;
+      *file = key;
+      *line = at;
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return best;
+}
+
 /* Pushes a string describing the error object at idx. */
 static const char *error_text(lua_State *L, int idx) {
   int t = lua_type(L, idx);
@@ -352,6 +431,32 @@ static const char *push_located(lua_State *L, const char *file, int line,
   return lua_pushfstring(L, "%s: error: %s", file, msg);
 }
 
+/* A chunk of kgen's own library, but the model library (lua/models/, which
+ * runs as the model's code); `source` as Lua keeps it ("=kgen:lua/...") or
+ * as messages show it (without the '='). */
+static int library_chunk(const char *source, size_t len) {
+  return len >= 9 && strncmp(source, "kgen:lua/", 9) == 0 &&
+         !(len >= 16 && strncmp(source, "kgen:lua/models/", 16) == 0);
+}
+
+/* The error is a Lua error inside kgen's library (an arithmetic on nil, a
+ * bad argument to a standard function, a failed assert): msg's position
+ * (chunk_len bytes) is a library chunk's, and so is the innermost Lua
+ * frame's. Errors the library raises on purpose carry no position, and no
+ * model chunk can bear a library name (sb_load), so a model cannot forge
+ * one. */
+static int library_error(lua_State *L, const char *msg, size_t chunk_len) {
+  if (!library_chunk(msg, chunk_len))
+    return 0;
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); level++) {
+    if (!lua_getinfo(L, "S", &ar) || strcmp(ar.what, "C") == 0)
+      continue;
+    return ar.source[0] == '=' && library_chunk(ar.source + 1, strlen(ar.source + 1));
+  }
+  return 0;
+}
+
 /* The message handler of every call into Lua: turns the error into the one
  * line kgen prints. The position is the user's (a chunk named "@file"):
  * the one Lua put in the message when it names a user file, else the
@@ -363,23 +468,26 @@ static int sb_msgh(lua_State *L) {
   const char *msg = error_text(L, 1);
   size_t chunk_len = 0;
   int line = 0;
-  size_t skip = position_prefix(msg, &chunk_len, &line);
+  const char *file = NULL;
+  size_t skip = user_prefix(L, msg, &file, &line);
+  const int user = skip > 0;
+  if (user && strncmp(msg + skip, "error: ", 7) == 0)
+    return 1; /* already this handler's line (an error raised again) */
+  if (!user)
+    skip = position_prefix(msg, &chunk_len, &line);
   const char *rest = msg + skip;
   char limit[160];
+  int internal = 0;
   if (sb->mem_refused && strcmp(rest, "not enough memory") == 0) {
     memory_text(sb, limit, sizeof limit);
     rest = limit;
+  } else if (!user && skip > 0 && library_error(L, msg, chunk_len)) {
+    rest = lua_pushfstring(L, "internal error: %s", msg);
+    internal = 1;
   }
-  if (skip > 0) {
-    const char *file = lua_pushlstring(L, msg, chunk_len);
-    lua_getfield(L, LUA_REGISTRYINDEX, KG_SB_USERFILES);
-    int user = lua_getfield(L, -1, file) != LUA_TNIL;
-    lua_pop(L, 2);
-    if (user) {
-      push_located(L, file, line, rest);
-      return 1;
-    }
-    lua_pop(L, 1);
+  if (user) {
+    push_located(L, file, line, rest);
+    return 1;
   }
   lua_Debug ar;
   int tail = 0;
@@ -398,8 +506,13 @@ static int sb_msgh(lua_State *L) {
     push_located(L, sb->base_file, 0, rest);
     return 1;
   }
+  if (sb->context_file[0]) {
+    /* kgen's C called into its library for a model's op (kg_context) */
+    push_located(L, sb->context_file, sb->context_line, rest);
+    return 1;
+  }
   /* no user code on the stack: kgen's C called into its own library */
-  lua_pushfstring(L, "kgen: error: %s", rest == limit ? rest : msg);
+  lua_pushfstring(L, "kgen: error: %s", rest == limit || internal ? rest : msg);
   return 1;
 }
 
@@ -434,7 +547,10 @@ static int report_load(kg_sandbox_t *sb, int status, const char *path, kg_diag_t
   const char *msg = lua_tostring(L, -1);
   size_t chunk_len;
   int line = 0;
-  size_t skip = msg ? position_prefix(msg, &chunk_len, &line) : 0;
+  char id[LUA_IDSIZE];
+  size_t skip = msg ? prefix_of(msg, id, chunk_id(path, strlen(path), id), &line) : 0;
+  if (msg && skip == 0)
+    skip = position_prefix(msg, &chunk_len, &line);
   return kg_error_at(d, path, line, "%s", msg ? msg + skip : "cannot load");
 }
 
@@ -472,15 +588,37 @@ static int sb_tostring(lua_State *L) {
   return 1;
 }
 
-/* print(...): one tab-separated line on stderr. */
+/* Pushes the text of the value at idx with what could drive the terminal
+ * (control bytes, tabs and newlines included) written as \xNN
+ * (kg_escape_unit). */
+static void push_escaped(lua_State *L, int idx) {
+  size_t len;
+  const char *s = to_text(L, idx, &len); /* stays on the stack below b */
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (size_t at = 0; at < len;) {
+    char unit[4];
+    size_t unit_len;
+    at += kg_escape_unit(s + at, len - at, unit, &unit_len);
+    luaL_addlstring(&b, unit, unit_len);
+  }
+  luaL_pushresult(&b);
+  lua_remove(L, -2);
+}
+
+/* print(...): one tab-separated line on stderr, each argument escaped. */
 static int sb_print(lua_State *L) {
   int n = lua_gettop(L);
+  for (int i = 1; i <= n; i++) {
+    push_escaped(L, i);
+    lua_replace(L, i);
+  }
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   for (int i = 1; i <= n; i++) {
     if (i > 1)
       luaL_addchar(&b, '\t');
-    to_text(L, i, NULL);
+    lua_pushvalue(L, i);
     luaL_addvalue(&b);
   }
   luaL_addchar(&b, '\n');
@@ -703,7 +841,15 @@ static int sb_load(lua_State *L) {
   }
   if (!s)
     luaL_checktype(L, 1, LUA_TFUNCTION);
-  luaL_optstring(L, 2, NULL);
+  const char *name = luaL_optstring(L, 2, NULL);
+  if (name && (name[0] == '@' || name[0] == '=')) {
+    /* "@file" names a user file in messages, "=..." kgen's own chunks: a
+     * model's chunk claims neither (Lua shows it as [string "file"]) */
+    while (name[0] == '@' || name[0] == '=')
+      name++;
+    lua_pushstring(L, name);
+    lua_replace(L, 2);
+  }
   if (n >= 3 && !lua_isnil(L, 3)) {
     const char *mode = luaL_checkstring(L, 3);
     if (!strchr(mode, 't'))
@@ -863,9 +1009,42 @@ static const char *module_paths(lua_State *L, const char **rel) {
   return lua_pushfstring(L, "lua/%s", *rel); /* 3 */
 }
 
+/* A module's entry in its cache while its chunk runs: a require of it
+ * before the chunk returns is a loop. */
+static const char loading_mark = 0;
+
+/* __close of the guard run_module holds while a chunk runs (upvalue 1 the
+ * cache table, 2 the name): an error unwinding it takes the module's
+ * loading mark away again. */
+static int loading_close(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(2));
+  if (lua_rawget(L, lua_upvalueindex(1)) == LUA_TLIGHTUSERDATA &&
+      lua_touserdata(L, -1) == &loading_mark) {
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_pushnil(L);
+    lua_rawset(L, lua_upvalueindex(1));
+  }
+  return 0;
+}
+
 /* Runs the loaded chunk on top with (name, path), caches its value (true
- * when it returns nothing) in the registry table `cache` and returns it. */
+ * when it returns nothing) in the registry table `cache` and returns it.
+ * While it runs the cache holds the loading mark. */
 static int run_module(lua_State *L, const char *cache, int path_idx) {
+  const int chunk = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, cache); /* chunk + 1 */
+  lua_pushvalue(L, 1);
+  lua_pushlightuserdata(L, (void *)&loading_mark);
+  lua_rawset(L, chunk + 1);
+  lua_newtable(L); /* chunk + 2: the guard, closed on return or error */
+  lua_createtable(L, 0, 1);
+  lua_pushvalue(L, chunk + 1);
+  lua_pushvalue(L, 1);
+  lua_pushcclosure(L, loading_close, 2);
+  lua_setfield(L, -2, "__close");
+  lua_setmetatable(L, -2);
+  lua_toclose(L, chunk + 2);
+  lua_pushvalue(L, chunk);
   lua_pushvalue(L, 1);
   lua_pushvalue(L, path_idx);
   lua_call(L, 2, 1);
@@ -873,20 +1052,24 @@ static int run_module(lua_State *L, const char *cache, int path_idx) {
     lua_pop(L, 1);
     lua_pushboolean(L, 1);
   }
-  lua_getfield(L, LUA_REGISTRYINDEX, cache);
   lua_pushvalue(L, 1);
-  lua_pushvalue(L, -3);
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, chunk + 1);
   return 1;
 }
 
 /* Pushes the cached value of module 1 in registry table `cache`; 0 when
- * there is none (nothing pushed). */
+ * there is none (nothing pushed). A module still loading is a require
+ * loop: an error. */
 static int cached_module(lua_State *L, const char *cache) {
   lua_getfield(L, LUA_REGISTRYINDEX, cache);
   lua_pushvalue(L, 1);
   if (lua_rawget(L, -2) != LUA_TNIL) {
+    if (lua_touserdata(L, -1) == &loading_mark)
+      return luaL_error(L,
+                        "require: module '%s' is required again while it loads (a "
+                        "require loop)",
+                        lua_tostring(L, 1));
     lua_remove(L, -2);
     return 1;
   }
@@ -967,7 +1150,10 @@ static int sb_require(lua_State *L) {
     const char *msg = lua_tostring(L, -1);
     size_t chunk_len;
     int line = 0;
-    size_t skip = position_prefix(msg, &chunk_len, &line);
+    char id[LUA_IDSIZE];
+    size_t skip = prefix_of(msg, id, chunk_id(path, strlen(path), id), &line);
+    if (skip == 0)
+      skip = position_prefix(msg, &chunk_len, &line);
     if (status == LUA_ERRSYNTAX && skip > 0)
       lua_pushfstring(L, "%s:%d: %s", path, line, msg + skip);
     return lua_error(L);
@@ -994,6 +1180,20 @@ static int sb_where(lua_State *L) {
       lua_pushinteger(L, ar.currentline);
       return 2;
     }
+  }
+  return 0;
+}
+
+/* kg_context(file, line): the model's op whose rule (a template's params)
+ * the library runs for kgen's C now, for the errors it raises; kg_context()
+ * clears it (so does the end of the call from C). */
+static int sb_context(lua_State *L) {
+  kg_sandbox_t *sb = sandbox_of(L);
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    snprintf(sb->context_file, sizeof sb->context_file, "%s", lua_tostring(L, 1));
+    sb->context_line = (int)luaL_optinteger(L, 2, 0);
+  } else {
+    sb->context_file[0] = '\0';
   }
   return 0;
 }
@@ -1168,6 +1368,8 @@ static int sb_setup(lua_State *L) {
   lua_setfield(L, lib, "newproxy");
   lua_pushcfunction(L, sb_where);
   lua_setfield(L, lib, "kg_where");
+  lua_pushcfunction(L, sb_context);
+  lua_setfield(L, lib, "kg_context");
   kg_defines_setup(L, lib, sb->opts.num_defines, sb->opts.define_names,
                    sb->opts.define_values);
   lua_pop(L, 1);

@@ -27,7 +27,10 @@
  *                  __name or type name ("table"), never an address; %s in
  *                  string.format does the same and %p is refused.
  *   print(...)     writes its arguments tab-separated to stderr (stdout may be
- *                  carrying generated output).
+ *                  carrying generated output), one line, with control bytes
+ *                  (tabs and newlines too) written as \xNN.
+ *   load           a chunk name that starts with '@' or '=' loses it: a
+ *                  model's chunk cannot pass for a file or for kgen's own.
  *   math.random    seeded with a fixed seed; math.randomseed() without
  *                  arguments is an error (it would seed from the clock).
  *   table.sort     a stable merge sort (Lua's quicksort picks pivots from
@@ -40,7 +43,12 @@
  * the innermost user frame, so errors raised inside lua/ point at the model
  * line that called into it. When `return f(...)` in user code replaced the
  * user's frame, the line is lost and the message names only the file; with
- * no user code involved it reads "kgen: error: <Lua's message>". Memory errors
+ * no user code involved it reads "kgen: error: <Lua's message>", or names the
+ * model line the library gave with kg_context (for the rules kgen's C runs
+ * for a model's op). A Lua error raised inside kgen's library itself (it
+ * carries the library's position: kgen's own bug, since the library raises
+ * its errors without one) reads "internal error: kgen:lua/...: ...". A
+ * require loop is an error at the require that closes it. Memory errors
  * do not run Lua's message handler: they use the user line noted last (by
  * the instruction hook, or on entry to string.rep/find/match/gmatch/gsub/
  * format and table.concat).

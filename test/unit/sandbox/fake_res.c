@@ -25,6 +25,10 @@
   "function foo.fail(msg) kg.fail(msg) end\n"                                            \
   "function foo.index(t) return t.missing.field end\n"                                   \
   "function foo.call(f, ...) return f(...) end\n"                                        \
+  "function foo.in_context(file, line)\n"                                                \
+  "  kg_context(file, line)\n"                                                           \
+  "  kg.fail('foo: context')\n"                                                          \
+  "end\n"                                                                                \
   "return foo\n"
 
 const kg_res_t kg_res_table[] = {

@@ -1,0 +1,18 @@
+-- a model whose file name holds a newline (or escape bytes) still gives one
+-- line: a runtime error, a syntax error and the watchdog's message.
+-- RUN: rm -rf %t && mkdir -p %t
+-- RUN: sed 's/^--M //' %s > "%t/$(printf 'a\nb.lua')"
+-- RUN: printf 'local x = = 1\n' > "%t/$(printf 's\ny.lua')"
+-- RUN: printf 'local s = string.rep("a", 40) .. "b"\nstring.find(s, string.rep("a*", 40) .. "c")\n' > "%t/$(printf 'w\n\033[2Jd.lua')"
+-- RUN: not %kgen --arch gfx1100 "%t/$(printf 'a\nb.lua')" > %t.run.log 2>&1
+-- RUN: test $(wc -l < %t.run.log) -eq 1 && FileCheck %s --check-prefix=EXEC < %t.run.log
+-- RUN: not %kgen --arch gfx1100 "%t/$(printf 's\ny.lua')" > %t.syntax.log 2>&1
+-- RUN: test $(wc -l < %t.syntax.log) -eq 1 && FileCheck %s --check-prefix=SYNTAX < %t.syntax.log
+-- RUN: not %kgen --arch gfx1100 --max-seconds=0.3 "%t/$(printf 'w\n\033[2Jd.lua')" > %t.wd.log 2>&1
+-- RUN: test $(wc -l < %t.wd.log) -eq 1 && FileCheck %s --check-prefix=WATCHDOG < %t.wd.log
+-- RUN: test $(LC_ALL=C tr -cd '\000-\011\013-\037\177' < %t.wd.log | wc -c) -eq 0
+-- EXEC: a b.lua:[[@LINE+4]]: error: attempt to index a nil value (local 'x'){{$}}
+-- SYNTAX: s y.lua:1: error: unexpected symbol near '='{{$}}
+-- WATCHDOG: w\x0a\x1b[2Jd.lua:2: error: wall-clock limit of 0.3 s exceeded
+--M local x = nil
+--M local y = x.z

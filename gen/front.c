@@ -151,8 +151,8 @@ static int get_ident(lua_State *L, int idx, const char *key, const char *what, c
   const char *v = t == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
   if (!v || !is_ident(v, len)) {
     lua_pop(L, 1);
-    return kg_error(d, "internal: %s: %s is not a C identifier of at most %d bytes", what,
-                    key, KG_FRONT_MAX_NAME);
+    return kg_error(d, "internal error: %s: %s is not a C identifier of at most %d bytes",
+                    what, key, KG_FRONT_MAX_NAME);
   }
   *out = kg_xstrdup(v);
   lua_pop(L, 1);
@@ -198,7 +198,7 @@ static int read_tensor(lua_State *L, const kg_graph_t *g, int i, kg_tensor_t *t,
   t->producer = -1;
   t->alias = -1;
   if (lua_type(L, top) != LUA_TTABLE || get_int(L, top, "id", -1) != i)
-    return kg_error(d, "internal: tensor %d is not tensor %d", i, i);
+    return kg_error(d, "internal error: tensor %d is not tensor %d", i, i);
   char *kind = get_string(L, top, "kind");
   int k = !kind                         ? -1
           : strcmp(kind, "input") == 0  ? KG_TENSOR_INPUT
@@ -207,11 +207,11 @@ static int read_tensor(lua_State *L, const kg_graph_t *g, int i, kg_tensor_t *t,
                                         : -1;
   free(kind);
   if (k < 0)
-    return kg_error(d, "internal: tensor %d has no kind", i);
+    return kg_error(d, "internal error: tensor %d has no kind", i);
   t->kind = (kg_tensor_kind_t)k;
   KG_TRY(get_ident(L, top, "name", "a tensor", &t->name, d));
   if (t->kind != KG_TENSOR_VALUE && !t->name)
-    return kg_error(d, "internal: tensor %d: an input or weight without a name", i);
+    return kg_error(d, "internal error: tensor %d: an input or weight without a name", i);
   t->persistent = get_bool(L, top, "persistent");
   /* a split weight (kg.weight's split): checked against the ranks and the
    * shape by check_split once the graph's ranks are read */
@@ -219,7 +219,7 @@ static int read_tensor(lua_State *L, const kg_graph_t *g, int i, kg_tensor_t *t,
                 parts = get_int(L, top, "split_parts", 1);
   if (split < 0 || split >= KGRT_MAX_DIMS || parts < 1 || parts > KG_FRONT_MAX_RANKS ||
       (parts > 1 && t->kind != KG_TENSOR_WEIGHT))
-    return kg_error(d, "internal: tensor %d: a bad split", i);
+    return kg_error(d, "internal error: tensor %d: a bad split", i);
   t->split = (int)split;
   t->parts = (int)parts;
   raw_field(L, top, "view_of");
@@ -227,24 +227,24 @@ static int read_tensor(lua_State *L, const kg_graph_t *g, int i, kg_tensor_t *t,
     t->view = 1;
     t->alias = tensor_id(L, lua_gettop(L), g); /* checked by check_view */
     if (t->alias < 0 || t->alias >= i)
-      return kg_error(d, "internal: tensor %d is a view of no earlier tensor", i);
+      return kg_error(d, "internal error: tensor %d is a view of no earlier tensor", i);
   }
   lua_pop(L, 1);
   const int64_t off = get_int(L, top, "view_offset", 0);
   t->view_offset = off > 0 ? (uint64_t)off : 0;
   if (off < 0 || (off > 0 && !t->view))
-    return kg_error(d, "internal: tensor %d: a bad view offset", i);
+    return kg_error(d, "internal error: tensor %d: a bad view offset", i);
   raw_field(L, top, "dtype");
   char *dt = get_string(L, lua_gettop(L), "name");
   lua_pop(L, 1);
   int bad = kg_dtype_lookup(dt, &t->dtype);
   free(dt);
   if (bad)
-    return kg_error(d, "internal: tensor %d without a dtype", i);
+    return kg_error(d, "internal error: tensor %d without a dtype", i);
   raw_field(L, top, "shape");
   lua_Integer rank = raw_len(L, -1);
   if (rank < 1 || rank > KGRT_MAX_DIMS)
-    return kg_error(d, "internal: tensor %d has rank %lld", i, (long long)rank);
+    return kg_error(d, "internal error: tensor %d has rank %lld", i, (long long)rank);
   t->rank = (int)rank;
   for (int k2 = 0; k2 < t->rank; k2++) {
     lua_rawgeti(L, -1, k2 + 1);
@@ -255,8 +255,8 @@ static int read_tensor(lua_State *L, const kg_graph_t *g, int i, kg_tensor_t *t,
       t->dims[k2].value = 0;
       t->dims[k2].sym = sym_ordinal(L, lua_gettop(L), g);
       if (t->dims[k2].sym < 0)
-        return kg_error(d, "internal: tensor %d: dim %d is not an integer or a sym", i,
-                        k2);
+        return kg_error(d, "internal error: tensor %d: dim %d is not an integer or a sym",
+                        i, k2);
     }
     lua_pop(L, 1);
   }
@@ -280,11 +280,12 @@ static int read_holes(lua_State *L, int idx, kg_variant_t *n, const char *op,
       const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &klen) : NULL;
       const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &vlen) : NULL;
       if (!k || !is_ident(k, klen))
-        return kg_error(d, "internal: %s: a hole name is not a C identifier", op);
+        return kg_error(d, "internal error: %s: a hole name is not a C identifier", op);
       if (!v || !is_code(v, vlen))
-        return kg_error(d, "internal: %s: hole %s is not an expression", op, k);
+        return kg_error(d, "internal error: %s: hole %s is not an expression", op, k);
       if (n->num_holes == KG_FRONT_MAX_HOLES)
-        return kg_error(d, "internal: %s: more than %d holes", op, KG_FRONT_MAX_HOLES);
+        return kg_error(d, "internal error: %s: more than %d holes", op,
+                        KG_FRONT_MAX_HOLES);
       if (n->num_holes == cap) {
         cap = cap ? cap * 2 : 8;
         n->holes = kg_xrealloc(n->holes, (size_t)cap * sizeof *n->holes);
@@ -311,7 +312,7 @@ static int read_size(lua_State *L, const kg_graph_t *g, kgrt_expr_t *e, const ch
   int ns = 0;
   *e = kg_expr_const(1);
   if (lua_type(L, idx) != LUA_TTABLE || n > 64)
-    return kg_error(d, "internal: %s: a size argument is not a list", op);
+    return kg_error(d, "internal error: %s: a size argument is not a list", op);
   for (lua_Integer i = 0; i < n; i++) {
     lua_rawgeti(L, idx, i + 1);
     if (lua_isinteger(L, -1)) {
@@ -321,7 +322,8 @@ static int read_size(lua_State *L, const kg_graph_t *g, kgrt_expr_t *e, const ch
     } else {
       int sym = sym_ordinal(L, lua_gettop(L), g);
       if (sym < 0 || ns == KGRT_EXPR_SYMS)
-        return kg_error(d, "internal: %s: a size argument is not a product of dims", op);
+        return kg_error(d, "internal error: %s: a size argument is not a product of dims",
+                        op);
       e->sym[ns++] = (int16_t)sym;
     }
     lua_pop(L, 1);
@@ -345,10 +347,10 @@ static int read_variant(lua_State *L, int idx, const kg_graph_t *g, const kg_nod
                         kg_variant_t *v, kg_diag_t *d) {
   v->params_ref = -1;
   if (lua_type(L, idx) != LUA_TTABLE)
-    return kg_error(d, "internal: %s: a variant is not a table", n->op);
+    return kg_error(d, "internal error: %s: a variant is not a table", n->op);
   KG_TRY(get_ident(L, idx, "template", n->op, &v->tmpl, d));
   if (!v->tmpl)
-    return kg_error(d, "internal: %s: a kernel without a template", n->op);
+    return kg_error(d, "internal error: %s: a kernel without a template", n->op);
   KG_TRY(get_ident(L, idx, "label", n->op, &v->label, d));
   v->fuse_key = get_string(L, idx, "fuse_key");
   char *grid = get_string(L, idx, "grid");
@@ -358,25 +360,25 @@ static int read_variant(lua_State *L, int idx, const kg_graph_t *g, const kg_nod
                                         : -1;
   free(grid);
   if (gk < 0)
-    return kg_error(d, "internal: %s: an unknown grid", n->op);
+    return kg_error(d, "internal error: %s: an unknown grid", n->op);
   v->grid = (kg_grid_t)gk;
   v->cols = get_int(L, idx, "cols", 0);
   if (v->cols < 0 || v->cols > INT32_MAX)
-    return kg_error(d, "internal: %s: rows of %lld", n->op, (long long)v->cols);
+    return kg_error(d, "internal error: %s: rows of %lld", n->op, (long long)v->cols);
   int t = raw_field(L, idx, "grid_of");
   v->grid_of = t == LUA_TNIL ? n->output : tensor_id(L, lua_gettop(L), g);
   lua_pop(L, 1);
   if (v->grid_of < 0 || v->grid_of >= g->num_tensors)
-    return kg_error(d, "internal: %s: grid_of is not a tensor", n->op);
+    return kg_error(d, "internal error: %s: grid_of is not a tensor", n->op);
   v->tile_units = kg_expr_const(0);
   KG_TRY(read_size_field(L, g, idx, "tile_units", &v->tile_units, n->op, d));
   v->tiles_columns = get_bool(L, idx, "tiles_columns");
   if (v->grid == KG_GRID_TILES && v->tile_units.scale == 0)
-    return kg_error(d, "internal: %s: a tiles grid without tile_units", n->op);
+    return kg_error(d, "internal error: %s: a tiles grid without tile_units", n->op);
   if (raw_field(L, idx, "dim_args") == LUA_TTABLE) {
     lua_Integer count = raw_len(L, -1);
     if (count > KG_MAX_DIM_ARGS)
-      return kg_error(d, "internal: %s: more than %d size arguments", n->op,
+      return kg_error(d, "internal error: %s: more than %d size arguments", n->op,
                       KG_MAX_DIM_ARGS);
     v->num_dim_args = (int)count;
     for (int i = 0; i < v->num_dim_args; i++) {
@@ -415,7 +417,7 @@ static int read_ids(lua_State *L, int top, const char *key, const kg_graph_t *g,
     ids[i] = tensor_id(L, lua_gettop(L), g);
     lua_pop(L, 1);
     if (ids[i] < 0)
-      return kg_error(d, "internal: %s: %s %d is not a tensor", op, key, i);
+      return kg_error(d, "internal error: %s: %s %d is not a tensor", op, key, i);
   }
   lua_pop(L, 1);
   return 0;
@@ -426,7 +428,7 @@ static int read_ids(lua_State *L, int top, const char *key, const kg_graph_t *g,
  * constant first dim (all_gather); no kernel, no in-place update. */
 static int check_collective(const kg_graph_t *g, const kg_node_t *n, kg_diag_t *d) {
   if (n->num_inputs != 1 || n->num_outputs != 1 || n->inplace >= 0)
-    return kg_error(d, "internal: %s: a collective takes one operand to one result",
+    return kg_error(d, "internal error: %s: a collective takes one operand to one result",
                     n->op);
   const kg_tensor_t *x = &g->tensors[n->inputs[0]], *y = &g->tensors[n->output];
   int ok =
@@ -451,17 +453,18 @@ static int check_collective(const kg_graph_t *g, const kg_node_t *n, kg_diag_t *
   }
   ok = ok && (gathered < 0 || gathered < x->rank);
   if (!ok)
-    return kg_error(d, "internal: %s: the result does not match the operand", n->op);
+    return kg_error(d, "internal error: %s: the result does not match the operand",
+                    n->op);
   return 0;
 }
 
 static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t *d) {
   int top = lua_gettop(L);
   if (lua_type(L, top) != LUA_TTABLE)
-    return kg_error(d, "internal: a node is not a table");
+    return kg_error(d, "internal error: a node is not a table");
   KG_TRY(get_ident(L, top, "op", "a node", &n->op, d));
   if (!n->op)
-    return kg_error(d, "internal: node without op");
+    return kg_error(d, "internal error: node without op");
   /* the model's file and line of the call (kg_where), for later errors */
   if (raw_field(L, top, "file") == LUA_TSTRING) {
     size_t len = 0;
@@ -479,7 +482,8 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
     size_t len = 0;
     const char *e = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
     if (!e || !is_code(e, len))
-      return kg_error(d, "internal: %s: the expression is not C expression text", n->op);
+      return kg_error(d, "internal error: %s: the expression is not C expression text",
+                      n->op);
     n->expr = kg_xstrdup(e);
   }
   lua_pop(L, 1);
@@ -488,17 +492,18 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
   KG_TRY(read_ids(L, top, "outputs", g, n->outputs, KG_MAX_OUTPUTS, &n->num_outputs,
                   n->op, d));
   if (n->num_outputs < 1)
-    return kg_error(d, "internal: %s has no results", n->op);
+    return kg_error(d, "internal error: %s has no results", n->op);
   n->output = n->outputs[0];
   int64_t inplace = get_int(L, top, "inplace", 0);
   if (inplace < 0 || inplace > n->num_inputs || (inplace > 0 && n->num_outputs != 1))
-    return kg_error(d, "internal: %s: bad in-place operand", n->op);
+    return kg_error(d, "internal error: %s: bad in-place operand", n->op);
   n->inplace = (int)inplace - 1;
   n->split_norm = get_bool(L, top, "split_norm");
   /* a pipeline stage's rank (on_rank) or a broadcast's root; -1: every rank */
   const int64_t rank = get_int(L, top, "rank", -1);
   if (rank < -1 || rank >= g->ranks)
-    return kg_error(d, "internal: %s: rank %lld of %d", n->op, (long long)rank, g->ranks);
+    return kg_error(d, "internal error: %s: rank %lld of %d", n->op, (long long)rank,
+                    g->ranks);
   n->rank = (int)rank;
   /* a collective step: how it combines the ranks' values */
   char *coll = get_string(L, top, "combine");
@@ -509,10 +514,11 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
                                                        : KGRT_COLLECTIVE_NONE;
     free(coll);
     if (n->collective == KGRT_COLLECTIVE_NONE)
-      return kg_error(d, "internal: %s: an unknown collective", n->op);
+      return kg_error(d, "internal error: %s: an unknown collective", n->op);
     if ((n->collective == KGRT_COLLECTIVE_BROADCAST) != (n->rank >= 0))
       return kg_error(
-          d, "internal: %s: a broadcast has a root, other collectives no rank", n->op);
+          d, "internal error: %s: a broadcast has a root, other collectives no rank",
+          n->op);
     return check_collective(g, n, d);
   }
   if (raw_field(L, top, "variants") != LUA_TTABLE) {
@@ -523,7 +529,7 @@ static int read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_t 
   int list = lua_gettop(L);
   const lua_Integer count = raw_len(L, list);
   if (count < 1 || count > KG_MAX_VARIANTS)
-    return kg_error(d, "internal: %s has %lld variants", n->op, (long long)count);
+    return kg_error(d, "internal error: %s has %lld variants", n->op, (long long)count);
   n->num_variants = (int)count;
   for (int i = 0; i < n->num_variants; i++) {
     lua_rawgeti(L, list, i + 1);
@@ -556,7 +562,7 @@ static int read_id_list(lua_State *L, int graph, const char *key, kg_graph_t *g,
     (*out)[i] = tensor_id(L, lua_gettop(L), g);
     lua_pop(L, 1);
     if ((*out)[i] < 0 || g->tensors[(*out)[i]].io_index >= 0)
-      return kg_error(d, "internal: %s %d is not a tensor of its own", key, i);
+      return kg_error(d, "internal error: %s %d is not a tensor of its own", key, i);
   }
   lua_pop(L, 1);
   return 0;
@@ -576,20 +582,20 @@ static int check_view(kg_graph_t *g, int i, kg_diag_t *d) {
   if (!t->view)
     return 0;
   if (t->alias < 0 || t->alias >= i)
-    return kg_error(d, "internal: a view of a later tensor");
+    return kg_error(d, "internal error: a view of a later tensor");
   const kg_tensor_t *s = &g->tensors[t->alias];
   kgrt_expr_t a, b;
   if (s->dtype.code != t->dtype.code || kg_tensor_numel(g, s, &a) ||
       kg_tensor_numel(g, t, &b))
-    return kg_error(d, "internal: a view of another dtype");
+    return kg_error(d, "internal error: a view of another dtype");
   if (t->view_offset > 0 || a.scale != b.scale) {
     for (int x = 0; x < KGRT_EXPR_SYMS; x++)
       if (a.sym[x] >= 0 || b.sym[x] >= 0)
-        return kg_error(d, "internal: a part of a value with run-time dims");
+        return kg_error(d, "internal error: a part of a value with run-time dims");
     const uint64_t sb = dtype_bytes(&s->dtype, a.scale),
                    tb = dtype_bytes(&t->dtype, b.scale);
     if (tb > sb || t->view_offset > sb - tb)
-      return kg_error(d, "internal: a view past its source's end");
+      return kg_error(d, "internal error: a view past its source's end");
     g->tensors[t->alias].uses++;
     return 0;
   }
@@ -600,7 +606,7 @@ static int check_view(kg_graph_t *g, int i, kg_diag_t *d) {
       if (!used[y] && b.sym[y] == a.sym[x])
         used[y] = found = 1;
     if (!found)
-      return kg_error(d, "internal: a view over other syms");
+      return kg_error(d, "internal error: a view over other syms");
   }
   g->tensors[t->alias].uses++;
   return 0;
@@ -617,7 +623,7 @@ static int check_split(const kg_graph_t *g, const kg_tensor_t *t, kg_diag_t *d) 
   if (t->parts > g->ranks || g->ranks % t->parts != 0 || t->split >= t->rank ||
       t->dims[t->split].sym >= 0 || t->dims[t->split].value < 1 ||
       t->dims[t->split].value > INT32_MAX / t->parts)
-    return kg_error(d, "internal: weight %s: a bad split", t->name);
+    return kg_error(d, "internal error: weight %s: a bad split", t->name);
   return 0;
 }
 
@@ -647,17 +653,17 @@ static int check_ranks(const kg_graph_t *g, kg_diag_t *d) {
     for (int i = 0; i < node->num_inputs; i++) {
       const int r = value_rank(g, node->inputs[i]);
       if (r >= 0 && r != node->rank)
-        return kg_error(d, "internal: %s: operand %d is on rank %d, the op on %d",
+        return kg_error(d, "internal error: %s: operand %d is on rank %d, the op on %d",
                         node->op, i, r, node->rank);
     }
   }
   for (int i = 0; i < g->num_weights; i++)
     tensor_parallel |= g->tensors[g->weights[i]].parts > 1;
   if (placed && tensor_parallel)
-    return kg_error(d, "internal: ops placed on ranks with tensor-parallel ops");
+    return kg_error(d, "internal error: ops placed on ranks with tensor-parallel ops");
   for (int i = 0; i < g->num_outputs; i++)
     if (value_rank(g, g->outputs[i].tensor) >= 0)
-      return kg_error(d, "internal: output %s is on one rank", g->outputs[i].name);
+      return kg_error(d, "internal error: output %s is on one rank", g->outputs[i].name);
   return 0;
 }
 
@@ -685,10 +691,10 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
                       kg_diag_t *d) {
   int n;
   if (lua_type(L, graph) != LUA_TTABLE)
-    return kg_error(d, "internal: kgen's graph is not a table");
+    return kg_error(d, "internal error: kgen's graph is not a table");
   const int64_t ranks = get_int(L, graph, "ranks", 1);
   if (ranks < 1 || ranks > KG_FRONT_MAX_RANKS)
-    return kg_error(d, "internal: the model's ranks are %lld", (long long)ranks);
+    return kg_error(d, "internal error: the model's ranks are %lld", (long long)ranks);
   g->ranks = (int)ranks;
   KG_TRY(graph_list(L, graph, "syms", KG_FRONT_MAX_SYMS, &n, path, d));
   g->syms = kg_xcalloc((size_t)n + 1, sizeof *g->syms);
@@ -699,7 +705,7 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     g->syms[i].max = get_int(L, lua_gettop(L), "max", 0); /* sizes.c checks it */
     g->syms[i].rank = get_bool(L, lua_gettop(L), "rank");
     if (!g->syms[i].name || get_int(L, lua_gettop(L), "ordinal", -1) != i)
-      return kg_error(d, "internal: sym %d is not sym %d", i, i);
+      return kg_error(d, "internal error: sym %d is not sym %d", i, i);
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
@@ -726,15 +732,15 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     for (int k = 0; k < nd->num_outputs; k++) {
       kg_tensor_t *t = &g->tensors[nd->outputs[k]];
       if (t->kind != KG_TENSOR_VALUE || t->producer >= 0)
-        return kg_error(d, "internal: %s: result %d is not a new value", nd->op, k);
+        return kg_error(d, "internal error: %s: result %d is not a new value", nd->op, k);
       t->producer = i;
     }
     for (int k = 0; k < nd->num_inputs; k++) {
       /* a view is computed where its storage is */
       const kg_tensor_t *t = &g->tensors[kg_tensor_storage(g, nd->inputs[k])];
       if (t->kind == KG_TENSOR_VALUE && t->producer < 0)
-        return kg_error(d, "internal: %s: operand %d is not computed before it", nd->op,
-                        k);
+        return kg_error(d, "internal error: %s: operand %d is not computed before it",
+                        nd->op, k);
     }
     if (nd->inplace >= 0) {
       g->tensors[nd->output].alias = nd->inputs[nd->inplace];
@@ -747,24 +753,25 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
   for (int i = 0; i < g->num_tensors; i++)
     if (g->tensors[i].kind == KG_TENSOR_VALUE && g->tensors[i].producer < 0 &&
         !g->tensors[i].view)
-      return kg_error(d, "internal: tensor %d is a value no op computes", i);
+      return kg_error(d, "internal error: tensor %d is a value no op computes", i);
 
   KG_TRY(read_id_list(L, graph, "inputs", g, &g->inputs, &g->num_inputs, path, d));
   for (int i = 0; i < g->num_inputs; i++) {
     if (g->tensors[g->inputs[i]].kind != KG_TENSOR_INPUT)
-      return kg_error(d, "internal: input %d is not an input", i);
+      return kg_error(d, "internal error: input %d is not an input", i);
     g->tensors[g->inputs[i]].io_index = i;
   }
   KG_TRY(read_id_list(L, graph, "weights", g, &g->weights, &g->num_weights, path, d));
   for (int i = 0; i < g->num_weights; i++) {
     if (g->tensors[g->weights[i]].kind != KG_TENSOR_WEIGHT)
-      return kg_error(d, "internal: weight %d is not a weight", i);
+      return kg_error(d, "internal error: weight %d is not a weight", i);
     g->tensors[g->weights[i]].io_index = i;
     KG_TRY(check_split(g, &g->tensors[g->weights[i]], d));
   }
   for (int i = 0; i < g->num_tensors; i++)
     if (g->tensors[i].kind != KG_TENSOR_VALUE && g->tensors[i].io_index < 0)
-      return kg_error(d, "internal: tensor %d is not a declared input or weight", i);
+      return kg_error(d, "internal error: tensor %d is not a declared input or weight",
+                      i);
 
   KG_TRY(graph_list(L, graph, "outputs", KG_FRONT_MAX_IO, &n, path, d));
   g->outputs = kg_xcalloc((size_t)n + 1, sizeof *g->outputs);
@@ -778,7 +785,7 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
     g->outputs[i].tensor = tensor_id(L, lua_gettop(L), g);
     lua_pop(L, 2);
     if (!g->outputs[i].name || g->outputs[i].tensor < 0)
-      return kg_error(d, "internal: output %d is not a named tensor", i);
+      return kg_error(d, "internal error: output %d is not a named tensor", i);
     kg_tensor_t *t = &g->tensors[g->outputs[i].tensor];
     if (t->output_index >= 0)
       return kg_error_at(d, path, 0, "output %s: the tensor is already output %s",
@@ -798,9 +805,9 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
               ? g->tensors[kg_tensor_storage(g, t->alias)].name
               : "a value");
     if (t->kind != KG_TENSOR_VALUE)
-      return kg_error_at(
-          d, path, 0, "output %s: is an %s itself; outputs must be computed",
-          g->outputs[i].name, t->kind == KG_TENSOR_INPUT ? "input" : "weight");
+      return kg_error_at(d, path, 0, "output %s: is %s itself; outputs must be computed",
+                         g->outputs[i].name,
+                         t->kind == KG_TENSOR_INPUT ? "an input" : "a weight");
     t->output_index = i;
   }
   lua_pop(L, 1);
@@ -809,7 +816,8 @@ static int read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path,
   for (int i = 0; i < g->num_tensors; i++)
     for (int j = 0; j < i && g->tensors[i].name; j++)
       if (g->tensors[j].name && strcmp(g->tensors[i].name, g->tensors[j].name) == 0)
-        return kg_error(d, "internal: two tensors are named %s", g->tensors[i].name);
+        return kg_error(d, "internal error: two tensors are named %s",
+                        g->tensors[i].name);
   mark_dead(g);
   for (int i = 0; i < g->num_tensors; i++)
     g->tensors[i].reader = -1;
@@ -829,7 +837,7 @@ static int read_names(lua_State *L, int idx, const char *key, const char *first,
   raw_field(L, idx, key);
   lua_Integer n = raw_len(L, -1);
   if (n > 64)
-    return kg_error(d, "internal: %s: more than 64 names", key);
+    return kg_error(d, "internal error: %s: more than 64 names", key);
   *out = kg_xcalloc((size_t)n + 2, sizeof **out);
   *count = 0;
   if (first)
@@ -839,7 +847,7 @@ static int read_names(lua_State *L, int idx, const char *key, const char *first,
     size_t len = 0;
     const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
     if (!v || !is_ident(v, len))
-      return kg_error(d, "internal: %s: an entry is not a C identifier", key);
+      return kg_error(d, "internal error: %s: an entry is not a C identifier", key);
     (*out)[(*count)++] = kg_xstrdup(v);
     lua_pop(L, 1);
   }
@@ -854,7 +862,7 @@ static int read_template(lua_State *L, int decls, const char *name, kg_template_
   t->name = kg_xstrdup(name);
   if (raw_field(L, decls, name) != LUA_TTABLE) {
     lua_pop(L, 1);
-    return kg_error(d, "internal: template %s is not declared (kg.template)", name);
+    return kg_error(d, "internal error: template %s is not declared (kg.template)", name);
   }
   const int decl = lua_gettop(L);
   if (raw_field(L, decl, "holes") == LUA_TTABLE) {
@@ -867,7 +875,7 @@ static int read_template(lua_State *L, int decls, const char *name, kg_template_
         const char *hn = lua_tolstring(L, keyed ? -2 : -1, &nlen);
         const char *hv = keyed ? lua_tolstring(L, -1, &vlen) : NULL;
         if (!is_ident(hn, nlen) || (hv && !is_code(hv, vlen)))
-          return kg_error(d, "internal: template %s: a bad hole", name);
+          return kg_error(d, "internal error: template %s: a bad hole", name);
         if (t->num_holes == cap) {
           cap = cap ? 2 * cap : 16;
           t->holes = kg_xrealloc(t->holes, (size_t)cap * sizeof *t->holes);
@@ -882,7 +890,7 @@ static int read_template(lua_State *L, int decls, const char *name, kg_template_
       qsort(t->holes, (size_t)t->num_holes, sizeof *t->holes, cmp_hole);
     for (int i = 1; i < t->num_holes; i++)
       if (strcmp(t->holes[i - 1].name, t->holes[i].name) == 0)
-        return kg_error(d, "internal: template %s declares hole %s twice", name,
+        return kg_error(d, "internal error: template %s declares hole %s twice", name,
                         t->holes[i].name);
   }
   lua_pop(L, 1);
@@ -913,9 +921,10 @@ static int read_template(lua_State *L, int decls, const char *name, kg_template_
   t->weights_before_wait = get_bool(L, decl, "weights_before_wait");
   lua_pop(L, 1);
   if ((t->fuse & KG_FUSE_PAIR) && !(t->fuse & KG_FUSE_EPILOGUE))
-    return kg_error(d, "internal: template %s: a pair without an epilogue", name);
+    return kg_error(d, "internal error: template %s: a pair without an epilogue", name);
   if ((t->fuse & KG_FUSE_REGION_EPI) && !(t->fuse & KG_FUSE_REGIONS))
-    return kg_error(d, "internal: template %s: a region epilogue without regions", name);
+    return kg_error(d, "internal error: template %s: a region epilogue without regions",
+                    name);
   return 0;
 }
 

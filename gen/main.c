@@ -164,6 +164,30 @@ enum {
   OPT_HELP,
 };
 
+/* The error for what getopt_long did not know, naming the argument it is in:
+ * getopt leaves optind on a group of short options ("-dash.lua") while it
+ * has letters left, and moves past it after the last one (or a long
+ * option). */
+static int unknown_option(int argc, char **argv, kg_diag_t *d) {
+  const char *arg = argv[optind - 1];
+  if (optopt != 0) {
+    const size_t n = strlen(arg);
+    const int last = arg[0] == '-' && arg[1] != '-' && n > 1 && arg[n - 1] == optopt;
+    if (!last && optind < argc)
+      arg = argv[optind];
+    const size_t len = strlen(arg);
+    if (len > 4 && strcmp(arg + len - 4, ".lua") == 0)
+      return kg_error(d,
+                      "unknown option -%c in %s (a model whose name starts with '-': "
+                      "give it as ./%s or after --)",
+                      optopt, arg, arg);
+    if (len == 2)
+      return kg_error(d, "unknown option %s (see --help)", arg);
+    return kg_error(d, "unknown option -%c in %s (see --help)", optopt, arg);
+  }
+  return kg_error(d, "unknown option %s (see --help)", arg);
+}
+
 /* Returns 0 to go on, 1 when done (help, version), -1 on error. */
 static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t *d) {
   static const struct option longs[] = {
@@ -296,7 +320,7 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
     case ':':
       return kg_error(d, "%s needs a value (see --help)", argv[optind - 1]);
     default:
-      return kg_error(d, "unknown option %s (see --help)", argv[optind - 1]);
+      return unknown_option(argc, argv, d);
     }
   }
   if (*list)

@@ -49,6 +49,15 @@ int kg_sizes_graph(const kg_graph_t *g, const char *path, kg_diag_t *d) {
                            "%s: dim %d is %lld, not in 1 .. 2^31 - 1 (or a sym)", what,
                            k + 1, (long long)(dim->sym < 0 ? dim->value : dim->sym));
     }
+    int syms = 0;
+    for (int k = 0; k < t->rank; k++)
+      syms += t->dims[k].sym >= 0;
+    if (syms > KGRT_EXPR_SYMS)
+      return kg_error_at(
+          d, file, line,
+          "%s: %d symbolic dims, more than %d (a size kgrt evaluates holds "
+          "at most %d syms)",
+          what, syms, KGRT_EXPR_SYMS, KGRT_EXPR_SYMS);
     kgrt_expr_t numel;
     int64_t n;
     uint64_t bytes;

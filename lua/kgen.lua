@@ -145,6 +145,9 @@ end
 -- again in C.
 kg.max_dim = 0x7fffffff
 kg.max_bytes = 1 << 48
+-- The syms one size may hold: a tensor's element count, an op's size
+-- argument (KGRT_EXPR_SYMS, each use of a sym counts).
+kg.max_expr_syms = 4
 
 -- The most of each thing a model may declare (gen/front.c checks them again):
 -- far more than a real model needs, few enough that every later pass stays
@@ -226,8 +229,9 @@ end
 -- A tensor's elements and bytes with every sym at its max, at most 2^48
 -- each; multiplied without overflow. `shape` holds integers and sym records.
 local function check_size(what, dt, shape)
-  local n, over = 1, false
+  local n, over, syms = 1, false, 0
   for i, d in ipairs(shape) do
+    if type(d) == "table" then syms = syms + 1 end
     local v = type(d) == "table" and d.max or d
     if math.type(v) ~= "integer" then fail("%s: dim %d is not an integer or a sym", what, i) end
     if v > kg.max_dim then
@@ -235,6 +239,10 @@ local function check_size(what, dt, shape)
         what, i, v)
     end
     if v >= 1 and n > kg.max_bytes // v then over = true else n = n * v end
+  end
+  if syms > kg.max_expr_syms then
+    fail("%s: %s has %d symbolic dims, more than %d (a size kgrt evaluates holds at most %d syms; make the others constants)",
+      what, kg.shape_str(shape), syms, kg.max_expr_syms, kg.max_expr_syms)
   end
   local bytes = dt.quant and n // dt.block_elems * dt.block_bytes or n * dt.size
   if over or n > kg.max_bytes or bytes > kg.max_bytes then
@@ -473,12 +481,23 @@ function kg.output(name, t)
   check_name("output", name)
   if names[name] then fail("output %s: the name is already used by an %s", name, names[name]) end
   if not kg.is_tensor(t) then fail("output %s: expected a tensor, got %s", name, type(t)) end
-  if tensor_rec[t].version == tensor_rec[t].mem.version then t = everywhere(t) end
   local r = tensor_rec[t]
   if r.version ~= r.mem.version then
     fail("output %s: the tensor was updated in place by %s since it was made; output a value computed from that op's result",
       name, r.mem.updated_by)
   end
+  if r.kind ~= "value" then
+    fail("output %s: is %s %s %s itself; outputs must be values an op computes", name,
+      r.kind == "input" and "an" or "a", r.kind, r.name)
+  end
+  if r.output_name then fail("output %s: the tensor is already output %s", name, r.output_name) end
+  if r.view_of then
+    fail("output %s: is a view (reshape, split) of another value; outputs must be values a kernel computes (output the value itself)",
+      name)
+  end
+  local made = r -- what the model output (before a broadcast from its rank)
+  t = everywhere(t)
+  r = tensor_rec[t]
   local node = r.producer
   if node and node.inplace then
     local target = node.inputs[node.inplace]
@@ -488,6 +507,7 @@ function kg.output(name, t)
   end
   if #graph.outputs >= kg.max_io then fail("output %s: more than %d outputs", name, kg.max_io) end
   names[name] = "output"
+  made.output_name = name
   graph.outputs[#graph.outputs + 1] = { name = name, tensor = r }
   return t
 end
@@ -550,13 +570,24 @@ local function size_list(what, s)
   if kg.is_tensor(s) then s = tensor_rec[s].shape end
   if math.type(s) == "integer" or kg.is_sym(s) then s = { s } end
   if type(s) ~= "table" then error(what .. ": a size is not an integer, sym, tensor or list", 0) end
-  local out = {}
+  local out, syms, n = {}, 0, 1
   for i, d in ipairs(s) do
     if kg.is_sym(d) then d = sym_rec[d] end
     if not (math.type(d) == "integer" or type(d) == "table" and sym_rec[d.handle] == d) then
       error(what .. ": a size is not a product of integers and syms", 0)
     end
+    if type(d) == "table" then
+      syms = syms + 1
+    elseif d < 0 or d > 0 and n > math.maxinteger // d then
+      error(what .. ": a size is negative or more than 2^63 - 1", 0)
+    else
+      n = n * d
+    end
     out[i] = d
+  end
+  if syms > kg.max_expr_syms then
+    error(string.format("%s: a size of %d symbolic dims, more than %d (a size kgrt evaluates holds at most %d syms)",
+      what, syms, kg.max_expr_syms, kg.max_expr_syms), 0)
   end
   return out
 end
@@ -730,6 +761,12 @@ function kg.node(opname, ins, a, build)
   node.inputs = recs
   normalize_variant(opname, node)
   for _, v in ipairs(node.variants or {}) do normalize_variant(opname, v) end
+  -- the model's line of the op, for what its params rule raises (kg_context)
+  for _, v in ipairs({ node, table.unpack(node.variants or {}) }) do
+    if type(v.params_info) == "table" then
+      v.params_info.kg_file, v.params_info.kg_line = node.file, node.line
+    end
+  end
   node.index = #graph.nodes
   graph.nodes[#graph.nodes + 1] = node
   return table.unpack(results)
@@ -828,7 +865,9 @@ end
 function kg.template_params(name, target, info)
   local t = kg.templates[name]
   if not t then error("no parameter rule for template " .. name, 0) end
+  kg_context(info.kg_file, info.kg_line)
   local p = t.params(target, info)
+  kg_context()
   assert(math.type(p.BLOCK) == "integer" and math.type(p.VEC) == "integer", name)
   p.UNROLL = p.UNROLL or 1
   assert(math.type(p.UNROLL) == "integer" and p.UNROLL >= 1, name)

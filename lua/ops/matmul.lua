@@ -723,11 +723,33 @@ kg.template {
   params = function(target, info) return kg.gemm_params("matmul", target, info) end,
 }
 
+-- A tile's sizes: whole numbers from 1 to TILE_MAX (its kind and shape
+-- are checked against the target's instructions by gemm_params).
+local TILE_MAX = 4096
 local function check_tile(v)
   local why = "must be a table of bm, bn, bk, waves_m, waves_n, stages, mma, shape"
   if type(v) ~= "table" then return false, why end
   for key in pairs(v) do
     if not TILE_KEYS[key] then return false, why .. " (not " .. tostring(key) .. ")" end
+  end
+  for _, key in ipairs({ "bm", "bn", "bk", "waves_m", "waves_n", "stages" }) do
+    local n = rawget(v, key)
+    if n ~= nil and (math.type(n) ~= "integer" or n < 1 or n > TILE_MAX) then
+      return false, ("must have %s a whole number from 1 to %d (not %s)"):format(key, TILE_MAX,
+        type(n) == "number" and tostring(n) or type(n))
+    end
+  end
+  local mma, shape = rawget(v, "mma"), rawget(v, "shape")
+  if mma ~= nil and (type(mma) ~= "string" or not mma:match("^[%a_][%w_]*$")) then
+    return false, "must have mma the name of an instruction kind (\"wmma\", \"mfma\", ...)"
+  end
+  if shape ~= nil then
+    local ok = type(shape) == "table" and #shape == 3
+    for i = 1, 3 do
+      local n = ok and rawget(shape, i)
+      ok = ok and math.type(n) == "integer" and n >= 1 and n <= TILE_MAX
+    end
+    if not ok then return false, "must have shape a list of 3 whole numbers (m, n, k)" end
   end
   return true
 end

@@ -15,7 +15,7 @@
 -- SYMS: reshape.lua.tmp.syms.lua:21: error: reshape: [T, 256] cannot be viewed as [4, 256]: the syms differ
 -- TWO: reshape.lua.tmp.two.lua:21: error: reshape: only one dim may be -1
 -- ZERO: reshape.lua.tmp.zero.lua:21: error: reshape: dim 2 must be a positive integer, a sym or -1, got 0
--- OUT: error: output y: is a view (reshape) of another value; outputs must be values a kernel computes (output the value itself)
+-- OUT: reshape.lua.tmp.out.lua:22: error: output y: is a view (reshape, split) of another value; outputs must be values a kernel computes (output the value itself)
 local T = sym("T", 16)
 local x = input("x", f16, { T, 256 })
 local y = reshape(x, { T, 3, -1 })

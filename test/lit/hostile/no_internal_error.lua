@@ -1,0 +1,10 @@
+-- A model file reaches no kgen bug: every model of errors/ and hostile/ as
+-- it is, and every model of ops/ with each attribute value of its op calls
+-- replaced by 0, 1.5 and "x", ends with exit 0 or with one error line at its
+-- own position, never an "internal error" (a Lua error inside kgen's
+-- library, a C backstop) and never an error without a model position.
+-- The full sweep (every lit folder mutated, more values, every number
+-- literal; about 5 minutes) is the same script:
+--   python3 test/lit/hostile/inputs/model_sweep.py --full build/kgen /tmp/sweep
+--     test/lit/{errors,hostile,ops,fusion,codegen,models,cli}
+-- RUN: rm -rf %t && python3 %S/inputs/model_sweep.py %kgen %t %S/../errors %S --mutate %S/../ops

@@ -19,7 +19,12 @@
  *   op % 4 == 2     a string (a name, arch, triple): 1 byte picks it, 1 byte
  *                   gives its length, then its bytes;
  *   op % 4 == 3     1 byte: 0 the images keep the hashes they had (kgrt
- *                   must refuse them), 1..: that pointer set to NULL.
+ *                   must refuse them), 1..127: that pointer set to NULL,
+ *                   128..: a byte of the code object (4 bytes pick it, 1
+ *                   gives its value): the hashes are recomputed after the
+ *                   edits, so kgrt's checks of the code object against the
+ *                   table run on it (the sim image is host code: never
+ *                   edited).
  * The first 4 bytes of the input are the dims the run sets (255: the max).
  *
  * Beyond the sanitizers it checks what callers rely on: a failed call
@@ -67,6 +72,7 @@ typedef struct field {
 enum { MAX_FIELDS = 2048 };
 
 static unsigned char *g_hsaco, *g_sim;
+static unsigned char *g_image; /* the code object an input edits: g_hsaco's copy */
 static size_t g_hsaco_size, g_sim_size;
 static kgrt_device_t *g_device;
 static fz_t g_fz;
@@ -177,7 +183,7 @@ static void model_init(fz_t *m) {
         .arch = m->arch_names[a],
         .triple = m->triples[a],
         .wave_size = a ? 32 : 64,
-        .image = g_hsaco,
+        .image = g_image,
         .image_size = g_hsaco_size,
         .sim_image = a ? g_sim : NULL,
         .sim_image_size = a ? g_sim_size : 0,
@@ -428,10 +434,13 @@ static int edit(fz_t *m, const uint8_t *d, size_t size, size_t at) {
     } else {
       if (!take(d, size, &at, 1, &v))
         break;
+      uint64_t at_byte, value;
       if (v == 0)
         rehash_images = 0;
-      else
+      else if (v < 128)
         null_pointer(m, (unsigned)v);
+      else if (take(d, size, &at, 4, &at_byte) && take(d, size, &at, 1, &value))
+        g_image[at_byte % g_hsaco_size] = (unsigned char)value;
     }
   }
   return rehash_images;
@@ -543,6 +552,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argv;
   g_hsaco = read_all("FZ_HSACO", &g_hsaco_size);
   g_sim = read_all("FZ_SIM", &g_sim_size);
+  g_image = malloc(g_hsaco_size);
   g_trace = getenv("FZ_TRACE") != NULL;
   kgrt_error_t err;
   if (kgrt_device_open("sim:gfx1100,workers=1,memory=16777216", NULL, &g_device, &err) !=
@@ -558,6 +568,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t dims[CAP_SYMS] = {4, 4, 4, 4};
   memcpy(dims, data, size < CAP_SYMS ? size : CAP_SYMS);
   fz_t *m = &g_fz;
+  memcpy(g_image, g_hsaco, g_hsaco_size);
   model_init(m);
   g_num_fields = 0;
   list_fields(m);

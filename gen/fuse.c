@@ -589,8 +589,9 @@ static int read_between(const kg_graph_t *g, int from, int to, int t) {
 }
 
 /* The region epilogue of the group led by n: rope[r] and cache[r], the
- * ROTARY and CACHE nodes its member r's result goes through (-1: none), all
- * at one positions tensor of the group's rows, ropes of the same holes and
+ * ROTARY and CACHE nodes its member r's result goes through (-1: none), the
+ * ropes at one positions tensor of the group's rows and the caches at one
+ * (the same, or the slots of a paged cache), ropes of the same holes and
  * caches of the same holes, a cache read by nothing between n and its
  * write. *sel (*none: no variant) is where the variants that are no regions
  * run: the taken nodes run there only. Returns the nodes taken (0: none). */
@@ -599,7 +600,7 @@ static int region_epi(const kg_graph_t *g, const int *leader, int n, int *rope,
   static const char *const rope_holes[] = {"D", "HALF", "HALF_LAYOUT", "REV", NULL};
   static const char *const cache_holes[] = {"C_T", "SLOTS", "D", NULL};
   const kg_node_t *node = &g->nodes[n];
-  int r = 0, taken = 0, pos = -1, first_rope = -1, first_cache = -1, fused = 0;
+  int r = 0, taken = 0, pos = -1, cpos = -1, first_rope = -1, first_cache = -1, fused = 0;
   *none = 1;
   for (int v = 0; v < node->num_variants; v++) {
     const kg_variant_t *var = &node->variants[v];
@@ -634,23 +635,28 @@ static int region_epi(const kg_graph_t *g, const int *leader, int n, int *rope,
       if (first_cache < 0)
         first_cache = c;
       if (!same_holes(g, first_cache, c, cache_holes) ||
-          (pos >= 0 && pos != g->nodes[c].inputs[2]) ||
+          (cpos >= 0 && cpos != g->nodes[c].inputs[2]) ||
           read_between(g, n, c, g->nodes[c].inputs[0]))
         return 0;
-      pos = g->nodes[c].inputs[2];
+      cpos = g->nodes[c].inputs[2];
       taken++;
     }
     r++;
   }
   static const char *const dims[] = {"D", NULL};
-  kgrt_expr_t rows;
   const kgrt_expr_t *m = &node->variants[0].dim_args[0];
-  if (taken == 0 || g->tensors[pos].producer >= n ||
-      (first_rope >= 0 && first_cache >= 0 &&
-       !same_holes(g, first_rope, first_cache, dims)) ||
-      kg_tensor_numel(g, &g->tensors[pos], &rows) || rows.scale != m->scale ||
-      memcmp(rows.sym, m->sym, sizeof rows.sym) != 0)
+  if (taken == 0 || (first_rope >= 0 && first_cache >= 0 &&
+                     !same_holes(g, first_rope, first_cache, dims)))
     return 0;
+  /* each index tensor: made before the group, one i32 a row */
+  for (int i = 0; i < 2; i++) {
+    const int t = i ? cpos : pos;
+    kgrt_expr_t rows;
+    if (t >= 0 &&
+        (g->tensors[t].producer >= n || kg_tensor_numel(g, &g->tensors[t], &rows) ||
+         rows.scale != m->scale || memcmp(rows.sym, m->sym, sizeof rows.sym) != 0))
+      return 0;
+  }
   return taken;
 }
 
@@ -688,12 +694,18 @@ static void fuse_regions(const kg_graph_t *g, const norms_t *nm, const int *lead
   kg_buf_t names;
   kg_buf_init(&names);
   if (epi) {
-    int pos = -1; /* one tensor for every taken node (region_epi) */
-    for (int r = 0; r < k->num_regions && pos < 0; r++)
-      pos = k->rope[r] >= 0    ? g->nodes[k->rope[r]].inputs[1]
-            : k->cache[r] >= 0 ? g->nodes[k->cache[r]].inputs[2]
-                               : -1;
-    k->ins[k->num_ins++] = pos;
+    /* the ropes' positions (else the caches'), then the caches' slots where
+     * they are another tensor (region_epi) */
+    int pos = -1, slots = -1;
+    for (int r = 0; r < k->num_regions; r++) {
+      if (k->rope[r] >= 0 && pos < 0)
+        pos = g->nodes[k->rope[r]].inputs[1];
+      if (k->cache[r] >= 0 && slots < 0)
+        slots = g->nodes[k->cache[r]].inputs[2];
+    }
+    k->ins[k->num_ins++] = pos >= 0 ? pos : slots;
+    if (pos >= 0 && slots >= 0 && slots != pos)
+      k->ins[k->num_ins++] = slots;
     for (int r = 0; r < k->num_regions; r++)
       if (k->cache[r] >= 0) {
         k->writable |= 1u << k->num_ins;

@@ -136,7 +136,9 @@ static int region_epilogue(const kg_kernel_t *k) {
 
 /* A REGION_EPI template's holes (fuse.c's region_epi chose the nodes):
  * REPI when a region's result goes on; ROPE<r> when region r is rotated,
- * KV<r> when it is stored to a cache (not to a result); the rotation's RE_D
+ * KV<r> when it is stored to a cache (not to a result); KVSLOTS when the
+ * caches are written at slots of their own (a paged cache), not at the
+ * rotation's positions; the rotation's RE_D
  * (head dim), RE_PAIRS (D / 2), RE_HALF (pairs (i, i + D/2), else (2i,
  * 2i + 1)) and RE_REV (each pair's frequency); the caches' RE_C_T and
  * RE_SLOTS. */
@@ -155,6 +157,11 @@ static void region_epi_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes
       c_node = k->cache[r];
   }
   kg_holes_set(h, "REPI", "%s", region_epilogue(k) ? "1" : "");
+  kg_holes_set(h, "KVSLOTS", "%s",
+               r_node >= 0 && c_node >= 0 &&
+                       g->nodes[r_node].inputs[1] != g->nodes[c_node].inputs[2]
+                   ? "1"
+                   : "");
   const int dn = r_node >= 0 ? r_node : c_node;
   kg_holes_set(h, "RE_D", "%s", dn >= 0 ? node_hole(g, dn, "D") : "2");
   kg_holes_set(h, "RE_PAIRS", "%s", r_node >= 0 ? node_hole(g, r_node, "HALF") : "1");

@@ -338,12 +338,28 @@
   __syncthreads();
   bool up = true;
   for (long u = tid; u + 1 < M; u += {{BLOCK}})
-    up = up && kg_ld(positions, u) < kg_ld(positions, u + 1);
+    up = up && kg_ld({{#if KVSLOTS}}slots{{else}}positions{{/if}}, u) < kg_ld({{#if KVSLOTS}}slots{{else}}positions{{/if}}, u + 1);
   if (!up)
     descents = 1;
   __syncthreads();
   const bool rows_ascend = descents == 0;
-  /* column n0 + c of row m: rotated and stored (part_region_epi.hip) */
+{{#if KVSLOTS}}  /* a paged cache's slots (KVSLOTS): which of this tile's rows have their
+   * slot taken by a later row, found once a row (not once a column) where
+   * the slots do not ascend */
+  __shared__ unsigned char taken[{{BM}}];
+  for (int r = tid; r < {{BM}}; r += {{BLOCK}}) {
+    const long m = m0 + r;
+    bool t = false;
+    if (!rows_ascend && m < M) {
+      const int s = kg_ld(slots, m);
+      for (long u = m + 1; u < M; ++u)
+        t = t || kg_ld(slots, u) == s;
+    }
+    taken[r] = t;
+  }
+  __syncthreads();
+  auto slot_taken = [&](long m, int) { return taken[m - m0] != 0; };
+{{/if}}  /* column n0 + c of row m: rotated and stored (part_region_epi.hip) */
   auto region_out = [&](long m, long n0, int c, float acc0, float accp) {
     {{> region_epi}}
   };

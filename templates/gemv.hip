@@ -37,7 +37,7 @@
   kg_dep_launch();
   kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
 {{#if REPI}}  constexpr bool rows_ascend = false; /* M <= MMAX rows: the epilogue searches */
-{{/if}}  const int lane = (int)(threadIdx.x % {{WAVE}});
+{{#if KVSLOTS}}{{> slot_taken}}{{/if}}{{/if}}  const int lane = (int)(threadIdx.x % {{WAVE}});
   const int wave = (int)(threadIdx.x / {{WAVE}});
   const int kp = wave % {{KSPLIT}}; /* the wave's place in its group */
   const int gl = kp * {{WAVE}} + lane; /* the lane's place in the group */

@@ -166,7 +166,7 @@
     issue(j);
   kg_dep_wait();
 {{#if REPI}}  constexpr bool rows_ascend = false; /* M <= MMAX rows: the epilogue searches */
-{{/if}}{{#if RSCALE}}  {{> gemv_rscale_load}}
+{{#if KVSLOTS}}{{> slot_taken}}{{/if}}{{/if}}{{#if RSCALE}}  {{> gemv_rscale_load}}
 {{/if}}{{#if XL}}  if (WAVE_SYNC) {
     stage_x(0, {{K}});
     __syncthreads();

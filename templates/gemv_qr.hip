@@ -127,7 +127,7 @@
     issue(j);
   kg_dep_wait();
 {{#if REPI}}  constexpr bool rows_ascend = false; /* M <= MMAX rows: the epilogue searches */
-{{/if}}{{#if RSCALE}}  {{> gemv_rscale_load}}
+{{#if KVSLOTS}}{{> slot_taken}}{{/if}}{{/if}}{{#if RSCALE}}  {{> gemv_rscale_load}}
 {{/if}}  /* x's units, a block (m, u, b) per thread and step; the sums of each
    * half */
   for (int it = (int)threadIdx.x; it < {{MMAX}} * NU * UB; it += {{BLOCK}}) {

@@ -1,4 +1,4 @@
-{{! gemv's REGIONS with REPI: column n0 + c of row m (acc0; accp its pair's) rotated where its region is (ROPE<r>) and stored to its region's result, or to its cache (KV<r>) at the row's position (skipped out of range, or where a later row has the same position: the last token wins; the includer's rows_ascend says no later row can) }}{
+{{! gemv's REGIONS with REPI: column n0 + c of row m (acc0; accp its pair's) rotated where its region is (ROPE<r>) and stored to its region's result, or to its cache (KV<r>) at the row's position, or its slot (KVSLOTS) (skipped out of range, or where a later row has the same one: the last token wins; the includer's rows_ascend says no later row can, its slot_taken whether one does) }}{
       const long n = n0 + c;
       const int r = n < {{R1}}L ? 0 : {{#if R2}}n < {{R2}}L ? 1 : 2{{else}}1{{/if}};
       const long start = r == 0 ? 0L : {{#if R2}}r == 2 ? {{R2}}L : {{/if}}{{R1}}L;
@@ -16,10 +16,12 @@
       long idx = m * width + lc;
       bool put = true;
       if ({{KERNEL}}_cached(r)) {
-        put = pos >= 0 && pos < {{RE_SLOTS}};
-        for (long u = m + 1; u < M && !rows_ascend; ++u)
+{{#if KVSLOTS}}        const int pos = kg_ld(slots, m);
+{{/if}}        put = pos >= 0 && pos < {{RE_SLOTS}};
+{{#if KVSLOTS}}        put = put && !slot_taken(m, pos);
+{{else}}        for (long u = m + 1; u < M && !rows_ascend; ++u)
           put = put && kg_ld(positions, u) != pos;
-        const long layer = kg_pick(r, {{#if KV0}}layer0{{else}}0L{{/if}}, {{#if KV1}}layer1{{else}}0L{{/if}}{{#if R2}}, {{#if KV2}}layer2{{else}}0L{{/if}}{{/if}});
+{{/if}}        const long layer = kg_pick(r, {{#if KV0}}layer0{{else}}0L{{/if}}, {{#if KV1}}layer1{{else}}0L{{/if}}{{#if R2}}, {{#if KV2}}layer2{{else}}0L{{/if}}{{/if}});
         idx = ((layer * (width / {{RE_D}}) + lc / {{RE_D}}) * {{RE_SLOTS}} + pos) * {{RE_D}} + lc % {{RE_D}};
       }
       if (put && r == 0)

@@ -413,7 +413,7 @@ local GEMV_QM_HOLES = { "BF16", "CPS", "QMAGIC", "QOFF" }
 for _, h in ipairs(GEMV_Q_HOLES) do GEMV_QM_HOLES[#GEMV_QM_HOLES + 1] = h end
 for _, h in ipairs({ "REGIONS", "R1", "R2", "REPI", "ROPE0", "ROPE1",
   "ROPE2", "KV0", "KV1", "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS",
-  "NOUT", "NOUT_T", "NOG_T", "RSCALE", "RS_EPS", "RS_K", "RS_T" }) do
+  "KVSLOTS", "NOUT", "NOUT_T", "NOG_T", "RSCALE", "RS_EPS", "RS_K", "RS_T" }) do
   GEMV_QM_HOLES[h] = ""
 end
 kg.template {
@@ -709,7 +709,7 @@ kg.template {
 local GEMM_KN_HOLES = {}
 for k, v in pairs(GEMM_HOLES) do GEMM_KN_HOLES[k] = v end
 for _, h in ipairs({ "REGIONS", "R1", "R2", "REPI", "ROPE0", "ROPE1", "ROPE2", "KV0", "KV1",
-  "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS", "NOUT", "NOUT_T", "NOG_T",
+  "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS", "KVSLOTS", "NOUT", "NOUT_T", "NOG_T",
   "RSCALE", "RS_EPS", "RS_K", "NPC" }) do
   GEMM_KN_HOLES[h] = ""
 end

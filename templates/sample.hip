@@ -18,9 +18,14 @@
  * TOPK best of the PARTS TOPK (which hold them: a token in the row's top-k is
  * in its part's), sorts them by counting, and applies top-p, min-p and the same inverse
  * CDF in index order to them alone: the same kept set and draw as the one
- * workgroup path, in a fraction of the reads. */
+ * workgroup path, in a fraction of the reads.{{#if RUNTIME}}
+ * RUNTIME: the one workgroup path with each row's settings read at run time
+ * from params[row] (temperature, top-k, top-p, min-p; a temperature that is
+ * not > 0 draws the argmax, a setting out of its range is off), its
+ * uniform from its own key seed[row] and counter (0, counter[row], 0, 0),
+ * so that a row's draw is its own wherever it sits in the batch.{{/if}} */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y{{#if PARTS}}, KG_GLOBAL(int) part, KG_GLOBAL(int) cnt{{/if}}) {
+{{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, KG_GLOBAL(const int) seed,{{#if RUNTIME}} KG_GLOBAL(const float) params, KG_GLOBAL(const int) counter,{{/if}} KG_GLOBAL(int) y{{#if PARTS}}, KG_GLOBAL(int) part, KG_GLOBAL(int) cnt{{/if}}) {
   kg_dep_launch();
   kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const int tid = (int)threadIdx.x;
@@ -256,8 +261,42 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const long base = (long)blockIdx.x * {{COLS}};
   /* the inverse-CDF chunk: a whole number of vectors */
   constexpr long CH = ({{COLS}} / {{VEC}} + {{BLOCK}} - 1) / {{BLOCK}} * {{VEC}};
-  const float inv_t = {{INV_T}};
-  float m = -__builtin_inff();
+{{#if RUNTIME}}  const long row = (long)blockIdx.x;
+  const float temp = kg_ld(params, row * 4), fk = kg_ld(params, row * 4 + 1);
+  const float fp = kg_ld(params, row * 4 + 2), fm = kg_ld(params, row * 4 + 3);
+  if (!(temp > 0.0f && temp <= 3.0e38f)) {
+    /* the argmax (ties to the lowest index), as the GREEDY path */
+    unsigned best = 0;
+    int at = 0x7fffffff;
+    for (long c = (long)tid * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {
+      const kg_vec<{{X_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>(x, base + c);
+#pragma unroll
+      for (int k = 0; k < {{VEC}}; ++k) {
+        const unsigned key = kg_order_key(kg_to_f32(v.v[k]));
+        if (at == 0x7fffffff || key > best) {
+          best = key;
+          at = (int)(c + k);
+        }
+      }
+    }
+    at = kg_block_argbest<{{WAVE}}, {{BLOCK}}>(best, at);
+    if (tid == 0)
+      kg_st(y, row, at);
+    return;
+  }
+  const float inv_t = 1.0f / temp;
+  const bool use_topk = fk >= 1.0f && fk < (float){{COLS}};
+  const unsigned topk = use_topk ? (unsigned)fk : 0u;
+  const bool use_topp = fp > 0.0f && fp < 1.0f, use_minp = fm > 0.0f && fm < 1.0f;
+  const float topp = fp, minp = fm;
+{{else}}  const float inv_t = {{INV_T}};
+  constexpr bool use_topk = {{#if TOPK}}true{{else}}false{{/if}};
+  constexpr bool use_topp = {{#if TOPP}}true{{else}}false{{/if}};
+  constexpr bool use_minp = {{#if MINP}}true{{else}}false{{/if}};
+  constexpr unsigned topk = {{#if TOPK}}{{TOPK}}u{{else}}0u{{/if}};
+  constexpr float topp = {{#if TOPP}}{{TOPP}}{{else}}1.0f{{/if}};
+  constexpr float minp = {{#if MINP}}{{MINP}}{{else}}0.0f{{/if}};
+{{/if}}  float m = -__builtin_inff();
   for (long c = (long)tid * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {
     const kg_vec<{{X_T}}, {{VEC}}> v = kg_ldv<{{VEC}}>(x, base + c);
 #pragma unroll
@@ -269,15 +308,15 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
    * key == cut_key and index <= cut_index */
   unsigned cut_key = 0;
   long cut_index = {{COLS}};
-{{#if TOPK}}
-  const kg_cut ck = kg_radix_cut<{{WAVE}}, {{BLOCK}}, {{VEC}}, {{COLS}}, false, {{X_T}}>(
-      x, base, inv_t, m, {{TOPK}}u, 0.0f);
-  cut_key = ck.key;
-  if (ck.take < ck.ties)
-    cut_index = kg_nth_with_key<{{WAVE}}, {{BLOCK}}, {{VEC}}, {{COLS}}, CH, {{X_T}}>(
-        x, base, ck.key, ck.take);
-{{/if}}{{#if TOPP}}
-  {
+  if (use_topk) {
+    const kg_cut ck = kg_radix_cut<{{WAVE}}, {{BLOCK}}, {{VEC}}, {{COLS}}, false, {{X_T}}>(
+        x, base, inv_t, m, topk, 0.0f);
+    cut_key = ck.key;
+    if (ck.take < ck.ties)
+      cut_index = kg_nth_with_key<{{WAVE}}, {{BLOCK}}, {{VEC}}, {{COLS}}, CH, {{X_T}}>(
+          x, base, ck.key, ck.take);
+  }
+  if (use_topp) {
     /* the weight of the top-k prefix (all of the row without top-k) */
     float mass = 0.0f;
     for (long c = (long)tid * {{VEC}}; c < {{COLS}}; c += {{BLOCK}} * {{VEC}}) {
@@ -292,14 +331,13 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     }
     mass = kg_block_sum<{{WAVE}}, {{BLOCK}}>(mass);
     const kg_cut cp = kg_radix_cut<{{WAVE}}, {{BLOCK}}, {{VEC}}, {{COLS}}, true, {{X_T}}>(
-        x, base, inv_t, m, {{TOPK_OR_ALL}}u, {{TOPP}} * mass);
+        x, base, inv_t, m, use_topk ? topk : (unsigned){{COLS}}, topp * mass);
     cut_key = cp.key;
     cut_index = {{COLS}};
     if (cp.take < cp.ties)
       cut_index = kg_nth_with_key<{{WAVE}}, {{BLOCK}}, {{VEC}}, {{COLS}}, CH, {{X_T}}>(
           x, base, cp.key, cp.take);
   }
-{{/if}}
   /* inverse CDF over the kept tokens in index order */
   const long beg = (long)tid * CH;
   const long end = beg + CH < {{COLS}} ? beg + CH : {{COLS}};
@@ -312,7 +350,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       const float f = kg_to_f32(v.v[k]);
       const unsigned key = kg_order_key(f);
       const float w = kg_sample_weight(f, inv_t, m);
-      if ((key > cut_key || (key == cut_key && c + k <= cut_index)){{#if MINP}} && w >= {{MINP}}{{/if}} && w > 0.0f) {
+      if ((key > cut_key || (key == cut_key && c + k <= cut_index)) && (!use_minp || w >= minp) && w > 0.0f) {
         own += w;
         last = c + k;
       }
@@ -322,11 +360,13 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const float before = kg_block_scan_excl<{{WAVE}}, {{BLOCK}}>(own, &total);
   const int last_kept = kg_block_argbest<{{WAVE}}, {{BLOCK}}>((unsigned)(last + 1), (int)(last + 1));
   kg_u32x4 ctr;
-  ctr.x = blockIdx.x;
+{{#if RUNTIME}}  ctr.x = 0u;
+  ctr.y = (unsigned)kg_ld(counter, row);
+{{else}}  ctr.x = blockIdx.x;
   ctr.y = {{#if SEED2}}(unsigned)kg_ld(seed, 1){{/if}}{{#if SEED1}}0u{{/if}};
-  ctr.z = 0u;
+{{/if}}  ctr.z = 0u;
   ctr.w = 0u;
-  const float u = kg_u01(kg_philox4x32_10(ctr, (unsigned)kg_ld(seed, 0), 0u).x);
+  const float u = kg_u01(kg_philox4x32_10(ctr, (unsigned)kg_ld(seed, {{#if RUNTIME}}row{{else}}0{{/if}}), 0u).x);
   const float target = u * total;
   int pick = 0x7fffffff;
   if (own > 0.0f && before <= target) {
@@ -338,7 +378,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         const float f = kg_to_f32(v.v[k]);
         const unsigned key = kg_order_key(f);
         const float w = kg_sample_weight(f, inv_t, m);
-        if ((key > cut_key || (key == cut_key && c + k <= cut_index)){{#if MINP}} && w >= {{MINP}}{{/if}} && w > 0.0f) {
+        if ((key > cut_key || (key == cut_key && c + k <= cut_index)) && (!use_minp || w >= minp) && w > 0.0f) {
           run += w;
           if (run > target && pick == 0x7fffffff)
             pick = (int)(c + k);

@@ -11,13 +11,21 @@
 -- selects the row's top-k from theirs and samples from those alone (a
 -- 128256-token row: 63 parts of 2048 f32 at top-k 50). The other modes take
 -- one workgroup per row.
+-- sample(logits, seed, params, counter) reads the settings at run time, row
+-- by row (the attributes are not taken): params f32 [rows, 4] holds each
+-- row's temperature, top_k, top_p and min_p, seed i32 [rows] its Philox key
+-- and counter i32 [rows] its counter (0, counter[r], 0, 0), so a row draws
+-- the same wherever it sits in a batch (models.llama passes a request's seed
+-- and the position of the token drawn). One workgroup per row; a
+-- temperature that is not > 0 takes the argmax, a setting out of its range
+-- is off (top_k outside [1, V), top_p or min_p outside (0, 1)).
 local kg = require "kgen"
 local fail = kg.fail
 
 kg.template {
   name = "sample",
-  holes = { "CAND", "CHUNK", "COLS", "GREEDY", "INV_T", "MINP", "PARTS", "SAMPLE", "SEED1",
-    "SEED2", "SPLIT", "STEPS", "TOPK", "TOPK_OR_ALL", "TOPP", "X_T" },
+  holes = { "CAND", "CHUNK", "COLS", "GREEDY", "INV_T", "MINP", "PARTS", "RUNTIME", "SAMPLE",
+    "SEED1", "SEED2", "SPLIT", "STEPS", "TOPK", "TOPP", "X_T" },
   libs = { "sample" },
   params = function(target, info)
     if info.parts then -- greedy, split: PARTS workgroups per row (tiles of one row)
@@ -63,8 +71,10 @@ local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge en
 kg.op {
   name = "sample",
   doc = "token ids [rows] drawn from logits [.., V] with seed i32 [1] or [2] "
-    .. "(temperature (0: argmax), top_k, top_p, min_p; Philox per (row, seed[1]))",
-  inputs = { "logits", "seed" },
+    .. "(temperature (0: argmax), top_k, top_p, min_p; Philox per (row, seed[1])); "
+    .. "or each row's settings at run time: sample(logits, seed i32 [rows], params f32 [rows, 4], "
+    .. "counter i32 [rows])",
+  inputs = { "logits", "seed", "params?", "counter?" },
   attrs = {
     temperature = { type = "number", default = 1.0,
       check = function(v) return finite(v) and v >= 0, "must be finite and >= 0" end },
@@ -77,15 +87,46 @@ kg.op {
       check = function(v) return v >= 0 and v < 1, "must be in [0, 1) (0: off)" end },
   },
   build = function(node, ins, a)
-    local x, seed = ins[1], ins[2]
+    local x, seed, params, counter = ins[1], ins[2], ins[3], ins[4]
     kg.check_float("sample", x, "logits")
     local cols = kg.const_cols("sample", x)
+    if cols >= 1 << 24 then fail("sample: the last dim %d is over 2^24", cols) end
+    if counter and not params then fail("sample: a counter operand needs params") end
+    if params then
+      if not counter then fail("sample: params need a counter operand (i32 [rows])") end
+      local lead = {}
+      for i = 1, #x.shape - 1 do lead[i] = x.shape[i] end
+      if #lead == 0 then lead[1] = 1 end
+      local function rows_of(t, k, name, dt)
+        local want = {}
+        for i, d in ipairs(lead) do want[i] = d end
+        want[#want + 1] = k
+        if t.dtype ~= dt or not kg.same_shape(t.shape, want) then
+          fail("sample: %s must be %s%s (logits %s), got %s%s", name, dt.name,
+            kg.shape_str(want), kg.shape_str(x.shape), t.dtype.name, kg.shape_str(t.shape))
+        end
+      end
+      rows_of(params, 4, "params", kg.dtypes.f32)
+      rows_of(seed, nil, "seed (with params)", kg.dtypes.i32)
+      rows_of(counter, nil, "counter", kg.dtypes.i32)
+      node.template = "sample"
+      node.grid = "rows"
+      node.grid_of = x
+      node.cols = cols
+      node.holes = {
+        CHUNK = "", PARTS = "", STEPS = "1", SPLIT = "", CAND = "", X_T = x.dtype.ctype,
+        COLS = tostring(cols), GREEDY = "", SAMPLE = "1", RUNTIME = "1", INV_T = "",
+        TOPK = "", TOPP = "", MINP = "", SEED1 = "", SEED2 = "",
+      }
+      node.params_info = { dtype = x.dtype.name, cols = cols }
+      node.out_dtype, node.out_shape = kg.dtypes.i32, lead
+      return
+    end
     if seed.dtype ~= kg.dtypes.i32 or #seed.shape ~= 1 or
         (seed.shape[1] ~= 1 and seed.shape[1] ~= 2) then
       fail("sample: seed must be i32 [1] or [2], got %s%s", seed.dtype.name,
         kg.shape_str(seed.shape))
     end
-    if cols >= 1 << 24 then fail("sample: the last dim %d is over 2^24", cols) end
     local greedy = a.temperature == 0
     local topk = (not greedy and a.top_k > 0 and a.top_k < cols) and a.top_k or nil
     local topp = (not greedy and a.top_p < 1) and a.top_p or nil
@@ -128,8 +169,7 @@ kg.op {
       X_T = x.dtype.ctype, COLS = tostring(cols),
       GREEDY = greedy and "1" or "", SAMPLE = (greedy or split) and "" or "1",
       INV_T = greedy and "" or kg.float_literal(1 / a.temperature),
-      TOPK = topk and tostring(topk) or "",
-      TOPK_OR_ALL = tostring(topk or cols),
+      TOPK = topk and tostring(topk) or "", RUNTIME = "",
       TOPP = topp and kg.float_literal(topp) or "",
       MINP = minp and kg.float_literal(minp) or "",
       SEED1 = seed.shape[1] == 1 and "1" or "", SEED2 = seed.shape[1] == 2 and "1" or "",

@@ -20,3 +20,9 @@ output("bigf_k200", sample(bigf, s, { top_k = 200, temperature = 1.1 }))
 -- 2 parts of 2048 and one of 16, fewer than k: its slots are padded
 local odd = input("odd", f32, { 3, 4112 })
 output("odd_k", sample(odd, s, { top_k = 50, top_p = 0.95 }))
+-- settings read at run time, row by row (params: temperature, top_k, top_p,
+-- min_p), each row its own Philox key and counter
+output("rt_bigf", sample(bigf, input("rt_seed", i32, { 3 }), input("rt_params", f32, { 3, 4 }),
+  input("rt_counter", i32, { 3 })))
+output("rt_tie", sample(e, input("rt_tie_seed", i32, { 64 }),
+  input("rt_tie_params", f32, { 64, 4 }), input("rt_tie_counter", i32, { 64 })))

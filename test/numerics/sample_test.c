@@ -5,7 +5,9 @@
  * bf16 and of an f32 vocabulary (one workgroup a row, and top-k split over
  * parts) and on the tied rows under top-k, each draw lies in the float64 kept
  * set and equals the draw a float64 reproduction of the op's definition
- * (Philox, inverse CDF in index order) makes. sample_dist.lua: RUNS runs (default 20; 100
+ * (Philox, inverse CDF in index order) makes; so do draws whose settings,
+ * key and counter come row by row at run time (rt_*: greedy, top-k, top-p,
+ * min-p and temperature mixed over the rows). sample_dist.lua: RUNS runs (default 20; 100
  * gives 10^5 draws) of 1000 rows of the same 64 logits, with seed (1234, run): every draw
  * is reproduced, the counts match the truncated softmax by a chi-square test at
  * significance 1e-3 (the statistic printed), temperature 0.5 fails the test against
@@ -200,7 +202,30 @@ static int run_exact(kgrt_device_t *dev) {
     bigf[i] = fh[i];
   }
   const int32_t seed1[1] = {99}, seed[2] = {4321, 17};
-  int rc = set_input(m, "e", eh, sizeof eh) |
+  /* run-time settings: per row temperature, top_k, top_p, min_p; a key and
+   * a counter per row */
+  static const float rt_set[6][4] = {{0, 0, 1, 0},           {1, 50, 0.9f, 0},
+                                     {1.3f, 0, 0.5f, 0.05f}, {0.7f, 9, 0.6f, 0.1f},
+                                     {1, 5, 1, 0},           {1, 1, 1, 0}};
+  float rt_params[3 * 4], rt_tie_params[TIE_V * 4];
+  int32_t rt_seed[3], rt_counter[3], rt_tie_seed[TIE_V], rt_tie_counter[TIE_V];
+  for (int r = 0; r < TIE_V; r++) {
+    memcpy(rt_tie_params + 4 * r, rt_set[(r + 3) % 6], sizeof rt_set[0]);
+    rt_tie_seed[r] = 1000 + 7 * r;
+    rt_tie_counter[r] = r % 5;
+    if (r < 3) {
+      memcpy(rt_params + 4 * r, rt_set[r], sizeof rt_set[0]);
+      rt_seed[r] = 555 + r;
+      rt_counter[r] = 40 + r;
+    }
+  }
+  int rc = set_input(m, "rt_params", rt_params, sizeof rt_params) |
+           set_input(m, "rt_seed", rt_seed, sizeof rt_seed) |
+           set_input(m, "rt_counter", rt_counter, sizeof rt_counter) |
+           set_input(m, "rt_tie_params", rt_tie_params, sizeof rt_tie_params) |
+           set_input(m, "rt_tie_seed", rt_tie_seed, sizeof rt_tie_seed) |
+           set_input(m, "rt_tie_counter", rt_tie_counter, sizeof rt_tie_counter) |
+           set_input(m, "e", eh, sizeof eh) |
            set_input(m, "big", bh, sizeof(uint16_t) * BIG_ROWS * BIG_V) |
            set_input(m, "bigf", fh, sizeof(float) * BIG_ROWS * BIG_V) |
            set_input(m, "odd", fh, sizeof(float) * BIG_ROWS * ODD_V) |
@@ -282,6 +307,45 @@ static int run_exact(kgrt_device_t *dev) {
     printf("%-4s sample %-12s V=%d, %d rows, %d kept in all, ids %d %d %d\n",
            bad ? "FAIL" : "ok", draws[k].name, v, rows, kept_total, ids[0], ids[1],
            ids[2]);
+  }
+  /* the run-time settings: row r with its own settings, key and counter
+   * (the uniform of counter (0, counter[r], 0, 0)) */
+  const struct {
+    const char *name;
+    const double *x;
+    int rows, v;
+    const float *params;
+    const int32_t *seed, *counter;
+  } rts[] = {{"rt_bigf", bigf, BIG_ROWS, BIG_V, rt_params, rt_seed, rt_counter},
+             {"rt_tie", e, TIE_V, TIE_V, rt_tie_params, rt_tie_seed, rt_tie_counter}};
+  for (size_t k = 0; k < sizeof rts / sizeof *rts; k++) {
+    int32_t ids[TIE_V];
+    const int rows = rts[k].rows, v = rts[k].v;
+    if (get_output(m, rts[k].name, ids, (size_t)rows)) {
+      failures++;
+      continue;
+    }
+    int bad = 0, greedy = 0;
+    for (int r = 0; r < rows; r++) {
+      const double *x = rts[k].x + (size_t)r * (size_t)v;
+      const float *q = rts[k].params + 4 * r;
+      const params_t p = {q[0], q[2], q[3], (int)q[1]};
+      int want;
+      if (p.temperature == 0) {
+        want = argmax(x, v);
+        greedy++;
+      } else {
+        kept_weights(x, v, p, w);
+        want = draw(w, v, uniform(rts[k].seed[r], rts[k].counter[r], 0));
+      }
+      if (ids[r] != want) {
+        check(0, "row %g: id differs from the float64 draw %g", rts[k].name, r, want);
+        bad++;
+      }
+    }
+    printf("%-4s sample %-12s V=%d, %d rows of run-time settings (%d greedy), ids %d %d "
+           "%d\n",
+           bad ? "FAIL" : "ok", rts[k].name, v, rows, greedy, ids[0], ids[1], ids[2]);
   }
   free(w);
   free(bh), free(big), free(fh), free(bigf);

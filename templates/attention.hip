@@ -72,7 +72,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   T *const Ps = Qs + BM * LDQ;                     /* per wave [FM RF][LDP] */
   T *const Ks = Ps + (PREG ? 0 : {{WM}} * WK * FM * RF * LDP); /* [STAGES][BN][LDQ] */
   T *const Vs = Ks + STAGES * BN * LDQ;            /* [STAGES] VSTAGE */
-  /* element r of a fragment's accumulator: its row, its key or column, and
+{{#if PAGED}}  /* each row's position in this pass (-1: another pass's), at the end */
+  int *const Rp = (int *)(void *)(lds + {{SHARED_BYTES}} - BM * 4);
+{{/if}}  /* element r of a fragment's accumulator: its row, its key or column, and
    * which of the lane's rows it is in */
   auto rowof = [](int r) { return TR ? F::col(r) : F::row(r); };
   auto colof = [](int r) { return TR ? F::row(r) : F::col(r); };
@@ -230,7 +232,8 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       continue; /* not a sequence: its rows see no key (zeros) */
     const int cs = context(sq);
     /* each row's position (-1: another pass's row, or none), clamped to
-     * [-1, CTX_MAX] so that position arithmetic stays in 32 bits */
+     * [-1, CTX_MAX] so that position arithmetic stays in 32 bits; the rows'
+     * (Rp) are read after the barrier that begins the first tile */
     auto position = [&](int t) {
       const int p = kg_ld(pos, t);
       return p < 0 ? -1 : p > CTX_MAX ? CTX_MAX : p;
@@ -242,14 +245,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       p_lo = p < p_lo ? p : p_lo;
       p_hi = p > p_hi ? p : p_hi;
     }
-    int rp[FM][NS];
-#pragma unroll
-    for (int i = 0; i < FM; i++)
-#pragma unroll
-      for (int r = 0; r < F::ACC; r++) {
-        const int rho = rbase + i * RF + rowof(r), t = rho / G;
-        rp[i][slot(r)] = rho < rows && t >= pa && t <= tb ? position(t) : -1;
-      }
+    for (int u = tid; u < BM; u += {{BLOCK}}) {
+      const int rho = r0 + u, t = rho / G;
+      Rp[u] = rho < rows && t >= pa && t <= tb ? position(t) : -1;
+    }
 {{#if PARTIAL}}    kb = decode_kb(cs);
     ke = cs;
 {{else}}    kb = 0;
@@ -356,8 +355,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{/if}}{{#if SOFTCAP}}          float s = kg_tanh(sacc[i][j][r] * {{CAP_IN}}) * {{CAP_OUT}};
 {{/if}}          if (edge) {
             const int key = j * KF + colof(r);
-{{#if PAGED}}            const int pos = rp[i][slot(r)] - j0;
-            bool hide = key > last || rp[i][slot(r)] < 0;
+{{#if PAGED}}            const int rpos = Rp[wr0 + i * RF + rowof(r)];
+            const int pos = rpos - j0;
+            bool hide = key > last || rpos < 0;
 {{else}}            const int pos = (rbase + i * RF + rowof(r)) / G + offj;
             (void)pos;
             bool hide = key > last;

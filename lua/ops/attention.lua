@@ -131,7 +131,9 @@ local function attention_params(target, info)
     local ring = t.stages * (bn * ldq + (tr and dp * (bn + pad) or bn * ldq)) * dt.size
     local part = (wk > 1 or decode) and wk * bm * (dp + 4) * 4 + wk * bm * 8 or 0
     local ptiles = preg and 0 or waves * fm * frows * ldp * dt.size
-    local lds = bm * ldq * dt.size + ptiles + math.max(ring, part)
+    -- paged: each row's position in a pass, at the end
+    local rows = info.paged and (bm * 4 + 15) // 16 * 16 or 0
+    local lds = bm * ldq * dt.size + ptiles + math.max(ring, part) + rows
     -- the floats of the accumulators a lane holds: O's and S's fragments
     local accs = fm * (dp + bnw) // kf * (fm_rows * fn // target.wave)
     return bnw, ldp, lds, accs

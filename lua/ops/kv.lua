@@ -80,3 +80,53 @@ kg.op {
     node.out_dtype, node.out_shape = cache.dtype, cache.shape
   end,
 }
+
+-- kv_slots: the slots of a paged KV pool (paged_attention's) that a batch's
+-- tokens go to: slot[t] = blocks[seq[t], pos[t] / block_size] block_size +
+-- pos[t] % block_size, for kv_append's positions. pos, seq i32 [T];
+-- blocks i32 [B, MAXB] (each sequence's block table); -1 (kv_append skips
+-- it) where the sequence is outside [0, B), the position negative or past
+-- the table, or the block negative. A thread per token.
+kg.template {
+  name = "kv_slots",
+  holes = { "BS", "MAXB" },
+  params = function(target, info)
+    return { BLOCK = math.min(256, target.max_block), VEC = 1,
+      per_block = math.min(256, target.max_block), ["repeat"] = 1 }
+  end,
+}
+
+kg.op {
+  name = "kv_slots",
+  doc = "slot[t] = blocks[seq[t], pos[t] / block_size] block_size + pos[t] % block_size: a batch's slots in a paged KV pool (pos, seq i32 [T], blocks i32 [B, MAXB]; -1 out of range)",
+  inputs = { "pos", "seq", "blocks" },
+  attrs = {
+    block_size = { check = function(v)
+      return math.type(v) == "integer" and v >= 1 and v <= 4096, "must be an integer in [1, 4096]"
+    end },
+  },
+  build = function(node, ins, a)
+    local pos, seq, blocks = ins[1], ins[2], ins[3]
+    if a.block_size == nil then fail("kv_slots: attribute block_size is required") end
+    for _, x in ipairs { { pos, "pos" }, { seq, "seq" }, { blocks, "blocks" } } do
+      if x[1].dtype ~= kg.dtypes.i32 then
+        fail("kv_slots: %s must be i32, got %s", x[2], x[1].dtype.name)
+      end
+    end
+    if #pos.shape ~= 1 or not kg.same_shape(pos.shape, seq.shape) then
+      fail("kv_slots: pos %s and seq %s must both be [T]", kg.shape_str(pos.shape),
+        kg.shape_str(seq.shape))
+    end
+    if #blocks.shape ~= 2 or math.type(blocks.shape[2]) ~= "integer" then
+      fail("kv_slots: blocks must be [B, MAXB] (MAXB a constant), got %s",
+        kg.shape_str(blocks.shape))
+    end
+    node.template = "kv_slots"
+    node.grid = "tiles"
+    node.tile_units = pos.shape[1]
+    node.dim_args = { pos.shape[1], blocks.shape[1] }
+    node.holes = { BS = tostring(a.block_size), MAXB = tostring(blocks.shape[2]) }
+    node.params_info = {}
+    node.out_dtype, node.out_shape = kg.dtypes.i32, pos.shape
+  end,
+}

@@ -188,6 +188,7 @@ static int emu_mnemonic(char *m, kgrt_emu_inst_t *in) {
              {"ds_load_", KGRT_EMU_OP_DS_LOAD, 0},
              {"ds_store_", KGRT_EMU_OP_DS_STORE, 0},
              {"global_load_d16_hi_", KGRT_EMU_OP_GLOBAL_LOAD, 2},
+             {"global_load_d16_", KGRT_EMU_OP_GLOBAL_LOAD, 3},
              {"global_load_", KGRT_EMU_OP_GLOBAL_LOAD, 0},
              {"global_store_", KGRT_EMU_OP_GLOBAL_STORE, 0},
              {"scratch_load_", KGRT_EMU_OP_SCRATCH_LOAD, 0},
@@ -200,7 +201,7 @@ static int emu_mnemonic(char *m, kgrt_emu_inst_t *in) {
       in->bytes = (uint8_t)bytes;
       in->sign = (uint8_t)sign;
       in->stride64 = mem[i].stride64 == 1;
-      in->d16_hi = mem[i].stride64 == 2;
+      in->d16_hi = mem[i].stride64 == 2 ? 1 : mem[i].stride64 == 3 ? 2 : 0;
       return 0;
     }
   }
@@ -497,7 +498,14 @@ static int emu_ndst(const kgrt_emu_inst_t *in, int nops) {
 static int emu_k_bits(const kgrt_emu_inst_t *in, int i) {
   switch (in->opc) {
   case KGRT_EMU_OP_V_MUL_F16:
+  case KGRT_EMU_OP_V_ADD_F16:
+  case KGRT_EMU_OP_V_SUB_F16:
+  case KGRT_EMU_OP_V_MAX_F16:
+  case KGRT_EMU_OP_V_RCP_F16:
+  case KGRT_EMU_OP_V_DIV_FIXUP_F16:
   case KGRT_EMU_OP_V_PK_MUL_F16:
+  case KGRT_EMU_OP_V_PK_ADD_F16:
+  case KGRT_EMU_OP_V_PK_MAX_F16:
   case KGRT_EMU_OP_V_CVT_F32_F16:
   case KGRT_EMU_OP_V_PACK_B32_F16:
   case KGRT_EMU_OP_V_DOT2ACC_F32_F16:
@@ -552,7 +560,9 @@ static int emu_parse_half(char *text, kgrt_emu_inst_t *in, int wave64, char *why
       return snprintf(why, why_size, "modifier '%s'", tok[i]), -1;
   if (in->op_sel_hi == 0xff)
     in->op_sel_hi =
-        in->opc == KGRT_EMU_OP_V_PK_MUL_F16 || in->opc == KGRT_EMU_OP_V_PK_FMA_F32 ||
+        in->opc == KGRT_EMU_OP_V_PK_MUL_F16 || in->opc == KGRT_EMU_OP_V_PK_ADD_F16 ||
+                in->opc == KGRT_EMU_OP_V_PK_MAX_F16 ||
+                in->opc == KGRT_EMU_OP_V_PK_FMA_F32 ||
                 in->opc == KGRT_EMU_OP_V_PK_ADD_F32 || in->opc == KGRT_EMU_OP_V_PK_MUL_F32
             ? 7
             : 0;

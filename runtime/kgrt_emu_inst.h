@@ -76,6 +76,8 @@
   X(S_MUL_HI_I32, "s_mul_hi_i32")                                                        \
   X(S_BITCMP0_B32, "s_bitcmp0_b32")                                                      \
   X(S_SEXT_I32_I8, "s_sext_i32_i8")                                                      \
+  X(S_SEXT_I32_I16, "s_sext_i32_i16")                                                    \
+  X(S_BITSET0_B32, "s_bitset0_b32")                                                      \
   X(S_CMP, "s_cmp")                                                                      \
   X(S_LOAD, "s_load")                                                                    \
   X(V_MOV_B32, "v_mov_b32")                                                              \
@@ -118,7 +120,14 @@
   X(V_CVT_F32_UBYTE2, "v_cvt_f32_ubyte2")                                                \
   X(V_PACK_B32_F16, "v_pack_b32_f16")                                                    \
   X(V_MUL_F16, "v_mul_f16")                                                              \
+  X(V_ADD_F16, "v_add_f16")                                                              \
+  X(V_SUB_F16, "v_sub_f16")                                                              \
+  X(V_MAX_F16, "v_max_f16")                                                              \
+  X(V_RCP_F16, "v_rcp_f16")                                                              \
+  X(V_DIV_FIXUP_F16, "v_div_fixup_f16")                                                  \
   X(V_PK_MUL_F16, "v_pk_mul_f16")                                                        \
+  X(V_PK_ADD_F16, "v_pk_add_f16")                                                        \
+  X(V_PK_MAX_F16, "v_pk_max_f16")                                                        \
   X(V_PK_FMA_F32, "v_pk_fma_f32")                                                        \
   X(V_PK_ADD_F32, "v_pk_add_f32")                                                        \
   X(V_PK_MUL_F32, "v_pk_mul_f32")                                                        \
@@ -138,6 +147,7 @@
   X(V_ASHRREV_I32, "v_ashrrev_i32")                                                      \
   X(V_LSHLREV_B64, "v_lshlrev_b64")                                                      \
   X(V_LSHRREV_B64, "v_lshrrev_b64")                                                      \
+  X(V_ASHRREV_I64, "v_ashrrev_i64")                                                      \
   X(V_LSHLREV_B16, "v_lshlrev_b16")                                                      \
   X(V_LSHRREV_B16, "v_lshrrev_b16")                                                      \
   X(V_ASHRREV_I16, "v_ashrrev_i16")                                                      \
@@ -151,6 +161,7 @@
   X(V_BFE_I32, "v_bfe_i32")                                                              \
   X(V_PERM_B32, "v_perm_b32")                                                            \
   X(V_ALIGNBIT_B32, "v_alignbit_b32")                                                    \
+  X(V_BFI_B32, "v_bfi_b32")                                                              \
   X(V_ADD_NC_U32, "v_add_nc_u32")                                                        \
   X(V_SUB_NC_U32, "v_sub_nc_u32")                                                        \
   X(V_SUBREV_NC_U32, "v_subrev_nc_u32")                                                  \
@@ -158,6 +169,10 @@
   X(V_SUB_NC_U16, "v_sub_nc_u16")                                                        \
   X(V_SUBREV_NC_U16, "v_subrev_nc_u16")                                                  \
   X(V_MUL_LO_U16, "v_mul_lo_u16")                                                        \
+  X(V_MAX_U16, "v_max_u16")                                                              \
+  X(V_MIN_U16, "v_min_u16")                                                              \
+  X(V_MAX_I16, "v_max_i16")                                                              \
+  X(V_MIN_I16, "v_min_i16")                                                              \
   X(V_ADD_CO_U32, "v_add_co_u32")                                                        \
   X(V_SUB_CO_U32, "v_sub_co_u32")                                                        \
   X(V_SUBREV_CO_U32, "v_subrev_co_u32")                                                  \
@@ -290,7 +305,7 @@ typedef struct kgrt_emu_inst {
   uint8_t sdwa, dst_sel, dst_unused, src_sel[2], sext[2];
   uint8_t bytes;  /* memory: bytes a lane moves */
   uint8_t sign;   /* memory: sign-extend a narrow load */
-  uint8_t d16_hi; /* memory: a 16-bit load into the high half */
+  uint8_t d16_hi; /* memory: a 16-bit load into the high half (1) or low half (2) */
   uint8_t stride64;
   uint8_t dual;            /* a v_dual_ pair: the second half in inst[1] of the pair */
   int32_t offset, offset1; /* memory offsets; ds 2addr: offset0, offset1 */

@@ -70,6 +70,18 @@ static int emu_read_descriptor(const uint8_t *kd, uint64_t kd_addr, int gfx9,
   k->float_mode = (k->rsrc1 >> 12) & 0xff;
   k->dx10_clamp = (k->rsrc1 >> 21) & 1;
   k->ieee = (k->rsrc1 >> 23) & 1;
+  if ((k->float_mode & 0xf) != 0)
+    return kgrt_co_fail(
+        err, err_size,
+        "kernel %s: descriptor's float round mode 0x%x: the emu rounds to "
+        "nearest even only",
+        k->name, k->float_mode & 0xf);
+  if (((k->float_mode >> 6) & 3) != 3)
+    return kgrt_co_fail(
+        err, err_size,
+        "kernel %s: descriptor flushes f16/f64 denormals (mode %u): the emu "
+        "keeps them",
+        k->name, (k->float_mode >> 6) & 3);
   if (k->vgprs > (gfx9 ? 512u : 256u))
     return kgrt_co_fail(err, err_size, "kernel %s: descriptor grants %u VGPRs", k->name,
                         k->vgprs);

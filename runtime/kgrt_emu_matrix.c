@@ -2,7 +2,8 @@
  * layouts of AMD's RDNA3 and CDNA3 ISA guides:
  *   v_wmma_f32_16x16x16_{f16,bf16} (gfx11, wave32): lane l holds row l % 16 of
  *   A and column l % 16 of B, 16 values in 8 VGPRs (two a register, k = 2j,
- *   2j + 1); D and C: VGPR r of lane l is element (2r + l / 16, l % 16).
+ *   2j + 1), lanes 16-31 a copy of lanes 0-15 (an error otherwise); D and C:
+ *   VGPR r of lane l is element (2r + l / 16, l % 16).
  *   v_mfma_f32_{32x32x8,16x16x16}_{f16,bf16} (gfx9, wave64): M = 32 or 16,
  *   G = 64 / M lane groups; lane l holds A[l % M][4 (l / M) + 0..3] and
  *   B[4 (l / M) + 0..3][l % M] in 2 VGPRs; D and C register r of lane l is
@@ -26,12 +27,24 @@ static int emu_wmma(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t
                            *C = &in->src[2];
   if (D->count != 8 || A->count != 8 || B->count != 8 || C->count != 8)
     return kgrt_emu_fail(c, "WMMA operands of the wrong size");
+  /* wave32: lanes 16-31 must hold a copy of lanes 0-15's A and B (the ISA
+   * guide's layout; the sim reads each half's own copy) */
+  for (int j = 0; j < 8; ++j)
+    for (int m = 0; m < 2; ++m) {
+      kgrt_emu_vsrc_t S;
+      kgrt_emu_vsrc(w, m == 0 ? A : B, j, &S);
+      for (uint32_t l = 0; l < 16 && S.m != 0; ++l)
+        if (S.p[l] != S.p[l + 16])
+          return kgrt_emu_fail(c,
+                               "WMMA %c operand: lane %u's register %d (0x%08x) is not "
+                               "lane %u's (0x%08x): lanes 16-31 must repeat lanes 0-15",
+                               m == 0 ? 'A' : 'B', l + 16, j, S.p[l + 16], l, S.p[l]);
+    }
   float a[16][16], b[16][16], acc[8][32];
   for (uint32_t l = 0; l < 16; ++l)
     for (int j = 0; j < 8; ++j) {
       kgrt_emu_vsrc_t S;
       kgrt_emu_vsrc(w, A, j, &S);
-      /* the row's copy in each half: lanes 16..31 read their own */
       a[l][2 * j] = emu_mma_in(S.p[l & S.m], bf16);
       a[l][2 * j + 1] = emu_mma_in(S.p[l & S.m] >> 16, bf16);
       kgrt_emu_vsrc(w, B, j, &S);

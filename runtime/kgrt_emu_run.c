@@ -259,6 +259,9 @@ int kgrt_emu_run(const kgrt_emu_launch_t *l, const kgrt_allocator_t *alloc,
     wk->ctx.code = code;
     wk->ctx.lds_bytes = k->lds_bytes;
     wk->ctx.gfx9 = l->image->gfx9;
+    wk->ctx.ftz_in = ((k->float_mode >> 4) & 3) == 0 || ((k->float_mode >> 4) & 3) == 2;
+    wk->ctx.ftz_out = ((k->float_mode >> 4) & 3) <= 1;
+    wk->ctx.dx10_clamp = k->dx10_clamp;
     wk->ctx.err = wk->err;
     wk->ctx.err_size = sizeof wk->err;
     wk->nwaves = nwaves;

@@ -40,7 +40,8 @@ typedef struct kgrt_emu_ctx {
   uint32_t lds_bytes;
   uint32_t wg;
   int gfx9;
-  int ftz; /* f32 denormals flushed (FLOAT_MODE) */
+  int ftz_in, ftz_out; /* f32 denormal sources, results flushed (FLOAT_DENORM_MODE_32) */
+  int dx10_clamp;      /* clamp takes a NaN to 0 */
   uint64_t insts;
   char *err;
   size_t err_size;

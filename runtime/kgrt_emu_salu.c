@@ -301,6 +301,12 @@ int kgrt_emu_exec_salu(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_ins
   case KGRT_EMU_OP_S_SEXT_I32_I8:
     kgrt_emu_sw32(w, d, (uint32_t)(int32_t)(int8_t)a);
     return 0;
+  case KGRT_EMU_OP_S_SEXT_I32_I16:
+    kgrt_emu_sw32(w, d, (uint32_t)(int32_t)(int16_t)a);
+    return 0;
+  case KGRT_EMU_OP_S_BITSET0_B32: /* s_bitset0_b32 d, s0: d[s0] = 0 */
+    kgrt_emu_sw32(w, d, kgrt_emu_s32(w, d) & ~(1u << (a & 31)));
+    return 0;
   case KGRT_EMU_OP_S_CMP:
     if (in->type == KGRT_EMU_T_U64)
       w->scc = emu_cmp_u(in->cmp, kgrt_emu_s64(w, s0), kgrt_emu_s64(w, s1));

@@ -89,6 +89,11 @@ static inline uint32_t emu_bfe_i(uint32_t a, uint32_t off, uint32_t w) {
   X(V_BFE_I32, emu_bfe_i(a, b, c))                                                       \
   X(V_PERM_B32, emu_perm(a, b, c))                                                       \
   X(V_ALIGNBIT_B32, (uint32_t)((((uint64_t)a << 32) | b) >> (c & 31)))                   \
+  X(V_BFI_B32, (a & b) | (~a & c))                                                       \
+  X(V_MAX_U16, (a & 0xffff) > (b & 0xffff) ? a & 0xffff : b & 0xffff)                    \
+  X(V_MIN_U16, (a & 0xffff) < (b & 0xffff) ? a & 0xffff : b & 0xffff)                    \
+  X(V_MAX_I16, (uint32_t)((int16_t)a > (int16_t)b ? a : b) & 0xffff)                     \
+  X(V_MIN_I16, (uint32_t)((int16_t)a < (int16_t)b ? a : b) & 0xffff)                     \
   X(V_ADD_NC_U32, a + b)                                                                 \
   X(V_SUB_NC_U32, a - b)                                                                 \
   X(V_SUBREV_NC_U32, b - a)                                                              \
@@ -126,7 +131,9 @@ static int emu_is16(int op) {
   return op == KGRT_EMU_OP_V_LSHLREV_B16 || op == KGRT_EMU_OP_V_LSHRREV_B16 ||
          op == KGRT_EMU_OP_V_ASHRREV_I16 || op == KGRT_EMU_OP_V_ADD_NC_U16 ||
          op == KGRT_EMU_OP_V_SUB_NC_U16 || op == KGRT_EMU_OP_V_SUBREV_NC_U16 ||
-         op == KGRT_EMU_OP_V_MUL_LO_U16 || op == KGRT_EMU_OP_V_MAD_U16;
+         op == KGRT_EMU_OP_V_MUL_LO_U16 || op == KGRT_EMU_OP_V_MAD_U16 ||
+         op == KGRT_EMU_OP_V_MAX_U16 || op == KGRT_EMU_OP_V_MIN_U16 ||
+         op == KGRT_EMU_OP_V_MAX_I16 || op == KGRT_EMU_OP_V_MIN_I16;
 }
 
 static uint32_t emu_int_scalar(int op, uint32_t a, uint32_t b, uint32_t c, uint32_t l) {
@@ -383,6 +390,10 @@ static int emu_shift64(kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in) {
     case KGRT_EMU_OP_V_LSHRREV_B64:
       r = kgrt_emu_v64(w, &in->src[1], l) >> (kgrt_emu_v64(w, &in->src[0], l) & 63);
       break;
+    case KGRT_EMU_OP_V_ASHRREV_I64:
+      r = (uint64_t)((int64_t)kgrt_emu_v64(w, &in->src[1], l) >>
+                     (kgrt_emu_v64(w, &in->src[0], l) & 63));
+      break;
     case KGRT_EMU_OP_V_LSHL_ADD_U64:
       r = (kgrt_emu_v64(w, &in->src[0], l) << (kgrt_emu_v64(w, &in->src[1], l) & 7)) +
           kgrt_emu_v64(w, &in->src[2], l);
@@ -492,6 +503,7 @@ int kgrt_emu_exec_valu(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_ins
     return emu_mad64(w, in);
   case KGRT_EMU_OP_V_LSHLREV_B64:
   case KGRT_EMU_OP_V_LSHRREV_B64:
+  case KGRT_EMU_OP_V_ASHRREV_I64:
   case KGRT_EMU_OP_V_LSHL_ADD_U64:
   case KGRT_EMU_OP_V_MOV_B64:
     return emu_shift64(w, in);

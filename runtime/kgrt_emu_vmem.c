@@ -34,8 +34,8 @@ static void emu_load_regs(kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in,
   uint32_t v = 0;
   memcpy(&v, p, n);
   uint32_t *D = kgrt_emu_vdst(w, d, first_reg);
-  if (in->d16_hi) {
-    D[l] = (D[l] & 0xffff) | v << 16;
+  if (in->d16_hi) { /* d16: one half written, the other kept */
+    D[l] = in->d16_hi == 1 ? (D[l] & 0xffff) | v << 16 : (D[l] & 0xffff0000u) | v;
     return;
   }
   if (in->sign)

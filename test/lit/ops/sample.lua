@@ -1,6 +1,8 @@
 -- sample: greedy argmax and top-k (+ top-p + min-p) split over parts of the
--- row, and top-p + min-p by radix cuts and an inverse-CDF scan in one
--- workgroup a row; no scratch on either target.
+-- row, top-p + min-p by radix cuts and an inverse-CDF scan in one
+-- workgroup a row (the model's settings as constants the compiler folds),
+-- and the same path with each row's settings, key and counter read at run
+-- time; no scratch on either target.
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W32
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W64
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
@@ -36,13 +38,29 @@
 -- top-k 300 is past the split's 256: one workgroup a row
 -- CHECK-LABEL: sample_sample_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const int) seed, KG_GLOBAL(int) y)
 -- CHECK: const float inv_t = 1.42857143f;
+-- CHECK-NEXT: constexpr bool use_topk = true;
+-- CHECK-NEXT: constexpr bool use_topp = true;
+-- CHECK-NEXT: constexpr bool use_minp = true;
+-- CHECK-NEXT: constexpr unsigned topk = 300u;
+-- CHECK-NEXT: constexpr float topp = 0.9f;
+-- CHECK-NEXT: constexpr float minp = 0.05f;
 -- W32: kg_radix_cut<32, 256, 8, 128256, false, kg_bf16>(
 -- W64: kg_radix_cut<64, 256, 8, 128256, false, kg_bf16>(
--- CHECK-NEXT: x, base, inv_t, m, 300u, 0.0f);
+-- CHECK-NEXT: x, base, inv_t, m, topk, 0.0f);
 -- CHECK: kg_radix_cut<{{.*}}, true, kg_bf16>(
--- CHECK-NEXT: x, base, inv_t, m, 300u, 0.9f * mass);
--- CHECK: w >= 0.05f
+-- CHECK-NEXT: x, base, inv_t, m, use_topk ? topk : (unsigned)128256, topp * mass);
+-- CHECK: (!use_minp || w >= minp)
 -- CHECK: ctr.y = (unsigned)kg_ld(seed, 1);
+-- run time: the row's settings from params, its key and counter; a
+-- temperature that is not > 0 takes the argmax
+-- CHECK-LABEL: sample_sample_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const int) seed, KG_GLOBAL(const float) params, KG_GLOBAL(const int) counter, KG_GLOBAL(int) y)
+-- CHECK: const float temp = kg_ld(params, row * 4), fk = kg_ld(params, row * 4 + 1);
+-- CHECK: if (!(temp > 0.0f && temp <= 3.0e38f)) {
+-- CHECK: const bool use_topk = fk >= 1.0f && fk < (float)128256;
+-- CHECK: ctr.y = (unsigned)kg_ld(counter, row);
+-- CHECK: kg_philox4x32_10(ctr, (unsigned)kg_ld(seed, row), 0u)
+-- META: .name: sample_sample_{{[0-9a-f]+}}
+-- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- META: .name: sample_sample_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- META: .name: sample_sample_{{[0-9a-f]+}}
@@ -57,3 +75,5 @@ local s = input("s", i32, { 2 })
 output("g", sample(x, s, { temperature = 0 }))
 output("y", sample(x, s, { temperature = 0.7, top_k = 50, top_p = 0.9, min_p = 0.05 }))
 output("z", sample(x, s, { temperature = 0.7, top_k = 300, top_p = 0.9, min_p = 0.05 }))
+output("r", sample(x, input("keys", i32, { B }), input("params", f32, { B, 4 }),
+  input("counter", i32, { B })))

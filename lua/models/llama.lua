@@ -66,6 +66,33 @@
 --     not divide keeps both whole on every rank, or is refused for an
 --     untied LM head). Norms are whole on every rank; each rank samples the
 --     same token from the same logits.
+--   batch [none]: { sequences = B, blocks = NB, block_size [16] }: a table
+--     that serves up to B sequences at once (continuous batching) over a
+--     KV cache of NB blocks of block_size tokens shared by all of them
+--     (paged attention); `context` is then one sequence's most tokens. Its
+--     run is a step of T tokens of B sequences, each sequence's tokens
+--     together and the sequences in order (prefill chunks and decode tokens
+--     mix in one step), with syms T, B and Q (the most tokens of any one
+--     sequence this step: the attention's decode path runs where Q <= 16 /
+--     (heads / kv_heads)) and
+--       inputs  tokens, pos, seq [T] i32 (each token's id, position in its
+--               sequence, and sequence 0 .. B - 1), ctx [B] i32 (each
+--               sequence's context after this step), blocks [B, context /
+--               block_size] i32 (each sequence's block table: its key j in
+--               slot blocks[s, j / block_size] block_size + j %
+--               block_size of the cache), last [B] i32 (the row of each
+--               sequence's token to sample after), seed [B] i32 and params
+--               [B, 4] f32 (each sequence's sampling: temperature (0:
+--               greedy), top_k, top_p, min_p; its draw is Philox of its
+--               seed at the drawn token's position, whatever the batch)
+--       state   k_cache, v_cache [layers, kv_heads, NB block_size, head_dim]
+--       outputs logits [B, vocab] f32, next_token [B] i32, next_pos [B] i32
+--               (pos[last] + 1), next_ctx [B] i32 (ctx + 1): a device loop
+--               of decoding sequences links next_token -> tokens, next_pos
+--               -> pos and next_ctx -> ctx.
+--     A sequence's logits do not depend on the others in its step on the
+--     attention's side (paged_attention); the matmuls take the GEMV or the
+--     GEMM by T, as a batch-1 table does. Not with tp or pp.
 --   pp [1]: pipeline parallel over pp ranks: layer l runs on rank
 --     l * pp // layers (contiguous stages), the embedding on rank 0, the
 --     final norm and the LM head on the last rank; each stage keeps the KV
@@ -436,6 +463,38 @@ function M.config(cfg)
   c.sampling = sampling_attrs(cfg)
   c.tp = int_key(cfg, "tp", 1)
   c.pp = int_key(cfg, "pp", 1)
+  local b = rawget(cfg, "batch")
+  if b ~= nil then
+    if type(b) ~= "table" then fail("config batch must be a table { sequences, blocks, block_size }") end
+    for key in pairs(b) do
+      if key ~= "sequences" and key ~= "blocks" and key ~= "block_size" then
+        fail("config batch.%s is not a key (sequences, blocks, block_size)", tostring(key))
+      end
+    end
+    local function bkey(key, default, max)
+      local v = rawget(b, key)
+      if v == nil then v = default end
+      if math.type(v) ~= "integer" or v < 1 or v > max then
+        fail("config batch.%s must be an integer in [1, %d], got %s", key, max, tostring(v))
+      end
+      return v
+    end
+    c.batch = { sequences = bkey("sequences", nil, 1 << 16), blocks = bkey("blocks", nil, 1 << 24),
+      block_size = bkey("block_size", 16, 4096) }
+    if c.tp > 1 or c.pp > 1 then fail("config batch: a batched table takes neither tp nor pp") end
+    if c.context % c.batch.block_size ~= 0 then
+      fail("config context %d is not whole blocks of batch.block_size %d", c.context,
+        c.batch.block_size)
+    end
+    if c.batch.blocks * c.batch.block_size < c.context then
+      fail("config batch.blocks %d of %d tokens hold less than one sequence's context %d",
+        c.batch.blocks, c.batch.block_size, c.context)
+    end
+    if c.batch.sequences > c.max_tokens then
+      fail("config batch.sequences %d is more than max_tokens %d (a step's tokens)",
+        c.batch.sequences, c.max_tokens)
+    end
+  end
   if c.pp > 1 and c.tp > 1 then fail("config tp %d and pp %d: one of them must be 1", c.tp, c.pp) end
   if c.pp > c.layers then fail("config pp %d is more than the layers %d", c.pp, c.layers) end
   if c.tp > 1 then
@@ -475,9 +534,32 @@ local function combine(c, x, y)
   return all_reduce(y + affine(x, { mul = 1 / c.tp }))
 end
 
+-- The attention of layer cl over the caches, this step's q, k and v written
+-- first: at positions S - T .. S - 1 of one sequence (kv.S), or at the slots
+-- of a batch of sequences in a paged pool (kv.paged). Returns a and the
+-- caches.
+local function attend(c, cl, q, k, v, pos, kv, kc, vc)
+  if kv.paged then
+    local p = kv.paged
+    kc = kv_append(kc, k, p.slots, { layer = cl })
+    vc = kv_append(vc, v, p.slots, { layer = cl })
+    local a = paged_attention(q, kc, vc, pos, p.seq, p.ctx, p.blocks, { layer = cl,
+      block_size = c.batch.block_size, causal = true, window = c.sliding_window,
+      seq_tokens = p.Q })
+    return a, kc, vc
+  end
+  kc = kv_append(kc, k, pos, { layer = cl })
+  vc = kv_append(vc, v, pos, { layer = cl })
+  -- appended: this run's keys are at positions S - T .. S - 1 (pos), the
+  -- rest are earlier runs'
+  local a = attention(q, kc, vc, { layer = cl, context = kv.S, causal = true,
+    window = c.sliding_window, appended = true })
+  return a, kc, vc
+end
+
 -- One decoder layer: x [T, E] -> x [T, E]; returns the updated caches too
--- (cl: l's layer in them).
-local function layer(c, l, cl, x, pos, S, kc, vc)
+-- (cl: l's layer in them; kv: attend's).
+local function layer(c, l, cl, x, pos, kv, kc, vc)
   local T = x.shape[1]
   local r = rank_sizes(c)
   local E, H, KVH, D = c.hidden, r.heads, r.kv_heads, c.head_dim
@@ -500,12 +582,8 @@ local function layer(c, l, cl, x, pos, S, kc, vc)
   local q = rope(reshape(proj("attn_q", H * D, c.tp), { T, H, D }), pos, rope_attrs)
   local k = rope(reshape(proj("attn_k", KVH * D, r.kv_parts), { T, KVH, D }), pos, rope_attrs)
   local v = reshape(proj("attn_v", KVH * D, r.kv_parts), { T, KVH, D })
-  kc = kv_append(kc, k, pos, { layer = cl })
-  vc = kv_append(vc, v, pos, { layer = cl })
-  -- appended: this run's keys are at positions S - T .. S - 1 (pos), the
-  -- rest are earlier runs'
-  local a = attention(q, kc, vc, { layer = cl, context = S, causal = true,
-    window = c.sliding_window, appended = true })
+  local a
+  a, kc, vc = attend(c, cl, q, k, v, pos, kv, kc, vc)
   local wo = layer_weight(c, l, "attn_output", f.attn_output, { E, H * D }, 2, c.tp)
   x = combine(c, x, matmul(reshape(a, { T, H * D }), wo))
   local h2 = rmsnorm(x, layer_weight(c, l, "ffn_norm", c.norms, { E }),
@@ -530,17 +608,33 @@ function M.build(cfg)
     return on_rank(r, fn)
   end
   local T = sym("T", c.max_tokens)
-  local S = sym("S", c.context)
-  local tokens = input("tokens", i32, { T })
-  local pos = input("pos", i32, { T })
-  local last = input("last", i32, { 1 })
-  local seed = input("seed", i32, { 1 })
+  local tokens, pos, last, seed, params, kv
+  if c.batch then
+    local B, Q = sym("B", c.batch.sequences), sym("Q", c.max_tokens)
+    tokens = input("tokens", i32, { T })
+    pos = input("pos", i32, { T })
+    local seq = input("seq", i32, { T })
+    local ctx = input("ctx", i32, { B })
+    local blocks = input("blocks", i32, { B, c.context // c.batch.block_size })
+    last = input("last", i32, { B })
+    seed = input("seed", i32, { B })
+    params = input("params", f32, { B, 4 })
+    kv = { paged = { seq = seq, ctx = ctx, blocks = blocks, Q = Q,
+      slots = kv_slots(pos, seq, blocks, { block_size = c.batch.block_size }) } }
+  else
+    kv = { S = sym("S", c.context) }
+    tokens = input("tokens", i32, { T })
+    pos = input("pos", i32, { T })
+    last = input("last", i32, { 1 })
+    seed = input("seed", i32, { 1 })
+  end
   -- the KV cache: one for the whole model, or each pipeline stage its own
   local kcs, vcs, first = {}, {}, {}
   for l = c.layers - 1, 0, -1 do first[stage(l)] = l end
   for s = 0, c.pp - 1 do
     local n = (s + 1 < c.pp and first[s + 1] or c.layers) - first[s]
-    local cache = { n, rank_sizes(c).kv_heads, c.context, c.head_dim }
+    local slots = c.batch and c.batch.blocks * c.batch.block_size or c.context
+    local cache = { n, rank_sizes(c).kv_heads, slots, c.head_dim }
     local suffix = c.pp > 1 and "_" .. s or ""
     kcs[s] = input("k_cache" .. suffix, c.dtype, cache)
     vcs[s] = input("v_cache" .. suffix, c.dtype, cache)
@@ -566,11 +660,11 @@ function M.build(cfg)
   for l = 0, c.layers - 1 do
     local s = stage(l)
     x, kcs[s], vcs[s] = place(s, function()
-      return layer(c, l, l - first[s], x, pos, S, kcs[s], vcs[s])
+      return layer(c, l, l - first[s], x, pos, kv, kcs[s], vcs[s])
     end)
   end
   local logits = place(last_rank, function()
-    local h = embedding(x, last) -- [1, E]: the row whose next token is wanted
+    local h = embedding(x, last) -- [1, E] (a batch: [B, E]): the rows whose next token is wanted
     h = rmsnorm(h, weight("output_norm_weight", c.norms, { c.hidden }), { eps = c.norm_eps })
     local head = embd
     if not c.tied_embeddings then
@@ -585,10 +679,17 @@ function M.build(cfg)
     return logits
   end)
   output("logits", logits)
-  output("next_token", sample(logits, seed, c.sampling))
+  if not c.batch then output("next_token", sample(logits, seed, c.sampling)) end
   -- i32 has no arithmetic of its own: pos + 1 through f32 (exact below 2^24)
-  local p = reshape(embedding(reshape(cast(pos, f32), { T, 1 }), last), { 1 })
-  output("next_pos", cast(affine(p, { mul = 1, add = 1 }), i32))
+  local rows = c.batch and last.shape[1] or 1
+  local p = reshape(embedding(reshape(cast(pos, f32), { T, 1 }), last), { rows })
+  local next_pos = cast(affine(p, { mul = 1, add = 1 }), i32)
+  if c.batch then
+    -- each sequence's draw: Philox of its seed at the drawn token's position
+    output("next_token", sample(logits, seed, params, next_pos))
+    output("next_ctx", cast(affine(cast(kv.paged.ctx, f32), { mul = 1, add = 1 }), i32))
+  end
+  output("next_pos", next_pos)
   return c
 end
 

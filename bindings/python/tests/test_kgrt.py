@@ -26,7 +26,7 @@ from kgrt import _ffi  # noqa: E402
 import sketch  # noqa: E402
 
 RUNTIME = os.path.normpath(os.path.join(HERE, "..", "..", "..", "runtime"))
-HEADERS = ["kgrt_alloc.h", "kgrt_table.h", "kgrt.h", "kgrt_weights.h"]
+HEADERS = ["kgrt_alloc.h", "kgrt_table.h", "kgrt.h", "kgrt_weights.h", "kgrt_paged.h"]
 
 
 def aligned(shape, dtype, align=256):

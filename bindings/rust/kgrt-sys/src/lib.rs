@@ -1,5 +1,5 @@
 //! Raw FFI bindings to kgrt, the kgen runtime: every public declaration of
-//! `runtime/kgrt.h`, `kgrt_alloc.h`, `kgrt_weights.h` and the
+//! `runtime/kgrt.h`, `kgrt_alloc.h`, `kgrt_weights.h`, `kgrt_paged.h` and the
 //! kernel-table ABI of `kgrt_table.h`, spelled as the headers spell them.
 //!
 //! The declarations go through four small macros that also record what they
@@ -219,6 +219,12 @@ c_opaque! {
     kgrt_comm_t,
     /// An open weight file.
     kgrt_weights_t,
+    /// A paged KV cache's blocks.
+    kgrt_kv_pool_t,
+    /// One sequence's block table in a pool.
+    kgrt_kv_seq_t,
+    /// One step of a batched table.
+    kgrt_batch_t,
 }
 
 c_structs! {
@@ -378,6 +384,14 @@ c_structs! {
         pub next: *const u8,
         pub index: u64,
     }
+    /// One sequence's sampling in a step.
+    pub struct kgrt_sampling_t {
+        pub temperature: f32,
+        pub top_p: f32,
+        pub min_p: f32,
+        pub top_k: i32,
+        pub seed: i32,
+    }
 }
 
 // SAFETY: tables are immutable C data (kgrt_table.h: "everything here is
@@ -483,6 +497,36 @@ c_fns! {
         err: *mut kgrt_error_t) -> kgrt_status_t;
     pub fn kgrt_model_bind_weights(model: *mut kgrt_model_t, weights: *const kgrt_weights_t,
         flags: u32, err: *mut kgrt_error_t) -> kgrt_status_t;
+    // kgrt_paged.h
+    pub fn kgrt_kv_pool_create(blocks: u32, block_size: u32, max_blocks: u32,
+        alloc: *const kgrt_allocator_t, out_pool: *mut *mut kgrt_kv_pool_t,
+        err: *mut kgrt_error_t) -> kgrt_status_t;
+    pub fn kgrt_kv_pool_destroy(pool: *mut kgrt_kv_pool_t);
+    pub fn kgrt_kv_pool_free_blocks(pool: *const kgrt_kv_pool_t) -> u32;
+    pub fn kgrt_kv_pool_block_size(pool: *const kgrt_kv_pool_t) -> u32;
+    pub fn kgrt_kv_pool_max_blocks(pool: *const kgrt_kv_pool_t) -> u32;
+    pub fn kgrt_kv_seq_create(pool: *mut kgrt_kv_pool_t, out_seq: *mut *mut kgrt_kv_seq_t,
+        err: *mut kgrt_error_t) -> kgrt_status_t;
+    pub fn kgrt_kv_seq_destroy(seq: *mut kgrt_kv_seq_t);
+    pub fn kgrt_kv_seq_reserve(seq: *mut kgrt_kv_seq_t, tokens: u32, err: *mut kgrt_error_t)
+        -> kgrt_status_t;
+    pub fn kgrt_kv_seq_fork(src: *mut kgrt_kv_seq_t, tokens: u32,
+        out_seq: *mut *mut kgrt_kv_seq_t, err: *mut kgrt_error_t) -> kgrt_status_t;
+    pub fn kgrt_kv_seq_blocks(seq: *const kgrt_kv_seq_t, out_count: *mut u32) -> *const i32;
+    pub fn kgrt_kv_seq_capacity(seq: *const kgrt_kv_seq_t) -> u32;
+    pub fn kgrt_kv_seq_shared(seq: *const kgrt_kv_seq_t) -> u32;
+    pub fn kgrt_batch_create(pool: *const kgrt_kv_pool_t, max_tokens: u32, max_seqs: u32,
+        alloc: *const kgrt_allocator_t, out_batch: *mut *mut kgrt_batch_t,
+        err: *mut kgrt_error_t) -> kgrt_status_t;
+    pub fn kgrt_batch_destroy(batch: *mut kgrt_batch_t);
+    pub fn kgrt_batch_clear(batch: *mut kgrt_batch_t);
+    pub fn kgrt_batch_add(batch: *mut kgrt_batch_t, seq: *const kgrt_kv_seq_t,
+        tokens: *const i32, n: u32, pos0: u32, sampling: *const kgrt_sampling_t,
+        out_row: *mut u32, err: *mut kgrt_error_t) -> kgrt_status_t;
+    pub fn kgrt_batch_tokens(batch: *const kgrt_batch_t) -> u32;
+    pub fn kgrt_batch_sequences(batch: *const kgrt_batch_t) -> u32;
+    pub fn kgrt_batch_bind(batch: *const kgrt_batch_t, model: *mut kgrt_model_t,
+        err: *mut kgrt_error_t) -> kgrt_status_t;
 }
 
 /// An error value with an empty message, ready for a call to fill.

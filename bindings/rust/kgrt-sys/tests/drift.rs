@@ -21,6 +21,7 @@ const HEADERS: &[&str] = &[
     "kgrt_table.h",
     "kgrt.h",
     "kgrt_weights.h",
+    "kgrt_paged.h",
 ];
 
 fn include_dir() -> PathBuf {

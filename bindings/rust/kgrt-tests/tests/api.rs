@@ -2,9 +2,9 @@
 //! the GGUF file make_tiny_llama writes ($KGEN_TINY_GGUF), a prefill and a
 //! greedy decode driven from the host and again as a device loop (the same
 //! tokens), profiles and timing; the caller's memory as an input and an
-//! output; and every error path, each an Err
+//! output; the paged KV pool and batch; and every error path, each an Err
 //! carrying kgrt's status and message.
-use kgrt::{Device, Dtype, Error, Extent, Status, Weights};
+use kgrt::{Batch, Device, Dtype, Error, Extent, KvPool, Sampling, Status, Weights};
 use kgrt_tests::{external, tiny_llama};
 
 fn gguf() -> String {
@@ -289,4 +289,39 @@ fn callers_memory_is_read_and_written_in_place() {
     m.unbind_device("x").unwrap();
     expect_err(m.run(), Status::FailedPrecondition, "input x is not bound");
     drop(m);
+}
+
+#[test]
+fn kv_pool_and_batch() {
+    let pool = KvPool::new(8, 16, 4).unwrap();
+    assert_eq!(
+        (pool.free_blocks(), pool.block_size(), pool.max_blocks()),
+        (8, 16, 4)
+    );
+    let mut a = pool.seq().unwrap();
+    a.reserve(40).unwrap();
+    assert_eq!(a.blocks().len(), 3);
+    assert_eq!(a.capacity(), 48);
+    assert_eq!(pool.free_blocks(), 5);
+    let b = a.fork(32).unwrap();
+    assert_eq!(b.shared(), 32);
+    assert_eq!(b.blocks(), &a.blocks()[..2]);
+    expect_err(a.reserve(80), Status::OutOfRange, "");
+    let mut batch = Batch::new(&pool, 8, 2).unwrap();
+    let row = batch
+        .add(&a, &[1, 2, 3], 37, Some(&Sampling::default()))
+        .unwrap();
+    assert_eq!(row, 0);
+    assert_eq!((batch.tokens(), batch.sequences()), (3, 1));
+    expect_err(batch.add(&a, &[4], 40, None), Status::InvalidArgument, "");
+    expect_err(batch.add(&b, &[], 32, None), Status::InvalidArgument, "");
+    // a table without a batch's dims
+    let dev = Device::open("sim:gfx1100").unwrap();
+    let mut m = dev.load(external::table()).unwrap();
+    assert!(batch.bind(&mut m).is_err());
+    batch.clear();
+    expect_err(batch.bind(&mut m), Status::FailedPrecondition, "");
+    drop(b);
+    drop(a);
+    assert_eq!(pool.free_blocks(), 8);
 }

@@ -1,7 +1,8 @@
 //! The safe Rust API of kgrt, the kgen runtime: open a [`Device`], load a
 //! kgen kernel [`Table`] onto it as a [`Model`], bind [`Weights`] from a GGUF
 //! or safetensors file, set dims and inputs, run, read outputs; the device
-//! loop, profiles, the caller's device memory.
+//! loop, profiles, the caller's device memory; batched serving's
+//! [`KvPool`] and [`Batch`].
 //!
 //! Lifetimes carry kgrt's rules: a `Model<'d, 't>` borrows its device for
 //! `'d` and its table for `'t`, so it can outlive neither; `Drop` unloads,
@@ -48,12 +49,14 @@ pub use kgrt_sys as sys;
 mod device;
 mod error;
 mod model;
+mod paged;
 mod table;
 mod weights;
 
 pub use device::{Device, Memory};
 pub use error::{Error, Result, Status};
 pub use model::{Element, Model, StepProfile};
+pub use paged::{Batch, KvPool, KvSeq, Sampling};
 pub use table::{Dim, Dtype, Extent, Sym, SymDecl, Table, TensorDecl, TensorInfo};
 pub use weights::{WeightInfo, Weights, WeightsFormat};
 

@@ -50,6 +50,19 @@ int kg_out_write_file(const char *path, const char *data, size_t size, kg_diag_t
       return kg_error(d, "cannot write to stdout");
     return fflush(stdout) == 0 ? 0 : kg_error(d, "cannot write to stdout");
   }
+  /* a file that is not a regular one (/dev/null, a FIFO, a terminal) is
+   * written in place: a rename over it would replace it, and root may */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode))
+      return kg_error(d, "-o %s: is a folder", path);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+      return kg_error(d, "cannot write %s: %s", path, strerror(errno));
+    int bad = size && fwrite(data, 1, size, f) != size;
+    bad |= fclose(f) != 0;
+    return bad ? kg_error(d, "cannot write %s: %s", path, strerror(errno)) : 0;
+  }
   kg_buf_t tmp;
   kg_buf_init(&tmp);
   kg_buf_printf(&tmp, "%s.kgen-tmp-%ld", path, (long)getpid());

@@ -117,9 +117,10 @@ uint32_t kgrt_emu_user_sgprs(const kgrt_emu_kernel_t *k, uint64_t kernarg,
 /* Runs the launch on the interpreter (kgrt_emu_run.c): workgroups on `workers`
  * host threads, each workgroup's waves interleaved between barriers. 0, or -1
  * with a one-line reason naming the workgroup, wave, program counter and
- * instruction. *out_insts: the wave-instructions executed. */
+ * instruction. *out_insts: the wave-instructions executed; *out_cpu_s (when
+ * not NULL): the CPU seconds its threads took. */
 int kgrt_emu_run(const kgrt_emu_launch_t *launch, const kgrt_allocator_t *alloc,
-                 uint64_t *out_insts, char *err, size_t err_size);
+                 uint64_t *out_insts, double *out_cpu_s, char *err, size_t err_size);
 
 /* ---- the peer (kgrt_emu_peer.c) ---- */
 

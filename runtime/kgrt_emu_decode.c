@@ -87,15 +87,13 @@ static const char *const emu_aliases[][2] = {
     {"v_mad_legacy_u16", "v_mad_u16"},
 };
 
-/* Operations that change nothing the emu models: waits (every access completes
- * at once), scheduling hints, cache control (one coherent memory), messages. */
+/* Operations that change nothing the emu models: the waits it does not count
+ * (vscnt, expcnt), scheduling hints, cache control (one coherent memory),
+ * messages. s_waitcnt's vmcnt and lgkmcnt are kept (kgrt_emu_wait.c). */
 static const char *const emu_nops[] = {"s_nop",
                                        "s_delay_alu",
-                                       "s_waitcnt",
                                        "s_waitcnt_depctr",
                                        "s_waitcnt_vscnt",
-                                       "s_waitcnt_vmcnt",
-                                       "s_waitcnt_lgkmcnt",
                                        "s_waitcnt_expcnt",
                                        "s_clause",
                                        "s_code_end",
@@ -532,6 +530,34 @@ static int emu_parse_half(char *text, kgrt_emu_inst_t *in, int wave64, char *why
   snprintf(mn, sizeof mn, "%s", tok[0]);
   if (strncmp(mn, "v_dual_", 7) == 0)
     memmove(mn + 2, mn + 7, strlen(mn + 7) + 1);
+  if (strcmp(mn, "s_waitcnt") == 0 || strcmp(mn, "s_waitcnt_vmcnt") == 0 ||
+      strcmp(mn, "s_waitcnt_lgkmcnt") == 0) {
+    /* "s_waitcnt vmcnt(N) lgkmcnt(N) ..."; "s_waitcnt_vmcnt null, N"; any other
+     * form waits for everything */
+    in->opc = KGRT_EMU_OP_S_WAITCNT;
+    in->offset = in->offset1 = -1;
+    for (int i = 1; i < n; ++i) {
+      const char *t = tok[i];
+      if (mn[9] == '_') {
+        const int v =
+            strcmp(tok[1], "null") == 0 && n == 3 ? (int)strtol(tok[2], NULL, 0) : 0;
+        if (mn[10] == 'v')
+          in->offset = v;
+        else
+          in->offset1 = v;
+        break;
+      }
+      if (strncmp(t, "vmcnt(", 6) == 0)
+        in->offset = (int)strtol(t + 6, NULL, 10);
+      else if (strncmp(t, "lgkmcnt(", 8) == 0)
+        in->offset1 = (int)strtol(t + 8, NULL, 10);
+      else if (strncmp(t, "expcnt(", 7) != 0)
+        in->offset = in->offset1 = 0;
+    }
+    if (n == 1)
+      in->offset = in->offset1 = 0;
+    return 0;
+  }
   if (emu_mnemonic(mn, in) != 0)
     return snprintf(why, why_size, "the emu does not implement %s", tok[0]), -1;
   if (in->opc == KGRT_EMU_OP_NOP)

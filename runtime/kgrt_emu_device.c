@@ -29,7 +29,7 @@ typedef struct kgrt_emu_device {
   kgrt_emu_mem_t *mem;
   kgrt_emu_peer_t *peer;
   uint64_t launches, insts;
-  double seconds;
+  double seconds, cpu_seconds; /* wall; the interpreter threads' CPU */
 } kgrt_emu_device_t;
 
 struct kgrt_device_program {
@@ -74,9 +74,12 @@ static void emu_destroy(kgrt_device_t *device) {
   kgrt_emu_device_t *d = emu_cast(device);
   kgrt_allocator_t alloc = device->alloc;
   if (d->stats)
-    fprintf(stderr, "emu: %llu launches, %llu wave-instructions in %.2f s (%.2f M/s)\n",
+    fprintf(stderr,
+            "emu: %llu launches, %llu wave-instructions in %.2f s (%.2f M/s; %.2f M/s "
+            "per core of interpreter CPU time)\n",
             (unsigned long long)d->launches, (unsigned long long)d->insts, d->seconds,
-            d->seconds > 0 ? (double)d->insts / d->seconds / 1e6 : 0.0);
+            d->seconds > 0 ? (double)d->insts / d->seconds / 1e6 : 0.0,
+            d->cpu_seconds > 0 ? (double)d->insts / d->cpu_seconds / 1e6 : 0.0);
   kgrt_emu_peer_close(d->peer);
   kgrt_emu_mem_destroy(d->mem);
   kgrt_free(&alloc, d);
@@ -305,11 +308,13 @@ static kgrt_status_t emu_launch(kgrt_device_t *device, kgrt_device_program_t *p,
   };
   char reason[512] = "";
   uint64_t insts = 0;
+  double cpu = 0;
   const double t0 = emu_now();
   int rc = d->peer != NULL
                ? kgrt_emu_peer_run(d->peer, &l, &insts, reason, sizeof reason)
-               : kgrt_emu_run(&l, &device->alloc, &insts, reason, sizeof reason);
+               : kgrt_emu_run(&l, &device->alloc, &insts, &cpu, reason, sizeof reason);
   d->seconds += emu_now() - t0;
+  d->cpu_seconds += cpu;
   d->launches++;
   d->insts += insts;
   if (rc != 0)

@@ -15,6 +15,7 @@
   X(NOP, "s_nop")                                                                        \
   X(ENDPGM, "s_endpgm")                                                                  \
   X(BARRIER, "s_barrier")                                                                \
+  X(S_WAITCNT, "s_waitcnt")                                                              \
   X(BRANCH, "s_branch")                                                                  \
   X(CBRANCH_SCC0, "s_cbranch_scc0")                                                      \
   X(CBRANCH_SCC1, "s_cbranch_scc1")                                                      \
@@ -308,7 +309,8 @@ typedef struct kgrt_emu_inst {
   uint8_t d16_hi; /* memory: a 16-bit load into the high half (1) or low half (2) */
   uint8_t stride64;
   uint8_t dual;            /* a v_dual_ pair: the second half in inst[1] of the pair */
-  int32_t offset, offset1; /* memory offsets; ds 2addr: offset0, offset1 */
+  int32_t offset, offset1; /* memory offsets; ds 2addr: offset0, offset1;
+                            * s_waitcnt: vmcnt, lgkmcnt (-1: not waited on) */
   int64_t target;          /* branches: the target's address */
   kgrt_emu_operand_t dst[2];
   kgrt_emu_operand_t src[4];

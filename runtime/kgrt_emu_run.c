@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kgrt_emu_run.h"
@@ -130,8 +131,18 @@ static int emu_run_wave(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w) {
       w->state = KGRT_EMU_DONE;
     else if (in->opc == KGRT_EMU_OP_BARRIER)
       w->state = KGRT_EMU_AT_BARRIER;
-    else {
-      rc = in->dual ? emu_dual(c, w, in) : emu_step(c, w, in);
+    else if (in->opc == KGRT_EMU_OP_S_WAITCNT) {
+      if (w->npend > 0)
+        kgrt_emu_pend_wait(w, in->offset, in->offset1);
+    } else {
+      /* a register a pending load writes: a missing s_waitcnt */
+      if (w->npend > 0 && (kgrt_emu_pend_check(c, w, in) != 0 ||
+                           (in->dual && kgrt_emu_pend_check(c, w, in + 1) != 0)))
+        rc = -1;
+      else
+        rc = in->dual ? emu_dual(c, w, in) : emu_step(c, w, in);
+      if (rc == 0 && (in->opc == KGRT_EMU_OP_S_LOAD || in->opc >= KGRT_EMU_OP_DS_LOAD))
+        kgrt_emu_pend_issue(c, w, in, idx, pc);
     }
     if (rc != 0) {
       char msg[320];
@@ -161,6 +172,7 @@ typedef struct emu_worker {
   uint32_t *vfile;
   unsigned char *scratch;
   uint32_t next_wg_stride, first_wg;
+  double cpu_s; /* the thread's CPU seconds */
   int rc;
   char err[512];
 } emu_worker_t;
@@ -195,6 +207,10 @@ static int emu_run_workgroup(emu_worker_t *wk, uint32_t wg) {
     for (uint32_t lane = 0; lane < W; ++lane)
       w->v[lane] = first + lane < l->block_x ? first + lane : 0; /* x; y = z = 0 */
     w->scc = 0;
+    w->npend = 0;
+    memset(w->pend_v, 0, sizeof w->pend_v);
+    memset(w->pend_a, 0, sizeof w->pend_a);
+    memset(w->pend_s, 0, sizeof w->pend_s);
     w->pc = k->entry;
     w->state = KGRT_EMU_RUNNING;
   }
@@ -217,20 +233,30 @@ static int emu_run_workgroup(emu_worker_t *wk, uint32_t wg) {
   }
 }
 
+static double emu_thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void *emu_worker_main(void *arg) {
   emu_worker_t *wk = arg;
   const kgrt_emu_launch_t *l = wk->ctx.l;
+  const double t0 = emu_thread_cpu();
   for (uint32_t wg = wk->first_wg; wg < l->grid_x; wg += wk->next_wg_stride)
     if (emu_run_workgroup(wk, wg) != 0) {
       wk->rc = -1;
       break;
     }
+  wk->cpu_s += emu_thread_cpu() - t0;
   return NULL;
 }
 
 int kgrt_emu_run(const kgrt_emu_launch_t *l, const kgrt_allocator_t *alloc,
-                 uint64_t *out_insts, char *err, size_t err_size) {
+                 uint64_t *out_insts, double *out_cpu_s, char *err, size_t err_size) {
   *out_insts = 0;
+  if (out_cpu_s != NULL)
+    *out_cpu_s = 0;
   const kgrt_emu_kernel_t *k = l->kernel;
   if (l->block_x == 0 || l->block_x > 1024)
     return snprintf(err, err_size, "block of %u lanes", l->block_x), -1;
@@ -308,6 +334,8 @@ int kgrt_emu_run(const kgrt_emu_launch_t *l, const kgrt_allocator_t *alloc,
     uint32_t worst = UINT32_MAX;
     for (unsigned t = 0; t < workers; ++t) {
       *out_insts += wks[t].ctx.insts;
+      if (out_cpu_s != NULL)
+        *out_cpu_s += wks[t].cpu_s;
       if (wks[t].rc != 0 && wks[t].ctx.wg < worst) {
         worst = wks[t].ctx.wg;
         snprintf(err, err_size, "%s", wks[t].err);

@@ -16,6 +16,19 @@
 #include "kgrt_emu.h"
 #include "kgrt_emu_inst.h"
 
+/* A memory operation issued and not yet proven returned by an s_waitcnt
+ * (kgrt_emu_wait.c). */
+typedef struct kgrt_emu_pend {
+  uint64_t pc;  /* the instruction's address */
+  int32_t idx;  /* and its index in the kernel's code */
+  uint8_t cnt;  /* 0: vmcnt, 1: lgkmcnt */
+  uint8_t smem; /* a scalar load (returns out of order) */
+  uint8_t kind; /* its destination's file (KGRT_EMU_V/A/S), NONE: none */
+  uint16_t reg, count;
+} kgrt_emu_pend_t;
+
+#define KGRT_EMU_MAX_PEND 64
+
 typedef struct kgrt_emu_wave {
   uint32_t s[128]; /* SGPRs; vcc 106:107, m0 124, exec 126:127 */
   uint32_t *v;     /* VGPRs: v[reg * W + lane] */
@@ -28,6 +41,11 @@ typedef struct kgrt_emu_wave {
   uint32_t id;
   unsigned char *scratch; /* private memory: lane l's at scratch + l * scratch_bytes */
   uint32_t scratch_bytes;
+  /* the memory operations pending on their counters, in issue order, and the
+   * registers their loads write */
+  uint32_t npend;
+  kgrt_emu_pend_t pend[KGRT_EMU_MAX_PEND];
+  uint64_t pend_v[8], pend_a[8], pend_s[2];
 } kgrt_emu_wave_t;
 
 enum { KGRT_EMU_RUNNING, KGRT_EMU_AT_BARRIER, KGRT_EMU_DONE };
@@ -57,6 +75,16 @@ int kgrt_emu_exec_matrix(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w,
                          const kgrt_emu_inst_t *in);
 /* 1 when the op is the float unit's (kgrt_emu_vfloat.c) */
 int kgrt_emu_is_vfloat(int opc);
+
+/* Memory counters (kgrt_emu_wait.c): a memory instruction (code index idx,
+ * at pc) issued; an s_waitcnt with counts vm and lgkm (-1: not waited on);
+ * the check that instruction in touches no register a pending load writes
+ * (0, or -1 with c->err filled). */
+void kgrt_emu_pend_issue(const kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w,
+                         const kgrt_emu_inst_t *in, int32_t idx, uint64_t pc);
+void kgrt_emu_pend_wait(kgrt_emu_wave_t *w, int vm, int lgkm);
+int kgrt_emu_pend_check(kgrt_emu_ctx_t *c, const kgrt_emu_wave_t *w,
+                        const kgrt_emu_inst_t *in);
 
 /* Decoding (kgrt_emu_decode.c): kernel k's code, from its entry to its end. */
 int kgrt_emu_decode_kernel(const kgrt_emu_image_t *img, const kgrt_emu_kernel_t *k,
@@ -155,6 +183,46 @@ static inline void kgrt_emu_vsrc(const kgrt_emu_wave_t *w, const kgrt_emu_operan
     s->m = 0;
   }
 }
+/* Runs stmt for every lane l of a wave of W lanes, with W a constant in each
+ * loop (32 or 64), so that the compiler unrolls and vectorizes it. */
+#define KGRT_EMU_LANES(W, ...)                                                           \
+  do {                                                                                   \
+    if ((W) == 64) {                                                                     \
+      for (uint32_t l = 0; l < 64; ++l) {                                                \
+        __VA_ARGS__;                                                                     \
+      }                                                                                  \
+    } else {                                                                             \
+      for (uint32_t l = 0; l < 32; ++l) {                                                \
+        __VA_ARGS__;                                                                     \
+      }                                                                                  \
+    }                                                                                    \
+  } while (0)
+
+/* Register idx of source o as a row of the wave's lanes: the register's own
+ * row, or a constant or SGPR repeated into buf (64 entries). */
+static inline const uint32_t *kgrt_emu_row(const kgrt_emu_wave_t *w,
+                                           const kgrt_emu_operand_t *o, int idx,
+                                           uint32_t *buf) {
+  if (o->kind == KGRT_EMU_V)
+    return &w->v[(size_t)(o->reg + idx) * w->W];
+  if (o->kind == KGRT_EMU_A)
+    return &w->a[(size_t)(o->reg + idx) * w->W];
+  kgrt_emu_vsrc_t s;
+  kgrt_emu_vsrc(w, o, idx, &s);
+  const uint32_t k = s.k;
+  KGRT_EMU_LANES(w->W, buf[l] = k);
+  return buf;
+}
+
+/* The lanes of r that EXEC enables into the destination row d. */
+static inline void kgrt_emu_put(uint32_t *d, const uint32_t *r, uint64_t exec,
+                                uint32_t W) {
+  if (exec == (W == 64 ? ~0ull : 0xffffffffull))
+    memcpy(d, r, (size_t)W * 4);
+  else
+    KGRT_EMU_LANES(W, d[l] = (exec >> l) & 1 ? r[l] : d[l]);
+}
+
 /* A constant 64-bit source is one value; a register pair is two. */
 static inline uint64_t kgrt_emu_v64(const kgrt_emu_wave_t *w, const kgrt_emu_operand_t *o,
                                     uint32_t lane) {

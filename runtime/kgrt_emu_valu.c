@@ -275,36 +275,182 @@ static int emu_class(uint32_t u, uint32_t mask) {
   return (mask >> bit) & 1;
 }
 
+/* The lanes' comparison results of rows a, b as type T under condition OP,
+ * a byte a lane (vectorized), into m. */
+#define EMU_CMP_ROWS(T, OP) KGRT_EMU_LANES(W, m[l] = (T)a[l] OP(T) b[l])
+
+/* W bytes of 0 or 1 into a lane mask: eight at a time, by a multiply that
+ * gathers each byte's low bit into the top byte. */
+static inline uint64_t emu_pack_bits(const uint8_t *m, uint32_t W) {
+  uint64_t bits = 0;
+  for (uint32_t i = 0; i < W / 8; ++i) {
+    uint64_t x;
+    memcpy(&x, m + 8 * i, 8);
+    bits |= ((x * 0x0102040810204080ull) >> 56) << (8 * i);
+  }
+  return bits;
+}
+
+/* The common comparisons without modifiers, lane by lane without a call:
+ * 1 when done, 0 when the general path must run. */
+static int emu_vcmp_fast(kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in, uint64_t *out) {
+  const int t = in->type;
+  if (in->sdwa || in->src[0].neg || in->src[0].abs || in->src[1].neg || in->src[1].abs)
+    return 0;
+  const uint32_t W = w->W;
+  uint32_t ba[64], bb[64];
+  uint8_t m[64];
+  if (t == KGRT_EMU_T_I32 || t == KGRT_EMU_T_U32 || t == KGRT_EMU_T_B32) {
+    const uint32_t *a = kgrt_emu_row(w, &in->src[0], 0, ba);
+    const uint32_t *b = kgrt_emu_row(w, &in->src[1], 0, bb);
+    const int sg = t == KGRT_EMU_T_I32;
+    switch (in->cmp) {
+    case KGRT_EMU_CMP_EQ:
+      EMU_CMP_ROWS(uint32_t, ==);
+      break;
+    case KGRT_EMU_CMP_NE:
+    case KGRT_EMU_CMP_LG:
+      EMU_CMP_ROWS(uint32_t, !=);
+      break;
+    case KGRT_EMU_CMP_LT:
+      if (sg)
+        EMU_CMP_ROWS(int32_t, <);
+      else
+        EMU_CMP_ROWS(uint32_t, <);
+      break;
+    case KGRT_EMU_CMP_LE:
+      if (sg)
+        EMU_CMP_ROWS(int32_t, <=);
+      else
+        EMU_CMP_ROWS(uint32_t, <=);
+      break;
+    case KGRT_EMU_CMP_GT:
+      if (sg)
+        EMU_CMP_ROWS(int32_t, >);
+      else
+        EMU_CMP_ROWS(uint32_t, >);
+      break;
+    case KGRT_EMU_CMP_GE:
+      if (sg)
+        EMU_CMP_ROWS(int32_t, >=);
+      else
+        EMU_CMP_ROWS(uint32_t, >=);
+      break;
+    default:
+      return 0;
+    }
+  } else if (t == KGRT_EMU_T_F32) {
+    const float *a = (const float *)(const void *)kgrt_emu_row(w, &in->src[0], 0, ba);
+    const float *b = (const float *)(const void *)kgrt_emu_row(w, &in->src[1], 0, bb);
+    switch (in->cmp) { /* IEEE: an unordered pair is false, its negation true */
+    case KGRT_EMU_CMP_EQ:
+      EMU_CMP_ROWS(float, ==);
+      break;
+    case KGRT_EMU_CMP_NEQ:
+      EMU_CMP_ROWS(float, !=);
+      break;
+    case KGRT_EMU_CMP_LT:
+      EMU_CMP_ROWS(float, <);
+      break;
+    case KGRT_EMU_CMP_LE:
+      EMU_CMP_ROWS(float, <=);
+      break;
+    case KGRT_EMU_CMP_GT:
+      EMU_CMP_ROWS(float, >);
+      break;
+    case KGRT_EMU_CMP_GE:
+      EMU_CMP_ROWS(float, >=);
+      break;
+    default:
+      return 0;
+    }
+  } else if ((t == KGRT_EMU_T_I64 || t == KGRT_EMU_T_U64) &&
+             in->src[0].kind != KGRT_EMU_K && in->src[1].kind != KGRT_EMU_K) {
+    uint32_t ca[64], cb[64];
+    const uint32_t *alo = kgrt_emu_row(w, &in->src[0], 0, ba);
+    const uint32_t *ahi = kgrt_emu_row(w, &in->src[0], 1, ca);
+    const uint32_t *blo = kgrt_emu_row(w, &in->src[1], 0, bb);
+    const uint32_t *bhi = kgrt_emu_row(w, &in->src[1], 1, cb);
+    uint64_t a[64], b[64];
+    const int sg = t == KGRT_EMU_T_I64;
+    KGRT_EMU_LANES(W, a[l] = (uint64_t)ahi[l] << 32 | alo[l]);
+    KGRT_EMU_LANES(W, b[l] = (uint64_t)bhi[l] << 32 | blo[l]);
+    switch (in->cmp) {
+    case KGRT_EMU_CMP_EQ:
+      EMU_CMP_ROWS(uint64_t, ==);
+      break;
+    case KGRT_EMU_CMP_NE:
+    case KGRT_EMU_CMP_LG:
+      EMU_CMP_ROWS(uint64_t, !=);
+      break;
+    case KGRT_EMU_CMP_LT:
+      if (sg)
+        EMU_CMP_ROWS(int64_t, <);
+      else
+        EMU_CMP_ROWS(uint64_t, <);
+      break;
+    case KGRT_EMU_CMP_LE:
+      if (sg)
+        EMU_CMP_ROWS(int64_t, <=);
+      else
+        EMU_CMP_ROWS(uint64_t, <=);
+      break;
+    case KGRT_EMU_CMP_GT:
+      if (sg)
+        EMU_CMP_ROWS(int64_t, >);
+      else
+        EMU_CMP_ROWS(uint64_t, >);
+      break;
+    case KGRT_EMU_CMP_GE:
+      if (sg)
+        EMU_CMP_ROWS(int64_t, >=);
+      else
+        EMU_CMP_ROWS(uint64_t, >=);
+      break;
+    default:
+      return 0;
+    }
+  } else {
+    return 0;
+  }
+  *out = emu_pack_bits(m, W);
+  return 1;
+}
+
 static int emu_vcmp(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in) {
   (void)c;
   const uint64_t exec = kgrt_emu_exec_mask(w);
   const int t = in->type, wide = t == KGRT_EMU_T_I64 || t == KGRT_EMU_T_U64;
-  kgrt_emu_vsrc_t A, B;
-  kgrt_emu_vsrc(w, &in->src[0], 0, &A);
-  kgrt_emu_vsrc(w, &in->src[1], 0, &B);
   uint64_t r = 0;
-  for (uint32_t l = 0; l < w->W; ++l) {
-    if (!((exec >> l) & 1))
-      continue;
-    uint32_t a = A.p[l & A.m], b = B.p[l & B.m];
-    if (in->sdwa)
-      a = emu_sdwa_src(a, in->src_sel[0]), b = emu_sdwa_src(b, in->src_sel[1]);
-    int bit;
-    if (in->opc == KGRT_EMU_OP_V_CMP_CLASS_F32)
-      bit = emu_class(kgrt_emu_u((float)emu_fsrc(a, KGRT_EMU_T_F32, &in->src[0])), b);
-    else if (t == KGRT_EMU_T_F32 || t == KGRT_EMU_T_F16)
-      bit = emu_fcmp(in->cmp, emu_fsrc(a, t, &in->src[0]), emu_fsrc(b, t, &in->src[1]));
-    else if (wide) {
-      const uint64_t ua = kgrt_emu_v64(w, &in->src[0], l),
-                     ub = kgrt_emu_v64(w, &in->src[1], l);
-      bit = emu_icmp(in->cmp, (int64_t)ua, (int64_t)ub, ua, ub, t == KGRT_EMU_T_I64);
-    } else if (t == KGRT_EMU_T_I16 || t == KGRT_EMU_T_U16) {
-      bit = emu_icmp(in->cmp, (int16_t)a, (int16_t)b, a & 0xffff, b & 0xffff,
-                     t == KGRT_EMU_T_I16);
-    } else {
-      bit = emu_icmp(in->cmp, (int32_t)a, (int32_t)b, a, b, t == KGRT_EMU_T_I32);
+  if (in->opc == KGRT_EMU_OP_V_CMP && emu_vcmp_fast(w, in, &r)) {
+    r &= exec;
+  } else {
+    kgrt_emu_vsrc_t A, B;
+    kgrt_emu_vsrc(w, &in->src[0], 0, &A);
+    kgrt_emu_vsrc(w, &in->src[1], 0, &B);
+    for (uint32_t l = 0; l < w->W; ++l) {
+      if (!((exec >> l) & 1))
+        continue;
+      uint32_t a = A.p[l & A.m], b = B.p[l & B.m];
+      if (in->sdwa)
+        a = emu_sdwa_src(a, in->src_sel[0]), b = emu_sdwa_src(b, in->src_sel[1]);
+      int bit;
+      if (in->opc == KGRT_EMU_OP_V_CMP_CLASS_F32)
+        bit = emu_class(kgrt_emu_u((float)emu_fsrc(a, KGRT_EMU_T_F32, &in->src[0])), b);
+      else if (t == KGRT_EMU_T_F32 || t == KGRT_EMU_T_F16)
+        bit = emu_fcmp(in->cmp, emu_fsrc(a, t, &in->src[0]), emu_fsrc(b, t, &in->src[1]));
+      else if (wide) {
+        const uint64_t ua = kgrt_emu_v64(w, &in->src[0], l),
+                       ub = kgrt_emu_v64(w, &in->src[1], l);
+        bit = emu_icmp(in->cmp, (int64_t)ua, (int64_t)ub, ua, ub, t == KGRT_EMU_T_I64);
+      } else if (t == KGRT_EMU_T_I16 || t == KGRT_EMU_T_U16) {
+        bit = emu_icmp(in->cmp, (int16_t)a, (int16_t)b, a & 0xffff, b & 0xffff,
+                       t == KGRT_EMU_T_I16);
+      } else {
+        bit = emu_icmp(in->cmp, (int32_t)a, (int32_t)b, a, b, t == KGRT_EMU_T_I32);
+      }
+      r |= (uint64_t)bit << l;
     }
-    r |= (uint64_t)bit << l;
   }
   if (in->cmpx)
     kgrt_emu_set_exec(w, r);
@@ -313,36 +459,43 @@ static int emu_vcmp(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t
   return 0;
 }
 
-/* Carry-out operations: dst[0] the sum, dst[1] the lane mask of carries. */
+/* Carry-out operations: dst[0] the sum, dst[1] the lane mask of carries
+ * (lanes outside EXEC: 0). */
 static int emu_carry(kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in) {
   const uint64_t exec = kgrt_emu_exec_mask(w);
-  kgrt_emu_vsrc_t A, B;
-  kgrt_emu_vsrc(w, &in->src[0], 0, &A);
-  kgrt_emu_vsrc(w, &in->src[1], 0, &B);
+  const uint32_t W = w->W;
+  uint32_t ba[64], bb[64], r[64];
+  const uint32_t *a = kgrt_emu_row(w, &in->src[0], 0, ba);
+  const uint32_t *b = kgrt_emu_row(w, &in->src[1], 0, bb);
   const uint64_t cin = in->nsrc > 2 ? kgrt_emu_mask(w, &in->src[2]) : 0;
-  uint32_t *D = kgrt_emu_vdst(w, &in->dst[0], 0);
   uint64_t co = 0;
-  const int op = in->opc;
-  for (uint32_t l = 0; l < w->W; ++l) {
-    if (!((exec >> l) & 1))
-      continue;
-    const uint64_t a = A.p[l & A.m], b = B.p[l & B.m], ci = (cin >> l) & 1;
-    uint64_t r;
-    int cout;
-    if (op == KGRT_EMU_OP_V_ADD_CO_U32 || op == KGRT_EMU_OP_V_ADD_CO_CI_U32) {
-      r = a + b + ci;
-      cout = r >> 32 != 0;
-    } else if (op == KGRT_EMU_OP_V_SUB_CO_U32 || op == KGRT_EMU_OP_V_SUB_CO_CI_U32) {
-      r = a - b - ci;
-      cout = b + ci > a;
-    } else {
-      r = b - a - ci;
-      cout = a + ci > b;
-    }
-    D[l] = (uint32_t)r;
-    co |= (uint64_t)cout << l;
+  switch (in->opc) {
+  case KGRT_EMU_OP_V_ADD_CO_U32:
+  case KGRT_EMU_OP_V_ADD_CO_CI_U32:
+    KGRT_EMU_LANES(W, {
+      const uint64_t x = (uint64_t)a[l] + b[l] + ((cin >> l) & 1);
+      r[l] = (uint32_t)x;
+      co |= (x >> 32) << l;
+    });
+    break;
+  case KGRT_EMU_OP_V_SUB_CO_U32:
+  case KGRT_EMU_OP_V_SUB_CO_CI_U32:
+    KGRT_EMU_LANES(W, {
+      const uint64_t ci = (cin >> l) & 1;
+      r[l] = (uint32_t)(a[l] - b[l] - ci);
+      co |= (uint64_t)(b[l] + ci > a[l]) << l;
+    });
+    break;
+  default: /* the reversed subtractions */
+    KGRT_EMU_LANES(W, {
+      const uint64_t ci = (cin >> l) & 1;
+      r[l] = (uint32_t)(b[l] - a[l] - ci);
+      co |= (uint64_t)(a[l] + ci > b[l]) << l;
+    });
+    break;
   }
-  kgrt_emu_sw64(w, &in->dst[1], co);
+  kgrt_emu_put(kgrt_emu_vdst(w, &in->dst[0], 0), r, exec, W);
+  kgrt_emu_sw64(w, &in->dst[1], co & exec);
   return 0;
 }
 
@@ -512,6 +665,16 @@ int kgrt_emu_exec_valu(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_ins
   case KGRT_EMU_OP_V_WRITELANE_B32:
     return emu_lane_op(c, w, in);
   case KGRT_EMU_OP_V_CNDMASK_B32:
+    if (!in->sdwa && !in->src[0].neg && !in->src[0].abs && !in->src[1].neg &&
+        !in->src[1].abs) {
+      const uint64_t exec = kgrt_emu_exec_mask(w), m = kgrt_emu_mask(w, &in->src[2]);
+      uint32_t ba[64], bb[64], r[64];
+      const uint32_t *a = kgrt_emu_row(w, &in->src[0], 0, ba);
+      const uint32_t *b = kgrt_emu_row(w, &in->src[1], 0, bb);
+      KGRT_EMU_LANES(w->W, r[l] = (m >> l) & 1 ? b[l] : a[l]);
+      kgrt_emu_put(kgrt_emu_vdst(w, &in->dst[0], 0), r, exec, w->W);
+      return 0;
+    }
     return emu_general(w, in);
   default:
     break;
@@ -524,33 +687,28 @@ int kgrt_emu_exec_valu(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_ins
   if (in->ndst != 1 || (in->dst[0].kind != KGRT_EMU_V && in->dst[0].kind != KGRT_EMU_A))
     return kgrt_emu_fail(c, "unexpected operands");
   const uint64_t exec = kgrt_emu_exec_mask(w);
-  kgrt_emu_vsrc_t A, B, C;
-  kgrt_emu_vsrc(w, &in->src[0], 0, &A);
-  kgrt_emu_vsrc(w, in->nsrc > 1 ? &in->src[1] : &in->src[0], 0, &B);
-  kgrt_emu_vsrc(w, in->nsrc > 2 ? &in->src[2] : &in->src[0], 0, &C);
-  uint32_t *D = kgrt_emu_vdst(w, &in->dst[0], 0);
   const uint32_t W = w->W;
-  const int keep_hi = emu_is16(op) && !c->gfx9;
-  if (keep_hi) {
-    for (uint32_t l = 0; l < W; ++l)
-      if ((exec >> l) & 1)
-        D[l] = (D[l] & 0xffff0000u) |
-               emu_int_scalar(op, A.p[l & A.m], B.p[l & B.m], C.p[l & C.m], l);
-    return 0;
-  }
+  uint32_t ba[64], bb[64], bc[64], r[64];
+  const uint32_t *a_ = kgrt_emu_row(w, &in->src[0], 0, ba);
+  const uint32_t *b_ = in->nsrc > 1 ? kgrt_emu_row(w, &in->src[1], 0, bb) : a_;
+  const uint32_t *c_ = in->nsrc > 2 ? kgrt_emu_row(w, &in->src[2], 0, bc) : a_;
+  uint32_t *D = kgrt_emu_vdst(w, &in->dst[0], 0);
   switch (op) {
 #define EMU_FAST(e, expr)                                                                \
   case KGRT_EMU_OP_##e:                                                                  \
-    for (uint32_t l = 0; l < W; ++l) {                                                   \
-      const uint32_t a = A.p[l & A.m], b = B.p[l & B.m], c = C.p[l & C.m];               \
+    KGRT_EMU_LANES(W, {                                                                  \
+      const uint32_t a = a_[l], b = b_[l], c = c_[l];                                    \
       (void)a, (void)b, (void)c;                                                         \
-      if ((exec >> l) & 1)                                                               \
-        D[l] = (expr);                                                                   \
-    }                                                                                    \
-    return 0;
+      r[l] = (expr);                                                                     \
+    });                                                                                  \
+    break;
     EMU_INT_OPS(EMU_FAST)
 #undef EMU_FAST
   default:
     return kgrt_emu_fail(c, "not a vector integer operation");
   }
+  if (emu_is16(op) && !c->gfx9) /* gfx11 keeps the upper half */
+    KGRT_EMU_LANES(W, r[l] = (D[l] & 0xffff0000u) | r[l]);
+  kgrt_emu_put(D, r, exec, W);
+  return 0;
 }

@@ -11,9 +11,12 @@
  * from accumulation registers (gfx942 k_lds), LDS loads of inactive lanes
  * (k_lds_inactive, k_lds), and the emu's own: a v_dual_ pair whose second
  * half reads the first's destination (k_vopd, the Q8_0 Llama's GEMM),
- * clamped u32 add/sub (k_clamp), wrapping LDS addresses (k_lds_addr). Three
- * kernels must fail with a message naming the instruction: an out-of-bounds
- * store, an LDS load past the descriptor's LDS, an unimplemented instruction.
+ * clamped u32 add/sub (k_clamp), wrapping LDS addresses (k_lds_addr). The
+ * memory counters: vmcnt(N) proves the older loads returned (k_wait_order).
+ * Kernels that must fail with a message naming the instruction: an
+ * out-of-bounds store, an LDS load past the descriptor's LDS, an
+ * unimplemented instruction, WMMA operands not repeated in lanes 16-31, and
+ * loads used before their s_waitcnt (k_nowait_*).
  *
  *   test_emu_isa GFX1100.hsaco GFX942.hsaco */
 #include <math.h>
@@ -389,6 +392,13 @@ REF(r_int16) {
     w[3] = (A * B + C) & 0xffff;
   }
 }
+REF(r_wait_order) {
+  (void)k, (void)W;
+  w[0] = C;
+  w[1] = D;
+  w[2] = A;
+  w[3] = B;
+}
 REF(r_d16) {
   (void)k, (void)W;
   w[0] = (A & 0xffff0000u) | B >> 16;
@@ -484,6 +494,12 @@ static const emu_case_t cases[] = {
     {"gfx1100", "k_wmma_bf16", IN_MMA_BF16, NULL, NULL, 0, NULL},
     {"gfx1100", "k_wmma_f16", IN_MMA_NOCOPY, NULL, NULL, 0,
      "WMMA B operand: lane 21's register 3 (0x"},
+    {"gfx1100", "k_wait_order", IN_BITS, "XXXX", r_wait_order, 0, NULL},
+    {"gfx1100", "k_nowait_vm", IN_BITS, NULL, NULL, 0,
+     "v_add_nc_u32_e32 v7, v6, v5: reads v6 before the load that writes it has returned "
+     "(global_load_b32 v6, v10, s[6:7] offset:4 at +0x24): a missing s_waitcnt vmcnt"},
+    {"gfx1100", "k_nowait_lgkm", IN_BITS, NULL, NULL, 0,
+     "reads v5 before the load that writes it has returned (ds_load_b32 v5, v9 at "},
     {"gfx1100", "k_oob", IN_BITS, NULL, NULL, 0,
      "(+0x1c) global_store_b32 v10, v1, s[4:5] offset:2044: lane 0: out-of-bounds store"},
     {"gfx1100", "k_lds_oob", IN_BITS, NULL, NULL, 0,
@@ -500,6 +516,8 @@ static const emu_case_t cases[] = {
     {"gfx942", "k_f16", IN_F16, "HRHH", r_f16g9, 0, NULL},
     {"gfx942", "k_cmp", IN_MIXED, "XXXX", r_cmp, 0, NULL},
     {"gfx942", "k_lds", IN_BITS, "XXXX", r_lds942, 0, NULL},
+    {"gfx942", "k_nowait", IN_BITS, NULL, NULL, 0,
+     "reads v12 before the load that writes it has returned (ds_read_b32 v12, v16 at "},
     {"gfx942", "k_mfma32", IN_MMA_F16, NULL, NULL, 0, NULL},
     {"gfx942", "k_mfma16", IN_MMA_BF16, NULL, NULL, 0, NULL},
 };
@@ -610,7 +628,7 @@ static int launch(emu_ctx_t *e, const kgrt_emu_kernel_t *k, uint32_t block,
                          .num_ranges = 4,
                          .workers = 1};
   uint64_t insts = 0;
-  return kgrt_emu_run(&l, NULL, &insts, err, err_size);
+  return kgrt_emu_run(&l, NULL, &insts, NULL, err, err_size);
 }
 
 /* The matrix cases: D = A B + C placed per the ISA guides' layouts. */

@@ -432,6 +432,43 @@ BEGIN k_wmma_bf16
   STORE8 25
 END k_wmma_bf16
 
+// memory counters: loads land in order, so vmcnt(1) proves the first of two
+// returned; a value used before its s_waitcnt fails (k_nowait_*)
+BEGIN k_wait_order
+  LOAD4
+  global_load_b32 v5, v10, s[6:7]
+  global_load_b32 v6, v10, s[6:7] offset:4
+  s_waitcnt vmcnt(1)
+  v_mov_b32 v7, v5
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v8, v6
+  v_mov_b32 v5, v3
+  v_mov_b32 v6, v4
+  STORE4
+END k_wait_order
+
+BEGIN k_nowait_vm
+  LOAD4
+  global_load_b32 v5, v10, s[6:7]
+  global_load_b32 v6, v10, s[6:7] offset:4
+  s_waitcnt vmcnt(1)
+  v_add_nc_u32 v7, v6, v5
+  STORE4
+END k_nowait_vm
+
+// a scalar load returns out of order: lgkmcnt(1) proves nothing
+BEGIN k_nowait_lgkm
+  LOAD4
+  v_lshlrev_b32 v9, 2, v0
+  ds_store_b32 v9, v1
+  s_waitcnt lgkmcnt(0)
+  ds_load_b32 v5, v9
+  s_load_b32 s12, s[6:7], 0
+  s_waitcnt lgkmcnt(1)
+  v_mov_b32 v6, v5
+  STORE4
+END k_nowait_lgkm
+
 // an out-of-bounds store: must fail, naming the pc and the instruction
 BEGIN k_oob
   LOAD4
@@ -511,6 +548,9 @@ KD k_int16
 KD k_d16
 KD k_wmma_f16
 KD k_wmma_bf16
+KD k_wait_order
+KD k_nowait_vm
+KD k_nowait_lgkm, 1024
 KD k_oob
 KD k_lds_oob, 1024
 KD k_unknown

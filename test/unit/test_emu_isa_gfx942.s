@@ -160,6 +160,17 @@ BEGIN k_lds
   STORE4
 END k_lds
 
+// an LDS load used before its s_waitcnt: must fail
+BEGIN k_nowait
+  LOAD4
+  v_lshlrev_b32 v16, 2, v0
+  ds_write_b32 v16, v2
+  ds_read_b32 v12, v16
+  v_mov_b32 v13, v12
+  s_waitcnt lgkmcnt(0)
+  STORE4
+END k_nowait
+
 // MFMA: A v[2:3], B v[4:5] (words 0-3 of the lane), C from in + 0x1000 +
 // 64 lane (32x32x8, 16 words, in AGPRs) or 16 lane (16x16x16, 4 words, VGPRs)
 BEGIN k_mfma32
@@ -239,6 +250,7 @@ KD k_f16
 KD k_int16
 KD k_cmp
 KD k_lds, 1024
+KD k_nowait, 1024
 KD k_mfma32
 KD k_mfma16
 

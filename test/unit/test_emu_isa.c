@@ -227,7 +227,7 @@ REF(r_mul24) {
 REF(r_mad24) {
   (void)k, (void)W;
   w[0] = (A & 0xffffff) * (B & 0xffffff) + C;
-  w[1] = (uint32_t)((int32_t)sext24(A) * (int32_t)sext24(B)) + C;
+  w[1] = sext24(A) * sext24(B) + C; /* the low 32 bits of the signed product */
   w[2] = C * D;
   w[3] = (uint32_t)(((uint64_t)C * D) >> 32);
 }

@@ -212,39 +212,48 @@ static void write_vocab(ww_gguf_t *g, const llm_model_t *m) {
   free(types);
 }
 
-int llm_model_write_gguf(const llm_model_t *m, const char *path) {
+int llm_model_gguf_meta(ww_gguf_t *g, const llm_model_t *m) {
   const llm_config_t *c = &m->c;
   /* llama.cpp's "llama" rotates interleaved pairs; its "qwen2" the halves
    * (and has q, k, v biases) */
   const char *arch = c->rope_half ? "qwen2" : "llama";
   char key[96];
 #define ARCH_KEY(k) (snprintf(key, sizeof key, "%s.%s", arch, k), key)
-  ww_gguf_t g;
-  ww_gguf_init(&g, 3, 32);
-  ww_gguf_kv_str(&g, "general.architecture", arch);
-  ww_gguf_kv_str(&g, "general.name", "kgen random-init test model");
-  ww_gguf_kv_u32(&g, ARCH_KEY("context_length"), (uint32_t)c->context);
-  ww_gguf_kv_u32(&g, ARCH_KEY("embedding_length"), (uint32_t)c->hidden);
-  ww_gguf_kv_u32(&g, ARCH_KEY("block_count"), (uint32_t)c->layers);
-  ww_gguf_kv_u32(&g, ARCH_KEY("feed_forward_length"), (uint32_t)c->ffn);
-  ww_gguf_kv_u32(&g, ARCH_KEY("attention.head_count"), (uint32_t)c->heads);
-  ww_gguf_kv_u32(&g, ARCH_KEY("attention.head_count_kv"), (uint32_t)c->kv_heads);
+  ww_gguf_kv_str(g, "general.architecture", arch);
+  ww_gguf_kv_str(g, "general.name", "kgen random-init test model");
+  ww_gguf_kv_u32(g, ARCH_KEY("context_length"), (uint32_t)c->context);
+  ww_gguf_kv_u32(g, ARCH_KEY("embedding_length"), (uint32_t)c->hidden);
+  ww_gguf_kv_u32(g, ARCH_KEY("block_count"), (uint32_t)c->layers);
+  ww_gguf_kv_u32(g, ARCH_KEY("feed_forward_length"), (uint32_t)c->ffn);
+  ww_gguf_kv_u32(g, ARCH_KEY("attention.head_count"), (uint32_t)c->heads);
+  ww_gguf_kv_u32(g, ARCH_KEY("attention.head_count_kv"), (uint32_t)c->kv_heads);
   /* readers take hidden / heads for the head size unless these say */
   if (c->heads * c->head_dim != c->hidden) {
-    ww_gguf_kv_u32(&g, ARCH_KEY("attention.key_length"), (uint32_t)c->head_dim);
-    ww_gguf_kv_u32(&g, ARCH_KEY("attention.value_length"), (uint32_t)c->head_dim);
+    ww_gguf_kv_u32(g, ARCH_KEY("attention.key_length"), (uint32_t)c->head_dim);
+    ww_gguf_kv_u32(g, ARCH_KEY("attention.value_length"), (uint32_t)c->head_dim);
   }
   if (!m->no_rope_dim)
-    ww_gguf_kv_u32(&g, ARCH_KEY("rope.dimension_count"), (uint32_t)c->head_dim);
-  ww_gguf_kv_f32(&g, ARCH_KEY("rope.freq_base"),
+    ww_gguf_kv_u32(g, ARCH_KEY("rope.dimension_count"), (uint32_t)c->head_dim);
+  ww_gguf_kv_f32(g, ARCH_KEY("rope.freq_base"),
                  (float)(c->rope_theta > 0 ? c->rope_theta : 1e4));
-  ww_gguf_kv_f32(&g, ARCH_KEY("attention.layer_norm_rms_epsilon"),
+  ww_gguf_kv_f32(g, ARCH_KEY("attention.layer_norm_rms_epsilon"),
                  (float)(c->norm_eps > 0 ? c->norm_eps : 1e-5));
   if (c->sliding_window > 0)
-    ww_gguf_kv_u32(&g, ARCH_KEY("attention.sliding_window"), (uint32_t)c->sliding_window);
-  ww_gguf_kv_u32(&g, ARCH_KEY("vocab_size"), (uint32_t)c->vocab);
+    ww_gguf_kv_u32(g, ARCH_KEY("attention.sliding_window"), (uint32_t)c->sliding_window);
+  ww_gguf_kv_u32(g, ARCH_KEY("vocab_size"), (uint32_t)c->vocab);
 #undef ARCH_KEY
-  write_vocab(&g, m);
+  write_vocab(g, m);
+  return g->kvs.oom ? -1 : 0;
+}
+
+int llm_model_write_gguf(const llm_model_t *m, const char *path) {
+  const llm_config_t *c = &m->c;
+  ww_gguf_t g;
+  ww_gguf_init(&g, 3, 32);
+  if (llm_model_gguf_meta(&g, m) != 0) {
+    ww_gguf_free(&g);
+    return -1;
+  }
   for (int i = 0; i < m->n; ++i) {
     const llm_tensor_t *t = &m->t[i];
     uint64_t ne[2] = {(uint64_t)t->cols, (uint64_t)t->rows};

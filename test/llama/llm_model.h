@@ -122,6 +122,11 @@ void llm_model_free(llm_model_t *m);
  * hidden, attention.sliding_window where there is one), a SentencePiece
  * tokenizer with token types. 0 on success. */
 int llm_model_write_gguf(const llm_model_t *m, const char *path);
+/* Its metadata KVs alone (architecture, sizes, tokenizer) into a GGUF
+ * writer (weights_writer.h), for a writer whose tensors are not in m
+ * (bench/llama_gguf.c: random weights at real shapes). 0 on success. */
+struct ww_gguf;
+int llm_model_gguf_meta(struct ww_gguf *g, const llm_model_t *m);
 /* Hugging Face names; -1 when a weight is quantized. */
 int llm_model_write_safetensors(const llm_model_t *m, const char *path);
 

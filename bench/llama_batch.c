@@ -1,0 +1,312 @@
+/* llama_batch.c - batched decode of a whole Llama model (lua/models/llama.lua's
+ * `batch`: many sequences a step over a paged KV cache) on a device, random
+ * weights at Llama-3-8B shapes (models/llama3_8b_batch.lua, bf16;
+ * llama3_8b_q4_0_batch.lua, Q4_0), as llama.cpp's llama-batched-bench
+ * measures it (-npp 512 -ntg 128):
+ *   1. copy bandwidth of the same run (models/copy_16384x8192.lua): the
+ *      roofline's denominator;
+ *   2. 128 sequences prefilled with 512 random tokens each, one 512-token
+ *      step a sequence (kgrt_paged.h), host wall clock: prefill tokens/s;
+ *   3. for B in 1, 8, 32, 64, 128: the first B sequences decode from
+ *      position 512 as a device-resident loop (next_token, next_pos and
+ *      next_ctx linked back; kgrt_model_run_steps), 4 steps of warm-up
+ *      then 128 timed (host wall clock): output tokens/s (B x 128 / time),
+ *      the step time, and the step's roofline: the bytes of every weight
+ *      read once plus each sequence's K and V at the mean context (576),
+ *      over the copy bandwidth, or the matmul FLOPs over `gemm_tflops`
+ *      (argument; default 700) where that is larger;
+ *   4. kgrt_model_profile of one decode step at B = 64 (and 8): each
+ *      kernel's summed device time.
+ * Usage: llama_batch SPEC [MODEL...] [--gemm-tflops X] (MODEL:
+ * llama3_8b_batch, llama3_8b_q4_0_batch; default both). Prints JSON
+ * lines. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "copy_16384x8192.h"
+#include "kgrt.h"
+#include "kgrt_paged.h"
+#include "llama3_8b_batch.h"
+#include "llama3_8b_q4_0_batch.h"
+
+/* the tables' batch: models/llama3_8b_*batch.lua */
+enum {
+  SEQS = 128,
+  BLOCKS = 5632,
+  BS = 16,
+  MAXB = 1024 / BS,
+  CHUNK = 512,
+  PROMPT = 512,
+  GEN = 128,
+  WARM = 4,
+  PROFILE_CAP = 4096
+};
+static const int batches[] = {1, 8, 32, 64, 128};
+
+static const struct {
+  const char *name;
+  const kgrt_model_table_t *table;
+} models[] = {
+    {"llama3_8b_batch", &kgen_llama3_8b_batch},
+    {"llama3_8b_q4_0_batch", &kgen_llama3_8b_q4_0_batch},
+};
+/* Llama-3-8B: layers, KV heads, head dim (K and V in bf16) */
+enum { LAYERS = 32, KVH = 8, HD = 128 };
+
+#define OK(call)                                                                         \
+  do {                                                                                   \
+    kgrt_status_t st_ = (call);                                                          \
+    if (st_ != KGRT_STATUS_OK) {                                                         \
+      fprintf(stderr, "llama_batch: %s: %s: %s\n", #call, kgrt_status_name(st_),         \
+              err.message);                                                              \
+      goto done;                                                                         \
+    }                                                                                    \
+  } while (0)
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t next(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+/* Random weight bytes as llama_decode.c fills them: f32 norms near 1, f16 and
+ * bf16 of magnitude 2^-7 with random signs and mantissas, Q4_0 blocks of a
+ * small scale and random quants. */
+static void fill(kgrt_dtype_t dt, unsigned char *p, size_t bytes) {
+  if (dt == KGRT_DTYPE_F32) {
+    for (size_t i = 0; i + 4 <= bytes; i += 4) {
+      uint32_t u = 0x3F800000u | (uint32_t)(next() & 0x7FFF);
+      memcpy(p + i, &u, 4);
+    }
+    return;
+  }
+  for (size_t i = 0; i < bytes; i += 8) {
+    uint64_t r = next();
+    memcpy(p + i, &r, bytes - i < 8 ? bytes - i : 8);
+  }
+  if (dt == KGRT_DTYPE_BF16 || dt == KGRT_DTYPE_F16) {
+    uint16_t base = dt == KGRT_DTYPE_BF16 ? 0x3C00 : 0x2000,
+             keep = dt == KGRT_DTYPE_BF16 ? 0x807F : 0x83FF;
+    for (size_t i = 0; i + 2 <= bytes; i += 2) {
+      uint16_t h;
+      memcpy(&h, p + i, 2);
+      h = (uint16_t)(base | (h & keep));
+      memcpy(p + i, &h, 2);
+    }
+  } else if (dt == KGRT_DTYPE_Q4_0 || dt == KGRT_DTYPE_Q8_0) {
+    size_t block = dt == KGRT_DTYPE_Q8_0 ? 34 : 18;
+    uint16_t d = dt == KGRT_DTYPE_Q8_0 ? 0x1C00 : 0x2000;
+    for (size_t i = 0; i + block <= bytes; i += block)
+      memcpy(p + i, &d, 2);
+  }
+}
+
+static size_t dim_value(const kgrt_model_table_t *t, kgrt_dim_t d) {
+  return d.sym >= 0 ? (size_t)t->syms[d.sym].max : (size_t)d.value;
+}
+
+static double bench_copy(kgrt_device_t *dev) {
+  kgrt_error_t err = {0};
+  kgrt_model_t *m = NULL;
+  double us = 0, gbps = 0;
+  const size_t bytes = (size_t)16384 * 8192 * 2;
+  void *host = calloc(1, bytes);
+  if (host == NULL)
+    return 0;
+  OK(kgrt_model_load(dev, &kgen_copy_16384x8192, &m, &err));
+  OK(kgrt_model_set_input(m, "x", host, bytes, &err));
+  OK(kgrt_model_time(m, 5, 20, &us, &err));
+  gbps = 2.0 * (double)bytes / (us * 1e-6) / 1e9;
+  printf("{\"kind\": \"copy\", \"GBps\": %.1f, \"us\": %.2f}\n", gbps, us);
+done:
+  kgrt_model_unload(m);
+  free(host);
+  return gbps;
+}
+
+/* Each kernel's summed device time over one run of the plan (5 reps). */
+static void print_profile(kgrt_model_t *m, const char *name, int batch) {
+  kgrt_error_t err;
+  uint32_t n = 0;
+  kgrt_step_profile_t *prof = calloc(PROFILE_CAP, sizeof *prof);
+  if (prof == NULL ||
+      kgrt_model_profile(m, 5, prof, PROFILE_CAP, &n, &err) != KGRT_STATUS_OK) {
+    free(prof);
+    return;
+  }
+  const char *names[64];
+  double us[64] = {0}, total = 0;
+  int kinds = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!prof[i].launched)
+      continue;
+    int k = 0;
+    while (k < kinds && strcmp(names[k], prof[i].kernel) != 0)
+      ++k;
+    if (k == kinds && kinds < 64)
+      names[kinds++] = prof[i].kernel;
+    if (k < kinds)
+      us[k] += prof[i].us;
+    total += prof[i].us;
+  }
+  printf("{\"kind\": \"profile\", \"model\": \"%s\", \"batch\": %d, \"sum_us\": %.1f}\n",
+         name, batch, total);
+  for (int k = 0; k < kinds; ++k)
+    printf("{\"kind\": \"profile_kernel\", \"model\": \"%s\", \"batch\": %d, \"kernel\": "
+           "\"%s\", \"us\": %.1f}\n",
+           name, batch, names[k], us[k]);
+  fflush(stdout);
+  free(prof);
+}
+
+static void bench_model(kgrt_device_t *dev, int which, double copy_gbps, double tflops) {
+  const kgrt_model_table_t *t = models[which].table;
+  const char *name = models[which].name;
+  kgrt_error_t err = {0};
+  kgrt_model_t *m = NULL;
+  kgrt_kv_pool_t *pool = NULL;
+  kgrt_batch_t *step = NULL;
+  kgrt_kv_seq_t *seqs[SEQS] = {0};
+  unsigned char *buf = NULL;
+  double weight_bytes = 0, flops_per_token = 0;
+  kgrt_memory_t mem;
+  OK(kgrt_model_memory(dev, t, &mem, &err));
+  printf("{\"kind\": \"memory\", \"model\": \"%s\", \"total_GB\": %.2f, \"weights_GB\": "
+         "%.2f, \"state_GB\": %.2f}\n",
+         name, (double)mem.total / 1e9, (double)mem.weights / 1e9,
+         (double)mem.state / 1e9);
+  fflush(stdout);
+  OK(kgrt_model_load(dev, t, &m, &err));
+  for (uint32_t i = 0; i < t->num_weights; ++i) {
+    const kgrt_tensor_info_t *w = &t->weights[i];
+    size_t bytes = 0;
+    OK(kgrt_model_tensor_bytes(m, w->name, &bytes, &err));
+    free(buf);
+    buf = malloc(bytes);
+    if (buf == NULL) {
+      fprintf(stderr, "llama_batch: out of host memory\n");
+      goto done;
+    }
+    fill(w->dtype, buf, bytes);
+    OK(kgrt_model_set_weight(m, w->name, buf, bytes, &err));
+    const int embd = strcmp(w->name, "token_embd_weight") == 0;
+    if (!embd)
+      weight_bytes += (double)bytes;
+    if (w->rank == 2 && !embd)
+      flops_per_token +=
+          2.0 * (double)dim_value(t, w->dims[0]) * (double)dim_value(t, w->dims[1]);
+  }
+  free(buf);
+  buf = NULL;
+  OK(kgrt_kv_pool_create(BLOCKS, BS, MAXB, NULL, &pool, &err));
+  OK(kgrt_batch_create(pool, CHUNK, SEQS, NULL, &step, &err));
+
+  /* prefill: a 512-token step a sequence */
+  static int32_t prompt[PROMPT], first[SEQS];
+  double t0 = now_s();
+  for (int s = 0; s < SEQS; ++s) {
+    for (int i = 0; i < PROMPT; ++i)
+      prompt[i] = (int32_t)(next() % 128256);
+    OK(kgrt_kv_seq_create(pool, &seqs[s], &err));
+    OK(kgrt_kv_seq_reserve(seqs[s], PROMPT + WARM + GEN, &err));
+    kgrt_batch_clear(step);
+    OK(kgrt_batch_add(step, seqs[s], prompt, PROMPT, 0, NULL, NULL, &err));
+    OK(kgrt_batch_bind(step, m, &err));
+    OK(kgrt_model_run(m, &err));
+    OK(kgrt_model_get_output(m, "next_token", &first[s], sizeof first[s], &err));
+  }
+  double dt = now_s() - t0;
+  printf("{\"kind\": \"prefill\", \"model\": \"%s\", \"sequences\": %d, \"tokens\": %d, "
+         "\"s\": %.2f, \"tok_s\": %.0f}\n",
+         name, SEQS, PROMPT, dt, SEQS * PROMPT / dt);
+  fflush(stdout);
+
+  /* decode from 512, B sequences a step, on the device */
+  static int32_t out[(WARM + GEN) * SEQS];
+  for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; ++bi) {
+    const int B = batches[bi];
+    kgrt_batch_clear(step);
+    for (int s = 0; s < B; ++s)
+      OK(kgrt_batch_add(step, seqs[s], &first[s], 1, PROMPT, NULL, NULL, &err));
+    OK(kgrt_batch_bind(step, m, &err));
+    OK(kgrt_model_link(m, "next_token", "tokens", &err));
+    OK(kgrt_model_link(m, "next_pos", "pos", &err));
+    OK(kgrt_model_link(m, "next_ctx", "ctx", &err));
+    OK(kgrt_model_run_steps(m, WARM, "next_token", out, sizeof(int32_t) * WARM * B,
+                            &err));
+    t0 = now_s();
+    OK(kgrt_model_run_steps(m, GEN, "next_token", out, sizeof(int32_t) * GEN * B, &err));
+    dt = now_s() - t0;
+    kgrt_model_clear_links(m);
+    const double ctx = PROMPT + WARM + GEN / 2.0;
+    const double kv = 2.0 * LAYERS * KVH * HD * 2 * ctx * B;
+    const double bw_s = (weight_bytes + kv) / (copy_gbps * 1e9);
+    const double flop_s = flops_per_token * B / (tflops * 1e12);
+    const double roof = bw_s > flop_s ? bw_s : flop_s;
+    printf("{\"kind\": \"decode\", \"model\": \"%s\", \"batch\": %d, \"tok_s\": %.1f, "
+           "\"step_ms\": %.3f, \"roofline_ms\": %.3f, \"bound\": \"%s\", "
+           "\"frac_roofline\": %.3f, \"weights_GB\": %.2f, \"kv_GB\": %.2f, "
+           "\"last_token\": %d}\n",
+           name, B, B * GEN / dt, dt / GEN * 1e3, roof * 1e3,
+           bw_s >= flop_s ? "bytes" : "flops", roof / (dt / GEN), weight_bytes / 1e9,
+           kv / 1e9, out[GEN * B - 1]);
+    fflush(stdout);
+    if (B == 8 || B == 64) {
+      /* one step at this batch, context 576 */
+      kgrt_batch_clear(step);
+      for (int s = 0; s < B; ++s)
+        OK(kgrt_batch_add(step, seqs[s], &first[s], 1, PROMPT + 64, NULL, NULL, &err));
+      OK(kgrt_batch_bind(step, m, &err));
+      print_profile(m, name, B);
+    }
+  }
+done:
+  for (int s = 0; s < SEQS; ++s)
+    kgrt_kv_seq_destroy(seqs[s]);
+  kgrt_batch_destroy(step);
+  kgrt_kv_pool_destroy(pool);
+  free(buf);
+  kgrt_model_unload(m);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: llama_batch SPEC [MODEL...] [--gemm-tflops X]\n");
+    return 2;
+  }
+  double tflops = 700;
+  kgrt_error_t err = {0};
+  kgrt_device_t *dev = NULL;
+  if (kgrt_device_open(argv[1], NULL, &dev, &err) != KGRT_STATUS_OK) {
+    fprintf(stderr, "llama_batch: %s\n", err.message);
+    return 1;
+  }
+  int named = 0;
+  for (int a = 2; a < argc; ++a) {
+    if (strcmp(argv[a], "--gemm-tflops") == 0 && a + 1 < argc)
+      tflops = atof(argv[++a]);
+    else
+      named = 1;
+  }
+  double copy = bench_copy(dev);
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; ++i) {
+    int want = !named;
+    for (int a = 2; a < argc; ++a)
+      want |= strcmp(argv[a], models[i].name) == 0;
+    if (want)
+      bench_model(dev, (int)i, copy, tflops);
+  }
+  kgrt_device_close(dev);
+  return 0;
+}

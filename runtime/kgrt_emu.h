@@ -56,6 +56,7 @@ typedef struct kgrt_emu_image {
   uint64_t alloc_addr; /* the region block holding it (kgrt_emu_mem_free) */
   uint32_t num_kernels;
   kgrt_emu_kernel_t *kernels;
+  void *decoder; /* the decoding session (kgrt_emu_decode.c), or NULL */
 } kgrt_emu_image_t;
 
 /* ---- device memory (kgrt_emu_mem.c) ---- */
@@ -86,6 +87,8 @@ int kgrt_emu_image_load(const void *image, size_t size, const char *const *names
                         size_t err_size);
 void kgrt_emu_image_unload(kgrt_emu_image_t *img, kgrt_emu_mem_t *mem,
                            const kgrt_allocator_t *alloc);
+/* Ends img's decoding session (kgrt_emu_decode.c; unloading ends it too). */
+void kgrt_emu_decode_end(kgrt_emu_image_t *img, const kgrt_allocator_t *alloc);
 
 /* ---- a launch ---- */
 

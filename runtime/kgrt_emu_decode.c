@@ -5,8 +5,12 @@
  * kgrt_emu_inst_t once per kernel, so that running it decodes nothing.
  * No encoding is spelled out here: bytes -> text is LLVM's.
  *
- * Needs libLLVM at run time. Gives kgrt_emu_decode_kernel and
- * kgrt_emu_code_free (kgrt_emu_run.h). */
+ * Each image keeps one decoding session (LLVM's context and the decoded form
+ * of every distinct encoding seen, so an instruction repeated in the image is
+ * disassembled once) until kgrt_emu_decode_end.
+ *
+ * Needs libLLVM at run time. Gives kgrt_emu_decode_kernel, kgrt_emu_code_free
+ * (kgrt_emu_run.h) and kgrt_emu_decode_end (kgrt_emu.h). */
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
@@ -647,18 +651,136 @@ void kgrt_emu_code_free(kgrt_emu_code_t *code, const kgrt_allocator_t *alloc) {
   memset(code, 0, sizeof *code);
 }
 
-int kgrt_emu_decode_kernel(const kgrt_emu_image_t *img, const kgrt_emu_kernel_t *k,
+/* ---- a decoding session: LLVM's disassembler and the instructions already
+ * decoded, by their bytes (an image repeats most of its encodings), kept in
+ * the image until kgrt_emu_decode_end ---- */
+
+typedef struct emu_cached {
+  uint8_t bytes[12], size, wave64, used;
+  kgrt_emu_inst_t pair[2];
+  char *text; /* LLVM's text (and why it is unknown) */
+} emu_cached_t;
+
+typedef struct emu_decoder {
+  emu_llvm_t llvm;
+  emu_llvm_ctx_t dc;
+  emu_cached_t *slots;
+  uint32_t cap, n; /* cap: a power of two */
+} emu_decoder_t;
+
+/* An entry's key: a 4-byte instruction's size follows from its first word, a
+ * longer one's from its first two (a VOP3 literal is flagged in the second),
+ * so the former are found by their first word, the latter by both. */
+static uint32_t emu_hash(const uint8_t *b, size_t size) {
+  uint32_t w0, w1 = 0;
+  memcpy(&w0, b, 4);
+  if (size > 4)
+    memcpy(&w1, b + 4, 4);
+  const uint64_t x = ((uint64_t)w1 << 32 | w0) * 0x9e3779b97f4a7c15ull;
+  return (uint32_t)(x >> 32) ^ (size > 4 ? 0x5bd1e995u : 0);
+}
+
+/* The cached decoding of the instruction at bytes (avail bytes there), or NULL. */
+static const emu_cached_t *emu_cache_find(const emu_decoder_t *d, const uint8_t *bytes,
+                                          uint64_t avail, int wave64) {
+  if (d->cap == 0)
+    return NULL;
+  for (int longer = 0; longer < 2; ++longer) {
+    if (longer && avail < 8)
+      break;
+    for (uint32_t h = emu_hash(bytes, longer ? 8 : 4) & (d->cap - 1);;
+         h = (h + 1) & (d->cap - 1)) {
+      const emu_cached_t *e = &d->slots[h];
+      if (!e->used)
+        break;
+      if ((e->size > 4) == longer && e->wave64 == wave64 && e->size <= avail &&
+          memcmp(e->bytes, bytes, e->size) == 0)
+        return e;
+    }
+  }
+  return NULL;
+}
+
+static void emu_cache_put(emu_decoder_t *d, const kgrt_allocator_t *alloc,
+                          const uint8_t *bytes, size_t size, int wave64,
+                          const kgrt_emu_inst_t *pair, const char *text) {
+  if (size > 12)
+    return;
+  if (2 * (d->n + 1) > d->cap) { /* grow: at most half full */
+    const uint32_t cap = d->cap ? 2 * d->cap : 4096;
+    emu_cached_t *slots = kgrt_calloc(alloc, cap, sizeof *slots);
+    if (slots == NULL)
+      return;
+    for (uint32_t i = 0; i < d->cap; ++i)
+      if (d->slots[i].used) {
+        uint32_t h = emu_hash(d->slots[i].bytes, d->slots[i].size) & (cap - 1);
+        while (slots[h].used)
+          h = (h + 1) & (cap - 1);
+        slots[h] = d->slots[i];
+      }
+    kgrt_free(alloc, d->slots);
+    d->slots = slots;
+    d->cap = cap;
+  }
+  char *t = kgrt_alloc(alloc, strlen(text) + 1);
+  if (t == NULL)
+    return;
+  strcpy(t, text);
+  uint32_t h = emu_hash(bytes, size) & (d->cap - 1);
+  while (d->slots[h].used)
+    h = (h + 1) & (d->cap - 1);
+  emu_cached_t *e = &d->slots[h];
+  memcpy(e->bytes, bytes, size);
+  e->size = (uint8_t)size;
+  e->wave64 = (uint8_t)wave64;
+  e->used = 1;
+  memcpy(e->pair, pair, sizeof e->pair);
+  e->text = t;
+  d->n++;
+}
+
+void kgrt_emu_decode_end(kgrt_emu_image_t *img, const kgrt_allocator_t *alloc) {
+  emu_decoder_t *d = img->decoder;
+  if (d == NULL)
+    return;
+  for (uint32_t i = 0; i < d->cap; ++i)
+    if (d->slots[i].used)
+      kgrt_free(alloc, d->slots[i].text);
+  kgrt_free(alloc, d->slots);
+  d->llvm.dispose(d->dc);
+  dlclose(d->llvm.lib);
+  kgrt_free(alloc, d);
+  img->decoder = NULL;
+}
+
+static emu_decoder_t *emu_decoder(kgrt_emu_image_t *img, const kgrt_allocator_t *alloc,
+                                  char *err, size_t err_size) {
+  if (img->decoder != NULL)
+    return img->decoder;
+  emu_decoder_t *d = kgrt_calloc(alloc, 1, sizeof *d);
+  if (d == NULL)
+    return snprintf(err, err_size, "out of host memory"), NULL;
+  if (emu_llvm_open(&d->llvm, err, err_size) != 0) {
+    kgrt_free(alloc, d);
+    return NULL;
+  }
+  d->dc = d->llvm.create("amdgcn-amd-amdhsa", img->arch, NULL, 0, NULL, NULL);
+  if (d->dc == NULL) {
+    dlclose(d->llvm.lib);
+    kgrt_free(alloc, d);
+    return snprintf(err, err_size, "LLVM has no disassembler for %s", img->arch), NULL;
+  }
+  img->decoder = d;
+  return d;
+}
+
+int kgrt_emu_decode_kernel(kgrt_emu_image_t *img, const kgrt_emu_kernel_t *k,
                            const kgrt_allocator_t *alloc, kgrt_emu_code_t *code,
                            char *err, size_t err_size) {
   memset(code, 0, sizeof *code);
-  emu_llvm_t llvm;
-  if (emu_llvm_open(&llvm, err, err_size) != 0)
+  emu_decoder_t *d = emu_decoder(img, alloc, err, err_size);
+  if (d == NULL)
     return -1;
-  emu_llvm_ctx_t dc = llvm.create("amdgcn-amd-amdhsa", img->arch, NULL, 0, NULL, NULL);
-  if (dc == NULL) {
-    dlclose(llvm.lib);
-    return snprintf(err, err_size, "LLVM has no disassembler for %s", img->arch), -1;
-  }
   const int wave64 = k->wave_size == 64;
   code->lo = k->entry;
   code->hi = k->code_end;
@@ -676,27 +798,36 @@ int kgrt_emu_decode_kernel(const kgrt_emu_image_t *img, const kgrt_emu_kernel_t 
     memset(code->at, 0xff, words * sizeof *code->at);
   uint64_t pc = code->lo;
   while (rc == 0 && pc + 4 <= code->hi) {
-    char text[256];
     uint8_t *bytes = (uint8_t *)(uintptr_t)pc;
-    size_t size = llvm.disasm(dc, bytes, code->hi - pc, pc, text, sizeof text);
-    if (size == 0) /* not an instruction: run it and it is reported */
-      size = 4;
     kgrt_emu_inst_t pair[2];
-    memset(pair, 0, sizeof pair);
-    char t2[448], why[160] = "";
-    const char *t = text;
-    while (*t == ' ' || *t == '\t')
-      ++t;
-    snprintf(t2, sizeof t2, "%s", t);
-    pair[0].size = (uint8_t)size;
-    if (emu_parse(t2, pc, pair, wave64, why, sizeof why) != 0) {
-      /* kept as unknown: an error only when it runs */
-      memset(pair, 0, sizeof pair);
-      pair[0].opc = KGRT_EMU_OP_COUNT;
-      pair[0].size = (uint8_t)size;
-      snprintf(t2, sizeof t2, "%.250s (%.150s)", t, why);
+    char t2[448];
+    size_t size;
+    const emu_cached_t *hit = emu_cache_find(d, bytes, code->hi - pc, wave64);
+    if (hit != NULL) {
+      memcpy(pair, hit->pair, sizeof pair);
+      snprintf(t2, sizeof t2, "%s", hit->text);
+      size = hit->size;
     } else {
+      char text[256], why[160] = "";
+      size = d->llvm.disasm(d->dc, bytes, code->hi - pc, pc, text, sizeof text);
+      if (size == 0) /* not an instruction: run it and it is reported */
+        size = 4;
+      memset(pair, 0, sizeof pair);
+      const char *t = text;
+      while (*t == ' ' || *t == '\t')
+        ++t;
       snprintf(t2, sizeof t2, "%s", t);
+      pair[0].size = (uint8_t)size;
+      if (emu_parse(t2, pc, pair, wave64, why, sizeof why) != 0) {
+        /* kept as unknown: an error only when it runs */
+        memset(pair, 0, sizeof pair);
+        pair[0].opc = KGRT_EMU_OP_COUNT;
+        pair[0].size = (uint8_t)size;
+        snprintf(t2, sizeof t2, "%.250s (%.150s)", t, why);
+      } else {
+        snprintf(t2, sizeof t2, "%s", t);
+      }
+      emu_cache_put(d, alloc, bytes, size, wave64, pair, t2);
     }
     if (emu_is_branch(pair[0].opc)) {
       int64_t simm = pair[0].nsrc > 0 ? (int16_t)pair[0].src[0].value : 0;
@@ -721,11 +852,9 @@ int kgrt_emu_decode_kernel(const kgrt_emu_image_t *img, const kgrt_emu_kernel_t 
       code->insts[code->count++] = pair[1];
     }
     pc += size;
-    if (pair[0].opc == KGRT_EMU_OP_NOP && strncmp(t, "s_code_end", 10) == 0)
+    if (pair[0].opc == KGRT_EMU_OP_NOP && strncmp(t2, "s_code_end", 10) == 0)
       break;
   }
-  llvm.dispose(dc);
-  dlclose(llvm.lib);
   /* every register an instruction names lies in the files the descriptor grants */
   for (uint32_t i = 0; rc == 0 && i < code->count; ++i) {
     const kgrt_emu_inst_t *in = &code->insts[i];

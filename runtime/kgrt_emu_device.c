@@ -195,6 +195,7 @@ static kgrt_status_t emu_program_load(kgrt_device_t *device,
     }
     p->image.kernels[k].code = code;
   }
+  kgrt_emu_decode_end(&p->image, &device->alloc);
   if (d->peer == NULL && getenv("KGRT_EMU_PEER") != NULL) {
     rc = kgrt_emu_peer_open(getenv("KGRT_EMU_PEER"), d->mem, arch->arch, &device->alloc,
                             &d->peer, reason, sizeof reason);

@@ -183,6 +183,7 @@ int kgrt_emu_image_load(const void *image, size_t size, const char *const *names
 
 void kgrt_emu_image_unload(kgrt_emu_image_t *img, kgrt_emu_mem_t *mem,
                            const kgrt_allocator_t *alloc) {
+  kgrt_emu_decode_end(img, alloc);
   if (img->alloc_addr != 0)
     kgrt_emu_mem_free(mem, img->alloc_addr);
   kgrt_free(alloc, img->kernels);

@@ -87,7 +87,7 @@ int kgrt_emu_pend_check(kgrt_emu_ctx_t *c, const kgrt_emu_wave_t *w,
                         const kgrt_emu_inst_t *in);
 
 /* Decoding (kgrt_emu_decode.c): kernel k's code, from its entry to its end. */
-int kgrt_emu_decode_kernel(const kgrt_emu_image_t *img, const kgrt_emu_kernel_t *k,
+int kgrt_emu_decode_kernel(kgrt_emu_image_t *img, const kgrt_emu_kernel_t *k,
                            const kgrt_allocator_t *alloc, kgrt_emu_code_t *code,
                            char *err, size_t err_size);
 void kgrt_emu_code_free(kgrt_emu_code_t *code, const kgrt_allocator_t *alloc);

@@ -26,6 +26,9 @@ typedef struct tally {
 static tally_t names[MAX_NAMES];
 static int num_names, num_objects, failures;
 
+/* names[] by mnemonic: an open-addressed index (MAX_NAMES * 2 slots, -1 free) */
+static int slot_of[MAX_NAMES * 2];
+
 static void count(const char *text, int unknown) {
   char m[64];
   size_t n = strcspn(text, " \t");
@@ -33,16 +36,19 @@ static void count(const char *text, int unknown) {
     n = sizeof m - 1;
   memcpy(m, text, n);
   m[n] = '\0';
-  for (int i = 0; i < num_names; ++i)
-    if (strcmp(names[i].name, m) == 0) {
-      names[i].count++;
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; ++i)
+    h = (h ^ (unsigned char)m[i]) * 16777619u;
+  for (h %= MAX_NAMES * 2; slot_of[h] >= 0; h = (h + 1) % (MAX_NAMES * 2))
+    if (strcmp(names[slot_of[h]].name, m) == 0) {
+      names[slot_of[h]].count++;
       return;
     }
   if (num_names < MAX_NAMES) {
     snprintf(names[num_names].name, sizeof names[num_names].name, "%s", m);
     names[num_names].count = 1;
     names[num_names].unknown = unknown;
-    num_names++;
+    slot_of[h] = num_names++;
   }
 }
 
@@ -130,6 +136,7 @@ static int by_count(const void *a, const void *b) {
 int main(int argc, char **argv) {
   int list = 0;
   kgrt_emu_mem_t *mem;
+  memset(slot_of, 0xff, sizeof slot_of);
   char err[256];
   if (kgrt_emu_mem_create((uint64_t)1 << 30, NULL, &mem, err, sizeof err) != 0) {
     fprintf(stderr, "test_emu_lint: %s\n", err);

@@ -193,6 +193,8 @@ static int emu_mnemonic(char *m, kgrt_emu_inst_t *in) {
              {"global_load_d16_", KGRT_EMU_OP_GLOBAL_LOAD, 3},
              {"global_load_", KGRT_EMU_OP_GLOBAL_LOAD, 0},
              {"global_store_", KGRT_EMU_OP_GLOBAL_STORE, 0},
+             {"flat_load_", KGRT_EMU_OP_GLOBAL_LOAD, 0}, /* a 64-bit address */
+             {"flat_store_", KGRT_EMU_OP_GLOBAL_STORE, 0},
              {"scratch_load_", KGRT_EMU_OP_SCRATCH_LOAD, 0},
              {"scratch_store_", KGRT_EMU_OP_SCRATCH_STORE, 0},
              {"s_load_", KGRT_EMU_OP_S_LOAD, 0}};

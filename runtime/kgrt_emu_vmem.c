@@ -1,7 +1,9 @@
 /* kgrt_emu_vmem.c - the emu's memory instructions: LDS (ds_load/ds_store,
  * the two-address forms, ds_add_u32, ds_bpermute_b32) within the workgroup's
  * LDS as the descriptor sizes it, and global loads, stores and atomics
- * within the launch's ranges (kgrt_emu_find_range). Any lane's access
+ * within the launch's ranges (kgrt_emu_find_range); flat loads and stores
+ * are global ones (kgen's flat pointers are global: an LDS aperture address
+ * is out of bounds). Any lane's access
  * outside them is an error, never a silent read. Every access completes at
  * once: s_waitcnt has nothing to wait for.
  *

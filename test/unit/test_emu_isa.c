@@ -392,6 +392,13 @@ REF(r_int16) {
     w[3] = (A * B + C) & 0xffff;
   }
 }
+REF(r_flat) {
+  (void)k, (void)W;
+  w[0] = B;
+  w[1] = C & 0xff;
+  w[2] = D;
+  w[3] = A;
+}
 REF(r_wait_order) {
   (void)k, (void)W;
   w[0] = C;
@@ -494,6 +501,7 @@ static const emu_case_t cases[] = {
     {"gfx1100", "k_wmma_bf16", IN_MMA_BF16, NULL, NULL, 0, NULL},
     {"gfx1100", "k_wmma_f16", IN_MMA_NOCOPY, NULL, NULL, 0,
      "WMMA B operand: lane 21's register 3 (0x"},
+    {"gfx1100", "k_flat", IN_BITS, "XXXX", r_flat, 0, NULL},
     {"gfx1100", "k_wait_order", IN_BITS, "XXXX", r_wait_order, 0, NULL},
     {"gfx1100", "k_nowait_vm", IN_BITS, NULL, NULL, 0,
      "v_add_nc_u32_e32 v7, v6, v5: reads v6 before the load that writes it has returned "

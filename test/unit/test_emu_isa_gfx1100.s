@@ -432,6 +432,23 @@ BEGIN k_wmma_bf16
   STORE8 25
 END k_wmma_bf16
 
+// flat loads and stores through 64-bit addresses (global memory)
+BEGIN k_flat
+  LOAD4
+  v_add_co_u32 v12, vcc_lo, s6, v10
+  v_add_co_ci_u32 v13, vcc_lo, s7, 0, vcc_lo
+  v_add_co_u32 v14, vcc_lo, s4, v10
+  v_add_co_ci_u32 v15, vcc_lo, s5, 0, vcc_lo
+  flat_load_b32 v5, v[12:13] offset:4
+  flat_load_u8 v6, v[12:13] offset:8
+  v_mov_b32 v7, v4
+  v_mov_b32 v8, 0
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  global_store_b128 v10, v[5:8], s[4:5]
+  flat_store_b32 v[14:15], v1 offset:12
+  s_endpgm
+END k_flat
+
 // memory counters: loads land in order, so vmcnt(1) proves the first of two
 // returned; a value used before its s_waitcnt fails (k_nowait_*)
 BEGIN k_wait_order
@@ -548,6 +565,7 @@ KD k_int16
 KD k_d16
 KD k_wmma_f16
 KD k_wmma_bf16
+KD k_flat
 KD k_wait_order
 KD k_nowait_vm
 KD k_nowait_lgkm, 1024

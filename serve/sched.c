@@ -147,12 +147,16 @@ kgrt_status_t kgs_sched_create(kgrt_model_t *m, const kgrt_model_table_t *t,
                 "%s: a block size of %u does not divide its %lld cache slots", t->name,
                 bs, (long long)slots);
   const uint32_t pool_blocks = (uint32_t)(slots / bs);
-  if (cfg->kv_blocks > pool_blocks || cfg->max_seqs > B || cfg->step_tokens > T)
+  if (cfg->kv_blocks > pool_blocks)
+    return fail(err, KGRT_STATUS_OUT_OF_RANGE, "%u KV blocks: %s has %u", cfg->kv_blocks,
+                t->name, pool_blocks);
+  if (cfg->max_seqs > B)
     return fail(err, KGRT_STATUS_OUT_OF_RANGE,
-                "%u KV blocks, %u sequences, %u tokens a step: the table has at most "
-                "%u, %lld and %lld",
-                cfg->kv_blocks, cfg->max_seqs, cfg->step_tokens, pool_blocks,
-                (long long)B, (long long)T);
+                "%u sequences: %s runs at most %lld a step", cfg->max_seqs, t->name,
+                (long long)B);
+  if (cfg->step_tokens > T)
+    return fail(err, KGRT_STATUS_OUT_OF_RANGE, "%u tokens a step: %s runs at most %lld",
+                cfg->step_tokens, t->name, (long long)T);
   kgs_sched_t *s = calloc(1, sizeof *s);
   if (s == NULL)
     return fail(err, KGRT_STATUS_OUT_OF_MEMORY, "scheduler: out of host memory");

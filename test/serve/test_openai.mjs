@@ -6,12 +6,14 @@
 //   2. 16 concurrent streaming clients with different prompts and lengths
 //      (the table runs 8 at once: the rest wait in the queue) each get the
 //      text and token count they get alone;
-//   3. a client that aborts mid-stream: its request is cancelled and its
-//      blocks are free again (/metrics), long before it would have ended;
+//   3. a client that aborts mid-stream, and one that gives up waiting for a
+//      whole answer: each request is cancelled and its blocks are free again
+//      (/metrics), long before it would have ended;
 //   4. chat, and prefix caching: a repeated system prompt hits (/metrics)
 //      and the answer is the same as without a hit;
 //   5. SIGTERM while a stream runs: the stream ends normally, new requests
-//      are refused, the server exits 0 with every block free.
+//      are refused, the server exits 0 with every block free; with --drain 0
+//      the stream is cancelled at once and ends with an error event.
 // Usage: node test_openai.mjs KGEN_SERVE MODEL.gguf NPM_DIR [DEVICE]
 import * as L from './serve_lib.mjs';
 
@@ -108,11 +110,20 @@ async function part3(c, url) {
   }
   L.check(held > 0, `abort: blocks in use while streaming (${held})`);
   const t = Date.now();
-  const m = await L.idle(url, 10000);
+  let m = await L.idle(url, 10000);
   L.eq(m.kgen_kv_blocks_in_use, 0, 'abort: every block free again');
   L.eq(m.kgen_requests_cancelled_total - before.kgen_requests_cancelled_total, 1,
     'abort: the request was cancelled');
   console.log(`abort: blocks free ${Date.now() - t} ms after the client left`);
+  // a client that gives up on a whole (non-streaming) answer
+  const gone = await fetch(`${url}/v1/completions`, { method: 'POST',
+    body: JSON.stringify({ prompt: 'the king', max_tokens: 100, ignore_eos: true }),
+    signal: AbortSignal.timeout(1500) }).then(() => 'answered').catch(() => 'aborted');
+  L.eq(gone, 'aborted', 'abort whole: the client left first');
+  m = await L.idle(url, 10000);
+  L.eq(m.kgen_kv_blocks_in_use, 0, 'abort whole: every block free again');
+  L.eq(m.kgen_requests_cancelled_total - before.kgen_requests_cancelled_total, 2,
+    'abort whole: the request was cancelled');
 }
 
 async function part4(c, url) {
@@ -174,6 +185,29 @@ async function part5(exe, args) {
   L.eq(res.inUse, 0, 'SIGTERM: no block in use at the end');
 }
 
+// --drain 0: SIGTERM cancels a stream at once; it ends with an error event
+async function part6(exe, args) {
+  const server = await L.startServer(exe, [...args, '--drain', '0']);
+  const c = L.client(OpenAI, server.url);
+  const s = await c.completions.create({ model: 'tiny', prompt: 'the king', max_tokens: 100,
+    temperature: 0, stream: true, ignore_eos: true });
+  let n = 0, stopped = null, error = null;
+  try {
+    for await (const ch of s) {
+      void ch;
+      if (++n === 2) stopped = L.stopServer(server);
+    }
+  } catch (e) {
+    error = e;
+  }
+  L.check(error !== null && /shutting down/.test(error.message),
+    `--drain 0: the stream ends with an error (${error?.message})`);
+  L.check(n < 20, `--drain 0: cancelled after ${n} events`);
+  const res = await stopped;
+  L.eq(res.code, 0, '--drain 0: exit 0');
+  L.eq(res.inUse, 0, '--drain 0: no block in use at the end');
+}
+
 // steps of at most 4 tokens: the matmuls' GEMV and the attention's decode
 // path (Q <= 16 / (heads / kv_heads)), bit for bit the same in any crowd (on
 // the sim also far faster than the GEMM)
@@ -199,5 +233,6 @@ try {
 }
 const t = Date.now();
 await part5(exe, args);
+await part6(exe, args);
 console.log(`SIGTERM: ${((Date.now() - t) / 1000).toFixed(1)} s`);
 process.exit(L.summary('test_openai', t0));

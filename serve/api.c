@@ -295,7 +295,7 @@ static int read_stop(json_t *o, api_req_t *r, api_error_t *e) {
 static int read_options(const api_model_t *m, json_t *o, api_req_t *r, api_error_t *e) {
   kgs_params_t *p = &r->params;
   float temperature = 1, top_p = 1, min_p = 0;
-  long long top_k = 0, seed = -1, n = 1, max_tokens = -1, logprobs = -1;
+  long long top_k = 0, seed = 0, n = 1, max_tokens = -1, logprobs = -1;
   if (get_number(o, "temperature", 0, 2, &temperature, e) ||
       get_number(o, "top_p", 0, 1, &top_p, e) ||
       get_number(o, "min_p", 0, 1, &min_p, e) ||
@@ -360,7 +360,8 @@ static int read_options(const api_model_t *m, json_t *o, api_req_t *r, api_error
                     "asks for %lld more",
                     m->context, r->n_prompt, r->n_prompt < m->context ? max_tokens : 1);
   static unsigned long long counter;
-  if (seed < 0) /* none given: each request its own */
+  json_t *sv = json_object_get(o, "seed");
+  if (sv == NULL || json_is_null(sv)) /* none given: each request its own */
     seed = (long long)(time(NULL) * 1000003ull + __atomic_add_fetch(&counter, 1, 0));
   p->prompt = r->prompt;
   p->n_prompt = r->n_prompt;

@@ -60,6 +60,7 @@ struct kgs_sched {
   uint32_t context, vocab, max_seqs, step_tokens, max_queue, blocks;
   /* the stepping thread's */
   kgs_req_t **running; /* by id */
+  kgs_req_t **order;   /* plan_step's copy of running */
   uint32_t n_running;
   struct plan {
     kgs_req_t *r;
@@ -170,21 +171,22 @@ kgrt_status_t kgs_sched_create(kgrt_model_t *m, const kgrt_model_table_t *t,
     s->max_seqs = s->step_tokens;
   s->blocks = cfg->kv_blocks ? cfg->kv_blocks : pool_blocks;
   s->max_queue = cfg->max_queue;
-  pthread_mutex_init(&s->mu, NULL);
-  pthread_cond_init(&s->work, NULL);
+  /* the waits time out on the monotonic clock */
   pthread_condattr_t ca;
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-  pthread_cond_init(&s->out, &ca);
-  pthread_cond_destroy(&s->work);
+  pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->work, &ca);
+  pthread_cond_init(&s->out, &ca);
   pthread_condattr_destroy(&ca);
   s->running = calloc(s->max_seqs, sizeof *s->running);
+  s->order = calloc(s->max_seqs, sizeof *s->order);
   s->plan = calloc(s->max_seqs, sizeof *s->plan);
   s->next = calloc(s->max_seqs, sizeof *s->next);
   s->mark = calloc(s->blocks, 1);
   kgrt_status_t st = KGRT_STATUS_OUT_OF_MEMORY;
-  if (s->running == NULL || s->plan == NULL || s->next == NULL || s->mark == NULL) {
+  if (s->running == NULL || s->order == NULL || s->plan == NULL || s->next == NULL ||
+      s->mark == NULL) {
     fail(err, st, "scheduler: out of host memory");
     goto bad;
   }
@@ -544,12 +546,11 @@ static void plan_step(kgs_sched_t *s) {
   s->n_plan = 0;
   /* decodes first, then prompt chunks, oldest first; a preempted request
    * leaves `running`, so walk a copy */
-  kgs_req_t *order[s->max_seqs];
   for (int pass = 0; pass < 2; ++pass) {
     const uint32_t n_order = s->n_running;
-    memcpy(order, s->running, sizeof *order * n_order);
+    memcpy(s->order, s->running, sizeof *s->order * n_order);
     for (uint32_t i = 0; i < n_order && budget > 0; ++i) {
-      kgs_req_t *r = order[i];
+      kgs_req_t *r = s->order[i];
       const uint32_t left = r->n_toks - r->fed;
       if (r->kv == NULL || (pass == 0) != (left == 1))
         continue;
@@ -750,6 +751,7 @@ void kgs_sched_destroy(kgs_sched_t *s) {
   pthread_cond_destroy(&s->out);
   free(s->waiting);
   free(s->running);
+  free(s->order);
   free(s->plan);
   free(s->next);
   free(s->logits);

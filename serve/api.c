@@ -409,16 +409,15 @@ void api_req_free(api_req_t *r) {
 
 /* ---- writing responses --------------------------------------------------- */
 
+/* A token's piece for logprobs; "<id>" where the model has no tokenizer or
+ * the piece is part of a character (jansson takes only valid UTF-8). */
 static json_t *token_text(const api_model_t *m, int32_t id) {
-  char piece[256];
-  size_t n = 0;
+  json_t *s = NULL;
   if (m->tok != NULL) {
-    n = llm_tokenizer_piece(m->tok, id, 1, piece, sizeof piece);
-    if (n >= sizeof piece)
-      n = sizeof piece - 1;
+    char piece[256];
+    size_t n = llm_tokenizer_piece(m->tok, id, 1, piece, sizeof piece);
+    s = json_stringn(piece, n < sizeof piece ? n : sizeof piece - 1);
   }
-  /* a piece may be part of a character: jansson takes only valid UTF-8 */
-  json_t *s = json_stringn(piece, n);
   return s ? s : json_sprintf("<%d>", id);
 }
 

@@ -14,10 +14,12 @@
 //   5. SIGTERM while a stream runs: the stream ends normally, new requests
 //      are refused, the server exits 0 with every block free; with --drain 0
 //      the stream is cancelled at once and ends with an error event.
-// Usage: node test_openai.mjs KGEN_SERVE MODEL.gguf NPM_DIR [DEVICE]
+//   6. the same model as a safetensors file (no tokenizer): token ids in,
+//      token ids out through logprobs.
+// Usage: node test_openai.mjs KGEN_SERVE MODEL.gguf NPM_DIR MODEL.safetensors [DEVICE]
 import * as L from './serve_lib.mjs';
 
-const [exe, model, npmDir, device = 'sim:gfx1100'] = process.argv.slice(2);
+const [exe, model, npmDir, hfModel, device = 'sim:gfx1100'] = process.argv.slice(2);
 const t0 = Date.now();
 L.deadline(600000, 'test_openai');
 const OpenAI = L.loadOpenAI(npmDir);
@@ -208,6 +210,23 @@ async function part6(exe, args) {
   L.eq(res.inUse, 0, '--drain 0: no block in use at the end');
 }
 
+// A safetensors file: no tokenizer, so prompts are ids and logprobs name ids
+async function part7(exe, args) {
+  const server = await L.startServer(exe, [...args.slice(2), '--model', hfModel]);
+  const c = L.client(OpenAI, server.url);
+  const x = await c.completions.create({ model: 'tiny', prompt: [1, 300, 301, 302],
+    max_tokens: 3, temperature: 0, logprobs: 1 });
+  const ids = (x.choices[0].logprobs?.tokens ?? []).map((t) => /^<(\d+)>$/.exec(t)?.[1]);
+  L.check(ids.length === 3 && ids.every((i) => i !== undefined && +i < 1000),
+    `safetensors: 3 token ids (${x.choices[0].logprobs?.tokens})`);
+  L.eq(x.choices[0].text, '', 'safetensors: no text without a tokenizer');
+  const bad = await fetch(`${server.url}/v1/completions`, { method: 'POST',
+    body: JSON.stringify({ prompt: 'the king' }) });
+  L.eq(bad.status, 400, 'safetensors: a text prompt is refused');
+  const res = await L.stopServer(server);
+  L.eq(res.code, 0, 'safetensors: exit 0');
+}
+
 // steps of at most 4 tokens: the matmuls' GEMV and the attention's decode
 // path (Q <= 16 / (heads / kv_heads)), bit for bit the same in any crowd (on
 // the sim also far faster than the GEMM)
@@ -234,5 +253,6 @@ try {
 const t = Date.now();
 await part5(exe, args);
 await part6(exe, args);
+await part7(exe, args);
 console.log(`SIGTERM: ${((Date.now() - t) / 1000).toFixed(1)} s`);
 process.exit(L.summary('test_openai', t0));

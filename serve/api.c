@@ -295,18 +295,25 @@ static int read_stop(json_t *o, api_req_t *r, api_error_t *e) {
 static int read_options(const api_model_t *m, json_t *o, api_req_t *r, api_error_t *e) {
   kgs_params_t *p = &r->params;
   float temperature = 1, top_p = 1, min_p = 0;
-  long long top_k = 0, seed = 0, n = 1, max_tokens = -1, logprobs = -1;
+  long long top_k = 0, seed = 0, n = 1, best_of = 1, max_tokens = -1, logprobs = -1;
   if (get_number(o, "temperature", 0, 2, &temperature, e) ||
       get_number(o, "top_p", 0, 1, &top_p, e) ||
       get_number(o, "min_p", 0, 1, &min_p, e) ||
       get_int(o, "top_k", 0, m->vocab, &top_k, e) ||
       get_int(o, "seed", INT64_MIN, INT64_MAX, &seed, e) ||
-      get_int(o, "n", 1, 1, &n, e) || get_int(o, "best_of", 1, 1, &n, e) ||
+      get_int(o, "n", 1, INT32_MAX, &n, e) ||
+      get_int(o, "best_of", 1, INT32_MAX, &best_of, e) ||
       get_int(o, "max_tokens", 1, m->context, &max_tokens, e) ||
       get_int(o, "max_completion_tokens", 1, m->context, &max_tokens, e) ||
       get_bool(o, "stream", &r->stream, e) ||
       get_bool(o, "ignore_eos", &p->ignore_eos, e) || read_stop(o, r, e))
     return -1;
+  if (n != 1 || best_of != 1)
+    return api_fail(
+        e, 400, n != 1 ? "n" : "best_of", "unsupported_value",
+        "%s = %lld: kgen-serve answers one choice a request (n = 1, best_of = "
+        "1); send several requests instead",
+        n != 1 ? "n" : "best_of", n != 1 ? n : best_of);
   if (top_p == 0)
     top_p = 1e-6f; /* the most likely token only */
   json_t *so = json_object_get(o, "stream_options");

@@ -61,6 +61,7 @@ const bad = [
   ['/v1/completions', '{"prompt": "x", "max_tokens": 255}', 400, 'past the context'],
   ['/v1/completions', '{"prompt": "x", "temperature": 7}', 400, 'temperature 7'],
   ['/v1/completions', '{"prompt": "x", "n": 3}', 400, 'n 3'],
+  ['/v1/completions', '{"prompt": "x", "best_of": 2}', 400, 'best_of 2'],
   ['/v1/completions', '{"prompt": "x", "stop": [1, 2]}', 400, 'stop numbers'],
   ['/v1/completions', '{"prompt": "x", "stream": "yes"}', 400, 'stream a string'],
   ['/v1/completions', '{"prompt": "x", "presence_penalty": 1}', 400, 'a penalty'],

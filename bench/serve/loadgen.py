@@ -26,7 +26,7 @@ import urllib.request
 
 def prompts(n, length, vocab, seed=1234):
     r = random.Random(seed)
-    # ids past the control and byte pieces (make_llama3_gguf's vocabulary)
+    # ids past the control and byte pieces (bench/llama_gguf's vocabulary)
     return [[1] + [r.randrange(259, vocab) for _ in range(length - 1)] for _ in range(n)]
 
 

@@ -2,7 +2,8 @@
 # bench/serve/run.sh - on the GPU machine (one device call; what
 # bench/serve/build.sh put in .bench/serve/, carried): for each format
 # (FORMATS, default "bf16 q4_0") writes a Llama-3-8B-shaped GGUF file with
-# random weights (make_llama3_gguf, once: /tmp/serve-models), serves it with
+# random weights (bench/llama_gguf, unless $MODELS_DIR has it already, as
+# bench/run_batch.sh leaves it in /tmp), serves it with
 # kgen-serve on cuda (64 sequences, steps of up to 512 tokens, no prefix
 # cache: the prompts are random) and, where LLAMA_SERVER names llama.cpp's
 # llama-server (built there from a snapshot of its source), with it on the
@@ -19,13 +20,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-${OUT:?give OUT or an argument}}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-models=${MODELS_DIR:-/tmp/serve-models}
+models=${MODELS_DIR:-/tmp}
 mkdir -p "$models"
 formats=${FORMATS:-bf16 q4_0}
 concurrency=${CONCURRENCY:-1 16 64}
 prompt=${PROMPT:-512} output=${OUTPUT:-128} vocab=${VOCAB:-128256}
 device=${DEVICE:-cuda}
-llama_args=${LLAMA_ARGS:--ngl 99 -fa -np 64 --cont-batching}
+llama_args=${LLAMA_ARGS:--ngl 99 -fa on -np 64 --cont-batching}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 
 # wait_up URL PID LOG: until /health answers 200 (10 minutes at most)
@@ -54,8 +55,10 @@ measure() {
 
 for fmt in $formats; do
   gguf=$models/llama3_8b_$fmt.gguf
-  [ -f "$gguf" ] || "$here/make_llama3_gguf" "$gguf" "$fmt"
-  "$here/kgen-serve" --model "$gguf" --table "${TABLE:-llama3_8b_$fmt}" --device "$device" --port 18080 \
+  [ -f "$gguf" ] || "$here/llama_gguf" "$fmt" "$gguf"
+  table=llama3_8b_batch
+  [ "$fmt" = bf16 ] || table=llama3_8b_${fmt}_batch
+  "$here/kgen-serve" --model "$gguf" --table "${TABLE:-$table}" --device "$device" --port 18080 \
     --max-sequences "${MAX_SEQS:-64}" --max-queue 1024 --prefix-cache 0 > "$out/kgen_$fmt.log" 2>&1 &
   pid=$!
   wait_up http://127.0.0.1:18080 $pid "$out/kgen_$fmt.log"

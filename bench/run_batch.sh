@@ -8,6 +8,8 @@
 #            Q4_0 (llama_gguf), in $GGUF_DIR (default /tmp)
 #   kgen     llama_batch: copy bandwidth, prefill, decode at 1 to 128
 #            sequences, profiles
+#   prev     the same of an earlier build (.bench/llama_batch_prev, for an
+#            A/B in one call), when it is there
 #   decode1  llama_decode llama3_8b: batch 1, for the no-regression line
 #   peer     llama.cpp's llama-batched-bench on the same files, when
 #            $LLAMA_CPP_BIN holds it: -npp 512 -ntg 128 -npl 1,8,32,64,128,
@@ -32,6 +34,9 @@ for p in $parts; do
     "$B/llama_gguf" q4_0 "$GGUF_DIR/llama3_8b_q4_0.gguf" ;;
   kgen)
     "$B/llama_batch" cuda 2>&1 | tee "$OUT/kgen.jsonl" | grep -v profile_kernel ;;
+  prev)
+    if [ ! -x "$B/llama_batch_prev" ]; then echo "prev: no $B/llama_batch_prev"; continue; fi
+    "$B/llama_batch_prev" cuda 2>&1 | tee "$OUT/prev.jsonl" | grep -v profile_kernel ;;
   decode1)
     "$B/llama_decode" cuda llama3_8b 2>&1 | grep -v profile | tee "$OUT/decode1.jsonl" ;;
   peer)

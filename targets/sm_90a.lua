@@ -46,9 +46,17 @@ return {
   -- 64 x 128 (one warpgroup), about 0.6, where even 128 x 128 leaves SMs
   -- idle (H200, Llama-3.2-1B prefill of 512: the O and down GEMMs, N = 2048,
   -- 64 -> 128 workgroups, 24.8 -> 22.6 and 67.3 -> 64.7 us; 3657 -> 3595 us)
+  -- 64 x 32 on mma.sync (4 warps of 32 x 16), where a few rows leave most
+  -- SMs idle even at 64 x 128 (a decode step of up to 64 sequences: the
+  -- matmul's small_m GEMM; N = 4096 is 32 workgroups at 64 x 128 and 128 at
+  -- 64 x 32, each streaming a quarter of the columns)
   gemm_grid = {
-    f16 = { { bn = 128, cost = 0.65 }, { bm = 64, bn = 128, waves_m = 1, cost = 0.6 } },
-    bf16 = { { bn = 128, cost = 0.65 }, { bm = 64, bn = 128, waves_m = 1, cost = 0.6 } },
+    f16 = { { bn = 128, cost = 0.65 }, { bm = 64, bn = 128, waves_m = 1, cost = 0.6 },
+      { mma = "mma", shape = { 16, 8, 16 }, bm = 64, bn = 32, waves_m = 2, waves_n = 2,
+        cost = 0.25 } },
+    bf16 = { { bn = 128, cost = 0.65 }, { bm = 64, bn = 128, waves_m = 1, cost = 0.6 },
+      { mma = "mma", shape = { 16, 8, 16 }, bm = 64, bn = 32, waves_m = 2, waves_n = 2,
+        cost = 0.25 } },
   },
   -- warp-level tiles (mma.sync): conv2d's, and a matmul tile override that
   -- leaves no warpgroup tile (lua/ops/matmul.lua gemm_tile)

@@ -463,6 +463,7 @@ function M.config(cfg)
   c.sampling = sampling_attrs(cfg)
   c.tp = int_key(cfg, "tp", 1)
   c.pp = int_key(cfg, "pp", 1)
+  c.mm = {} -- the matmuls' attributes
   local b = rawget(cfg, "batch")
   if b ~= nil then
     if type(b) ~= "table" then fail("config batch must be a table { sequences, blocks, block_size }") end
@@ -489,6 +490,11 @@ function M.config(cfg)
     if c.batch.blocks * c.batch.block_size < c.context then
       fail("config batch.blocks %d of %d tokens hold less than one sequence's context %d",
         c.batch.blocks, c.batch.block_size, c.context)
+    end
+    -- a decode step of more than 8 sequences: a GEMM of its own for up to
+    -- 64 (matmul's small_m), tiled for that many rows, not for a prefill chunk
+    if c.batch.sequences > 8 and c.max_tokens > 9 then
+      c.mm = { small_m = math.min(64, c.batch.sequences, c.max_tokens - 1) }
     end
     if c.batch.sequences > c.max_tokens then
       fail("config batch.sequences %d is more than max_tokens %d (a step's tokens)",
@@ -569,7 +575,7 @@ local function layer(c, l, cl, x, pos, kv, kc, vc)
   local h = rmsnorm(x, layer_weight(c, l, "attn_norm", c.norms, { E }),
     { eps = c.norm_eps, split = c.split_norms ~= "none" })
   local function proj(kind, n, parts)
-    local y = matmul(h, layer_weight(c, l, kind, f[kind], { n, E }, 1, parts))
+    local y = matmul(h, layer_weight(c, l, kind, f[kind], { n, E }, 1, parts), c.mm)
     if c.qkv_bias then
       local name = string.format("blk_%d_%s_bias", l, kind)
       local b = c.tp == 1 and weight(name, c.norms, { n })
@@ -585,13 +591,13 @@ local function layer(c, l, cl, x, pos, kv, kc, vc)
   local a
   a, kc, vc = attend(c, cl, q, k, v, pos, kv, kc, vc)
   local wo = layer_weight(c, l, "attn_output", f.attn_output, { E, H * D }, 2, c.tp)
-  x = combine(c, x, matmul(reshape(a, { T, H * D }), wo))
+  x = combine(c, x, matmul(reshape(a, { T, H * D }), wo, c.mm))
   local h2 = rmsnorm(x, layer_weight(c, l, "ffn_norm", c.norms, { E }),
     { eps = c.norm_eps, split = c.split_norms == "all" })
-  local g = matmul(h2, layer_weight(c, l, "ffn_gate", f.ffn_gate, { r.ffn, E }, 1, c.tp))
-  local u = matmul(h2, layer_weight(c, l, "ffn_up", f.ffn_up, { r.ffn, E }, 1, c.tp))
+  local g = matmul(h2, layer_weight(c, l, "ffn_gate", f.ffn_gate, { r.ffn, E }, 1, c.tp), c.mm)
+  local u = matmul(h2, layer_weight(c, l, "ffn_up", f.ffn_up, { r.ffn, E }, 1, c.tp), c.mm)
   local wd = layer_weight(c, l, "ffn_down", f.ffn_down, { E, r.ffn }, 2, c.tp)
-  x = combine(c, x, matmul(silu(g) * u, wd))
+  x = combine(c, x, matmul(silu(g) * u, wd, c.mm))
   return x, kc, vc
 end
 
@@ -673,7 +679,7 @@ function M.build(cfg)
             { split = 1 })
           or weight("output_weight", c.formats.output, { c.vocab, c.hidden })
     end
-    local logits = cast(matmul(h, head), f32)
+    local logits = cast(matmul(h, head, c.mm), f32)
     -- this rank's rows of the vocabulary: their logits gathered into [1, vocab]
     if vocab_split then logits = all_gather(logits, { dim = 2 }) end
     return logits

@@ -78,6 +78,29 @@ end
 ---     Q4_0 whose k tile is whole 4-byte rows of blocks (sm_90a's bk 64) copy
 ---     the blocks asynchronously ahead like x and decode them from LDS (QRAW,
 ---     kg.gemm_params), the rest decode straight from global memory.
+--- Appends a node's GEMM variant v (select: M from MMAX + 1 where a GEMV
+--- variant serves the rows below, else all), or two where the matmul says
+--- small_m: one for M up to small_m whose tile is chosen for small_m rows
+--- (a batch of decoding sequences: the target's small-grid tiles give N
+--- more workgroups), then v for the rows above it (its tile for the
+--- largest M, a prefill chunk).
+local function add_gemm(node, v, m, mmax, gemv, small_m)
+  local lo = gemv and MMAX + 1 or nil
+  if small_m and mmax > small_m then
+    local s = {}
+    for key, x in pairs(v) do s[key] = x end
+    s.params_info = {}
+    for key, x in pairs(v.params_info) do s.params_info[key] = x end
+    s.params_info.m = small_m
+    s.label = "gemm_small"
+    s.select = { size = m, min = lo, max = small_m }
+    node.variants[#node.variants + 1] = s
+    lo = small_m + 1
+  end
+  v.select = lo and { size = m, min = lo } or nil
+  node.variants[#node.variants + 1] = v
+end
+
 local function build_quant(node, x, w, a)
   kg.check_float("matmul", x, "x")
   if a.w_layout == "kn" then
@@ -168,7 +191,7 @@ local function build_quant(node, x, w, a)
     end
   end
   if mmax > MMAX then
-    node.variants[#node.variants + 1] = {
+    add_gemm(node, {
       template = "gemm", grid = "tiles", tile_units = m, fuse_key = tile_key(a.tile),
       dim_args = { m },
       holes = { T = x.dtype.ctype, W_T = dt.ctype, K = tostring(k), N = tostring(n), KN = "",
@@ -179,8 +202,7 @@ local function build_quant(node, x, w, a)
         quant = true, m = mmax, rb = rb, bb = dt.block_bytes, qdeq = QUANT_DEQ[dt.name].gemm,
         qb = QUANT_DEQ[dt.name].qb,
         where = select(2, pcall(error, "", 4)) },
-      select = gemv and { size = m, min = MMAX + 1 } or nil,
-    }
+    }, m, mmax, gemv, a.small_m)
   end
 end
 
@@ -756,11 +778,17 @@ end
 
 kg.op {
   name = "matmul",
-  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K]) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above; f32 accumulation",
+  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K]) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above (small_m = N: a GEMM of its own up to M = N, tiled for N rows); f32 accumulation",
   inputs = { "x", "w" },
   attrs = {
     w_layout = { default = "nk", check = function(v) return v == "nk" or v == "kn", "must be \"nk\" or \"kn\"" end },
     tile = { check = check_tile },
+    -- a GEMM of its own for M up to small_m (MMAX + 1 .. small_m), its tile
+    -- chosen for small_m rows: a decode step of that many sequences
+    small_m = { check = function(v)
+      return math.type(v) == "integer" and v > MMAX and v <= 4096,
+        ("must be an integer in [%d, 4096]"):format(MMAX + 1)
+    end },
   },
   build = function(node, ins, a)
     local x, w = ins[1], ins[2]
@@ -824,7 +852,7 @@ kg.op {
       }
     end
     if mmax > MMAX or not gemv then
-      node.variants[#node.variants + 1] = {
+      add_gemm(node, {
         template = kn and "gemm_kn" or "gemm", label = "gemm", grid = "tiles", tile_units = m,
         fuse_key = tile_key(a.tile), dim_args = { m },
         holes = { T = x.dtype.ctype, W_T = x.dtype.ctype, K = tostring(k), N = tostring(n),
@@ -834,8 +862,7 @@ kg.op {
           -- "model.lua:LINE: " of the call (level 4: error <- pcall <- build <- kg.op
           -- <- the model), for a tile that does not suit a target
           where = select(2, pcall(error, "", 4)) },
-        select = gemv and { size = m, min = MMAX + 1 } or nil,
-      }
+      }, m, mmax, gemv, a.small_m)
     end
   end,
 }

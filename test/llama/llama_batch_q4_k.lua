@@ -5,4 +5,4 @@ local llama = require "models.llama"
 local tiny = require "tiny"
 llama(tiny { dtype = f16, weights = { default = q4_k, output = q6_k,
   layers = { [0] = { attn_v = q6_k, ffn_down = q6_k } } },
-  context = 384, batch = { sequences = 8, blocks = 96, block_size = 16 } })
+  context = 384, batch = { sequences = 16, blocks = 96, block_size = 16 } })

@@ -4,4 +4,4 @@
 local llama = require "models.llama"
 local tiny = require "tiny"
 llama(tiny { dtype = f16, weights = q8_0, sliding_window = 16,
-  context = 384, batch = { sequences = 8, blocks = 96, block_size = 16 } })
+  context = 384, batch = { sequences = 16, blocks = 96, block_size = 16 } })

@@ -179,6 +179,20 @@ static int emu_mnemonic(char *m, kgrt_emu_inst_t *in) {
       snprintf(buf, sizeof buf, "%s%s", load ? "ds_load" : "ds_store", rest);
     strcpy(m, buf);
   }
+  /* a 16- or 8-bit store of the data register's high half: ds_store_b16_d16_hi
+   * (gfx9: ds_write_b16_d16_hi after the rename above), global_store_d16_hi_b16
+   * (gfx9: global_store_short_d16_hi) */
+  int store_hi = 0;
+  n = strlen(m);
+  if (n > 7 && strcmp(m + n - 7, "_d16_hi") == 0 &&
+      (strncmp(m, "ds_store_", 9) == 0 || strncmp(m, "global_store_", 13) == 0 ||
+       strncmp(m, "flat_store_", 11) == 0)) {
+    m[n - 7] = '\0';
+    store_hi = 1;
+  } else if (strncmp(m, "global_store_d16_hi_", 20) == 0) {
+    memmove(m + 13, m + 20, strlen(m + 20) + 1);
+    store_hi = 1;
+  }
   int sign = 0, bytes;
   static const struct {
     const char *prefix;
@@ -206,6 +220,12 @@ static int emu_mnemonic(char *m, kgrt_emu_inst_t *in) {
       in->sign = (uint8_t)sign;
       in->stride64 = mem[i].stride64 == 1;
       in->d16_hi = mem[i].stride64 == 2 ? 1 : mem[i].stride64 == 3 ? 2 : 0;
+      if (store_hi) {
+        if (bytes > 2 || (mem[i].opc != KGRT_EMU_OP_DS_STORE &&
+                          mem[i].opc != KGRT_EMU_OP_GLOBAL_STORE))
+          return -1;
+        in->d16_hi = 1;
+      }
       return 0;
     }
   }

@@ -45,12 +45,14 @@ static void emu_load_regs(kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in,
   D[l] = v;
 }
 
+/* Stores n bytes of the registers of operand s to p, for one lane; hi: the
+ * high half of the first register (the d16_hi stores, n <= 2). */
 static void emu_store_regs(kgrt_emu_wave_t *w, const kgrt_emu_operand_t *s, int first_reg,
-                           unsigned char *p, uint32_t n, uint32_t l) {
+                           unsigned char *p, uint32_t n, uint32_t l, int hi) {
   for (uint32_t r = 0; r < (n + 3) / 4; ++r) {
     kgrt_emu_vsrc_t S;
     kgrt_emu_vsrc(w, s, first_reg + (int)r, &S);
-    const uint32_t v = S.p[l & S.m];
+    const uint32_t v = hi ? S.p[l & S.m] >> 16 : S.p[l & S.m];
     memcpy(p + 4 * r, &v, n - 4 * r < 4 ? n - 4 * r : 4);
   }
 }
@@ -89,7 +91,7 @@ static int emu_ds(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t *
       if (op == KGRT_EMU_OP_DS_LOAD)
         emu_load_regs(w, in, &in->dst[0], 0, c->lds + addr, n, l);
       else
-        emu_store_regs(w, &in->src[1], 0, c->lds + addr, n, l);
+        emu_store_regs(w, &in->src[1], 0, c->lds + addr, n, l, in->d16_hi);
       break;
     }
     case KGRT_EMU_OP_DS_LOAD_2ADDR:
@@ -103,7 +105,7 @@ static int emu_ds(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t *
         if (op == KGRT_EMU_OP_DS_LOAD_2ADDR)
           emu_load_regs(w, in, &in->dst[0], k * (int)(n / 4), c->lds + addr, n, l);
         else
-          emu_store_regs(w, &in->src[1 + k], 0, c->lds + addr, n, l);
+          emu_store_regs(w, &in->src[1 + k], 0, c->lds + addr, n, l, 0);
       }
       break;
     }
@@ -158,7 +160,7 @@ static int emu_global(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst
     if (op == KGRT_EMU_OP_GLOBAL_LOAD)
       emu_load_regs(w, in, &in->dst[0], 0, p, n, l);
     else if (op == KGRT_EMU_OP_GLOBAL_STORE)
-      emu_store_regs(w, data, 0, p, n, l);
+      emu_store_regs(w, data, 0, p, n, l, in->d16_hi);
     else {
       kgrt_emu_vsrc_t S;
       kgrt_emu_vsrc(w, data, 0, &S);
@@ -192,7 +194,7 @@ static int emu_scratch(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_ins
           l, n, (unsigned long long)addr, w->scratch_bytes);
     unsigned char *p = w->scratch + (size_t)l * w->scratch_bytes + addr;
     if (store)
-      emu_store_regs(w, &in->src[1], 0, p, n, l);
+      emu_store_regs(w, &in->src[1], 0, p, n, l, 0);
     else
       emu_load_regs(w, in, &in->dst[0], 0, p, n, l);
   }

@@ -410,8 +410,8 @@ REF(r_d16) {
   (void)k, (void)W;
   w[0] = (A & 0xffff0000u) | B >> 16;
   w[1] = (B & 0xffff) | (C & 0xffff) << 16;
-  w[2] = C;
-  w[3] = D;
+  w[2] = (A & 0xffff) | (B & 0xffff0000u); /* ds_store_b16, ds_store_b16_d16_hi */
+  w[3] = (D & 0xffff) | (C & 0xffff0000u); /* global_store_d16_hi_b16 */
 }
 /* V_DIV_FIXUP_F16(S0 = q, S1 = den, S2 = num) */
 static float fixup(float q, float den, float num) {
@@ -464,6 +464,13 @@ REF(r_lds942) {
   w[1] = dead;
   w[2] = on ? B : dead;
   w[3] = on ? C : dead;
+}
+REF(r_d16_942) { /* ds_write_b16 + ds_write_b16_d16_hi, global_store_short_d16_hi */
+  (void)k, (void)W;
+  w[0] = (A & 0xffff) | (B & 0xffff0000u);
+  w[1] = B;
+  w[2] = C;
+  w[3] = (D & 0xffff) | (C & 0xffff0000u);
 }
 #undef A
 #undef B
@@ -524,6 +531,7 @@ static const emu_case_t cases[] = {
     {"gfx942", "k_f16", IN_F16, "HRHH", r_f16g9, 0, NULL},
     {"gfx942", "k_cmp", IN_MIXED, "XXXX", r_cmp, 0, NULL},
     {"gfx942", "k_lds", IN_BITS, "XXXX", r_lds942, 0, NULL},
+    {"gfx942", "k_d16", IN_BITS, "XXXX", r_d16_942, 0, NULL},
     {"gfx942", "k_nowait", IN_BITS, NULL, NULL, 0,
      "reads v12 before the load that writes it has returned (ds_read_b32 v12, v16 at "},
     {"gfx942", "k_mfma32", IN_MMA_F16, NULL, NULL, 0, NULL},

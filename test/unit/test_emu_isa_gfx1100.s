@@ -393,10 +393,16 @@ BEGIN k_d16
   global_load_d16_b16 v5, v10, s[6:7] offset:6
   v_mov_b32 v6, v2
   global_load_d16_hi_b16 v6, v10, s[6:7] offset:8
-  v_mov_b32 v7, v3
+  v_lshlrev_b32 v9, 2, v0
+  ds_store_b16 v9, v1
+  ds_store_b16_d16_hi v9, v2 offset:2
+  s_waitcnt lgkmcnt(0)
+  ds_load_b32 v7, v9
   v_mov_b32 v8, v4
-  s_waitcnt vmcnt(0)
-  STORE4
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  global_store_b128 v10, v[5:8], s[4:5]
+  global_store_d16_hi_b16 v10, v3, s[4:5] offset:14
+  s_endpgm
 END k_d16
 
 // WMMA f32 += f16: A in v[1:8], B in v[9:16], C in v[17:24] (24 words a lane)
@@ -562,7 +568,7 @@ KD k_f16b
 KD k_f16c
 KD k_bits2
 KD k_int16
-KD k_d16
+KD k_d16, 1024
 KD k_wmma_f16
 KD k_wmma_bf16
 KD k_flat

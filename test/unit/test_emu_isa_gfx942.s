@@ -160,6 +160,23 @@ BEGIN k_lds
   STORE4
 END k_lds
 
+// 16-bit stores of a register's high half: to LDS and to global memory
+BEGIN k_d16
+  LOAD4
+  v_lshlrev_b32 v16, 2, v0
+  ds_write_b16 v16, v2
+  ds_write_b16_d16_hi v16, v3 offset:2
+  s_waitcnt lgkmcnt(0)
+  ds_read_b32 v12, v16
+  v_mov_b32 v13, v3
+  v_mov_b32 v14, v4
+  v_mov_b32 v15, v5
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v10, v[12:15], s[4:5]
+  global_store_short_d16_hi v10, v4, s[4:5] offset:14
+  s_endpgm
+END k_d16
+
 // an LDS load used before its s_waitcnt: must fail
 BEGIN k_nowait
   LOAD4
@@ -250,6 +267,7 @@ KD k_f16
 KD k_int16
 KD k_cmp
 KD k_lds, 1024
+KD k_d16, 1024
 KD k_nowait, 1024
 KD k_mfma32
 KD k_mfma16

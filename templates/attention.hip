@@ -92,17 +92,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const int bid = (int)blockIdx.x;
   const int rest = (int)(bid % {{REPEAT}});
   const int kvh = rest / {{SPLITS}}, split = rest % {{SPLITS}};
-{{#if PAGED}}  /* a workgroup takes RPW packed rows (decode: one token's G, the rest of
-   * the BM rows idle, so that each decoding sequence has workgroups of its
-   * own), the last first; rows: the end of its rows */
-  const int all_rows = (int)tq * G;
-  const int tiles = (all_rows + {{RPW}} - 1) / {{RPW}};
-  const int r0 = (tiles - 1 - bid / {{REPEAT}}) * {{RPW}};
-  const int rows = r0 + {{RPW}} < all_rows ? r0 + {{RPW}} : all_rows;
-{{else}}  const int rows = (int)tq * G;
+  const int rows = (int)tq * G;
   const int tiles = (rows + BM - 1) / BM;
   const int r0 = (tiles - 1 - bid / {{REPEAT}}) * BM;
-{{/if}}{{#if PAGED}}  /* the tile's tokens t_lo .. t_hi, of sequences taken one a pass below */
+{{#if PAGED}}  /* the tile's tokens t_lo .. t_hi, of sequences taken one a pass below */
   const int t_lo = r0 / G;
   const int t_hi = ((r0 + BM < rows ? r0 + BM : rows) - 1) / G;
   constexpr int CTX_MAX = {{MAXB}} * {{BS}}; /* a sequence's keys at most */
@@ -125,7 +118,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     t_begin = split * per < ntiles ? split * per : ntiles;
     t_end = t_begin + per < ntiles ? t_begin + per : ntiles;
   };
-{{#if PARTIAL}}  if (r0 / {{RPW}} >= {{RTMAX}})
+{{#if PARTIAL}}  if (r0 / BM >= {{RTMAX}})
     return; /* past the counts of finished splits (T over its decode maximum) */
   /* decode: a sequence's keys from its context alone (its tokens are its
    * last TD positions at most), whichever tile its rows are in, so that its
@@ -571,7 +564,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   __shared__ int last;
   __syncthreads(); /* every thread's part of the split is written */
   if (tid == 0) {
-    const int at = kvh * {{RTMAX}} + r0 / {{#if PAGED}}{{RPW}}{{else}}BM{{/if}};
+    const int at = kvh * {{RTMAX}} + r0 / BM;
     kg_fence_device(); /* release: the split before the count */
     last = kg_atomic_add(cnt, at, 1) == {{SPLITS}} - 1;
     if (last)

@@ -186,17 +186,15 @@ local function attention_params(target, info)
       info.dtype == "f32" and " (f16 or bf16 take half)" or ""))
   end
   local splits = decode and decode_splits(target, info, bm, bn) or 1
-  -- paged decode: a workgroup a token (its G rows of the BM), where G <= BM
-  local rpw = (info.paged and decode and info.g <= bm) and info.g or bm
   local scale2 = info.scale * 1.4426950408889634 -- log2 e: the softmax runs in base 2
   return {
-    BLOCK = waves * target.wave, VEC = 16 // dt.size, per_block = rpw,
+    BLOCK = waves * target.wave, VEC = 16 // dt.size, per_block = bm,
     ["repeat"] = info.kvh * splits, shared_bytes = lds,
     holes = {
       SHARED_BYTES = lds, FRAG = name, BM = bm, BN = bn, BNW = bnw, DP = dp, LDQ = ldq, LDP = ldp,
       LDV = bn + pad,
       WM = wm, WK = wk, FM = fm, STAGES = t.stages, SPLITS = splits, REPEAT = info.kvh * splits,
-      MINT = decode and t.min_tiles or 1, RPW = rpw,
+      MINT = decode and t.min_tiles or 1,
       SCALE2 = kg.float_literal(scale2),
       CAP_IN = kg.float_literal(info.softcap and info.scale / info.softcap or 0),
       CAP_OUT = kg.float_literal(info.softcap and info.softcap * 1.4426950408889634 or 0),
@@ -211,7 +209,7 @@ kg.template {
   name = "attention",
   holes = { "BM", "BN", "BNW", "BS", "CAP_IN", "CAP_OUT", "CAUSAL", "D", "DIRECT", "DP",
     "FINAL", "FM", "FRAG", "G", "GATHER", "H", "KJS", "KVS", "LSTRIDE", "LDP", "LDQ", "LDR", "LDV",
-    "MAXB", "MINT", "NBLK", "OLDKV", "PAGED", "PARTIAL", "PLAIN", "PTD", "Q_T", "REPEAT", "RPW", "RTMAX",
+    "MAXB", "MINT", "NBLK", "OLDKV", "PAGED", "PARTIAL", "PLAIN", "PTD", "Q_T", "REPEAT", "RTMAX",
     "SCALE2", "SCRATCH", "SHARED_BYTES", "SOFTCAP", "SPLITS", "STAGES", "TD", "WINDOW", "WK", "WM" },
   libs = { "mma" },
   params = attention_params,
@@ -495,9 +493,7 @@ kg.op {
     local b_max = kg.is_sym(nb) and nb.max or nb
     -- the decode path's rows of parts: every token of B sequences of TD
     local tdp = math.min(info.t_max, b_max * info.td)
-    -- the decode path's tiles at most: a token each (G <= 16, the fewest rows
-    -- a fragment has), else G / 16 rows of 16 a token
-    info.rtmax = info.g <= 16 and tdp or math.max(1, (tdp * info.g + 15) // 16)
+    info.rtmax = math.max(1, (tdp * info.g + 15) // 16)
     holes.PAGED, holes.BS, holes.MAXB = "1", tostring(a.block_size), tostring(maxb)
     holes.NBLK, holes.PTD = tostring(slots // a.block_size), tostring(tdp)
     holes.RTMAX = tostring(info.rtmax)

@@ -13,7 +13,8 @@
 #   decode1  llama_decode llama3_8b: batch 1, for the no-regression line
 #   peer     llama.cpp's llama-batched-bench on the same files, when
 #            $LLAMA_CPP_BIN holds it: -npp 512 -ntg 128 -npl 1,8,32,64,128,
-#            flash attention, every layer on the GPU
+#            flash attention, every layer on the GPU (peer_bf16, peer_q4_0:
+#            one of them)
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/batch}
@@ -39,10 +40,12 @@ for p in $parts; do
     "$B/llama_batch_prev" cuda 2>&1 | tee "$OUT/prev.jsonl" | grep -v profile_kernel ;;
   decode1)
     "$B/llama_decode" cuda llama3_8b 2>&1 | grep -v profile | tee "$OUT/decode1.jsonl" ;;
-  peer)
+  peer | peer_bf16 | peer_q4_0)
     bb=${LLAMA_CPP_BIN:-}/llama-batched-bench
     if [ ! -x "$bb" ]; then echo "peer: no $bb"; continue; fi
-    for f in bf16 q4_0; do
+    fmts="bf16 q4_0"
+    [ "$p" = peer ] || fmts=${p#peer_}
+    for f in $fmts; do
       "$bb" -m "$GGUF_DIR/llama3_8b_$f.gguf" -c 90112 -b 2048 -ub 512 -npp 512 -ntg 128 \
         -npl 1,8,32,64,128 -fa on -ngl 99 2>&1 | tee "$OUT/peer_$f.txt" | grep '^|'
     done ;;

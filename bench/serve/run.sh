@@ -13,6 +13,8 @@
 # $OUT/serve.jsonl (OUT: the device call's folder, or the first argument),
 # the servers' logs beside it, and the table report.py makes of them.
 #   LLAMA_SERVER=/path/llama-server bash .bench/serve/run.sh [OUT]
+# SERVERS="kgen" or "llama" runs one of them (default both), so that one
+# call can measure kgen-serve while llama-server is still being built.
 # (PROMPT, OUTPUT, VOCAB, DEVICE, TABLE, MAX_SEQS, MODELS_DIR and LLAMA_ARGS change
 # the rest: the smoke test on the CPU machine runs it on the tiny model.)
 set -euo pipefail
@@ -27,6 +29,7 @@ concurrency=${CONCURRENCY:-1 16 64}
 prompt=${PROMPT:-512} output=${OUTPUT:-128} vocab=${VOCAB:-128256}
 device=${DEVICE:-cuda}
 llama_args=${LLAMA_ARGS:--ngl 99 -fa on -np 64 --cont-batching}
+servers=${SERVERS:-kgen llama}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 
 # wait_up URL PID LOG: until /health answers 200 (10 minutes at most)
@@ -58,15 +61,17 @@ for fmt in $formats; do
   [ -f "$gguf" ] || "$here/llama_gguf" "$fmt" "$gguf"
   table=llama3_8b_batch
   [ "$fmt" = bf16 ] || table=llama3_8b_${fmt}_batch
-  "$here/kgen-serve" --model "$gguf" --table "${TABLE:-$table}" --device "$device" --port 18080 \
-    --max-sequences "${MAX_SEQS:-64}" --max-queue 1024 --prefix-cache 0 > "$out/kgen_$fmt.log" 2>&1 &
-  pid=$!
-  wait_up http://127.0.0.1:18080 $pid "$out/kgen_$fmt.log"
-  measure "kgen-serve $fmt" http://127.0.0.1:18080
-  curl -s http://127.0.0.1:18080/metrics > "$out/kgen_${fmt}_metrics.txt" || true
-  kill -TERM $pid
-  wait $pid || echo "kgen-serve exited $?"
-  if [ -n "${LLAMA_SERVER:-}" ]; then
+  if [[ " $servers " == *" kgen "* ]]; then
+    "$here/kgen-serve" --model "$gguf" --table "${TABLE:-$table}" --device "$device" --port 18080 \
+      --max-sequences "${MAX_SEQS:-64}" --max-queue 1024 --prefix-cache 0 > "$out/kgen_$fmt.log" 2>&1 &
+    pid=$!
+    wait_up http://127.0.0.1:18080 $pid "$out/kgen_$fmt.log"
+    measure "kgen-serve $fmt" http://127.0.0.1:18080
+    curl -s http://127.0.0.1:18080/metrics > "$out/kgen_${fmt}_metrics.txt" || true
+    kill -TERM $pid
+    wait $pid || echo "kgen-serve exited $?"
+  fi
+  if [ -n "${LLAMA_SERVER:-}" ] && [[ " $servers " == *" llama "* ]]; then
     # a context of 64 slots x (prompt + output + room)
     # shellcheck disable=SC2086
     "$LLAMA_SERVER" -m "$gguf" $llama_args -c $((64 * (prompt + output + 64))) \

@@ -15,7 +15,8 @@
 //   ./q4_bulk          the three ways of starting a timed run (see time1)
 //   ./q4_bulk sweep    the designs, idle starts
 //   ./q4_bulk m8       8 rows of x on the tensor-core ring (gemv_mma8)
-// Results: bench/results/h100_matmul_s9_probe.txt.
+// Results: bench/results/h100_matmul_s9_probe.txt, in git:
+//   git show de8573d265:bench/results/h100_matmul_s9_probe.txt
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

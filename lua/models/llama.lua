@@ -290,7 +290,25 @@ function M.gguf_config(info, extra)
     rope_layout = arch == "qwen2" and "half" or nil,
   }
   cfg.kv_heads = key("attention.head_count_kv", cfg.heads)
-  cfg.head_dim = opt("attention.key_length") or opt("rope.dimension_count")
+  -- a head's size as llama.cpp reads it: attention.key_length, else hidden
+  -- / heads; values of the same size (kgen's attention takes one), all of
+  -- it rotated (rope.dimension_count: RoPE over part of a head is not
+  -- supported)
+  local kl = opt("attention.key_length")
+  cfg.head_dim = kl
+  if kl == nil and math.type(cfg.hidden) == "integer" and math.type(cfg.heads) == "integer"
+      and cfg.heads > 0 and cfg.hidden % cfg.heads == 0 then
+    kl = cfg.hidden // cfg.heads
+  end
+  local vl, rd = opt("attention.value_length"), opt("rope.dimension_count")
+  if kl and vl and vl ~= kl then
+    fail("gguf_config: %s.attention.value_length %s is not the key size %s: kgen's attention takes one head size",
+      arch, tostring(vl), tostring(kl))
+  end
+  if kl and rd and rd ~= kl then
+    fail("gguf_config: %s.rope.dimension_count %s is not the head size %s: RoPE over part of a head is not supported",
+      arch, tostring(rd), tostring(kl))
+  end
   local embd, embd_dt = tensor("token_embd.weight")
   cfg.vocab = embd.shape[1]
   local weights = { token_embd = embd_dt }

@@ -9,7 +9,7 @@ Two steps, as bench/build.sh does for kgbench (NVRTC on the CPU machine):
   # CPU machine: the sm_90a table as a shared library in .bench/sketch/
   KGEN=build/kgen python3 bench/sketch_torch.py --build-only
   # GPU machine (carry .bench and build/libkgrt.so):
-  KGRT_LIB_DIR=build python3 bench/sketch_torch.py > bench/results/h100_sketch.md
+  KGRT_LIB_DIR=build python3 bench/sketch_torch.py > bench/results/sketch_torch.md
 
 Options: --rows 8192 --cols 4096 --width 1024 --out 1024 --seed 7
 --arch sm_90a --reps 100 --compile (also torch.compile'd torch).
@@ -193,7 +193,7 @@ def main():
                 ("torch index_add_ + FWHT + synchronize",
                  wall_us(lambda: (structured(x), torch.cuda.synchronize()), a.reps))]
     moved = 4 * a.rows * (a.cols + a.width + a.out)
-    now = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print("# CountSketch + SRHT from PyTorch tensors (kgrt Python bindings)\n")
     print("%s on %s, torch %s. Command: `KGRT_LIB_DIR=build python3 bench/sketch_torch.py%s`"
           " (table: `--build-only` on the CPU machine).\n" % (now, dev.name, torch.__version__,

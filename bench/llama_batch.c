@@ -31,6 +31,7 @@
 #include "kgrt_paged.h"
 #include "llama3_8b_batch.h"
 #include "llama3_8b_q4_0_batch.h"
+#include "llama_bench.h"
 
 /* the tables' batch: models/llama3_8b_*batch.lua */
 enum {
@@ -65,75 +66,6 @@ enum { LAYERS = 32, KVH = 8, HD = 128 };
       goto done;                                                                         \
     }                                                                                    \
   } while (0)
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
-
-/* Random weight bytes as llama_decode.c fills them: f32 norms near 1, f16 and
- * bf16 of magnitude 2^-7 with random signs and mantissas, Q4_0 blocks of a
- * small scale and random quants. */
-static void fill(kgrt_dtype_t dt, unsigned char *p, size_t bytes) {
-  if (dt == KGRT_DTYPE_F32) {
-    for (size_t i = 0; i + 4 <= bytes; i += 4) {
-      uint32_t u = 0x3F800000u | (uint32_t)(next() & 0x7FFF);
-      memcpy(p + i, &u, 4);
-    }
-    return;
-  }
-  for (size_t i = 0; i < bytes; i += 8) {
-    uint64_t r = next();
-    memcpy(p + i, &r, bytes - i < 8 ? bytes - i : 8);
-  }
-  if (dt == KGRT_DTYPE_BF16 || dt == KGRT_DTYPE_F16) {
-    uint16_t base = dt == KGRT_DTYPE_BF16 ? 0x3C00 : 0x2000,
-             keep = dt == KGRT_DTYPE_BF16 ? 0x807F : 0x83FF;
-    for (size_t i = 0; i + 2 <= bytes; i += 2) {
-      uint16_t h;
-      memcpy(&h, p + i, 2);
-      h = (uint16_t)(base | (h & keep));
-      memcpy(p + i, &h, 2);
-    }
-  } else if (dt == KGRT_DTYPE_Q4_0 || dt == KGRT_DTYPE_Q8_0) {
-    size_t block = dt == KGRT_DTYPE_Q8_0 ? 34 : 18;
-    uint16_t d = dt == KGRT_DTYPE_Q8_0 ? 0x1C00 : 0x2000;
-    for (size_t i = 0; i + block <= bytes; i += block)
-      memcpy(p + i, &d, 2);
-  }
-}
-
-static size_t dim_value(const kgrt_model_table_t *t, kgrt_dim_t d) {
-  return d.sym >= 0 ? (size_t)t->syms[d.sym].max : (size_t)d.value;
-}
-
-static double bench_copy(kgrt_device_t *dev) {
-  kgrt_error_t err = {0};
-  kgrt_model_t *m = NULL;
-  double us = 0, gbps = 0;
-  const size_t bytes = (size_t)16384 * 8192 * 2;
-  void *host = calloc(1, bytes);
-  if (host == NULL)
-    return 0;
-  OK(kgrt_model_load(dev, &kgen_copy_16384x8192, &m, &err));
-  OK(kgrt_model_set_input(m, "x", host, bytes, &err));
-  OK(kgrt_model_time(m, 5, 20, &us, &err));
-  gbps = 2.0 * (double)bytes / (us * 1e-6) / 1e9;
-  printf("{\"kind\": \"copy\", \"GBps\": %.1f, \"us\": %.2f}\n", gbps, us);
-done:
-  kgrt_model_unload(m);
-  free(host);
-  return gbps;
-}
 
 /* Each kernel's summed device time over one run of the plan (5 reps). */
 static void print_profile(kgrt_model_t *m, const char *name, int batch) {

@@ -512,8 +512,11 @@ function M.config(cfg)
     -- a decode step of more than 8 sequences: a GEMM of its own for up to
     -- 64 (matmul's small_m), tiled for that many rows, not for a prefill chunk
     if c.batch.sequences > 8 and c.max_tokens > 9 then
-      c.mm = { small_m = math.min(64, c.batch.sequences, c.max_tokens - 1) }
+      c.mm.small_m = math.min(64, c.batch.sequences, c.max_tokens - 1)
     end
+    -- batch invariance: a sequence's matmuls give the same bits whatever
+    -- other sequences share the step (matmul's invariant)
+    c.mm.invariant = true
     if c.batch.sequences > c.max_tokens then
       fail("config batch.sequences %d is more than max_tokens %d (a step's tokens)",
         c.batch.sequences, c.max_tokens)

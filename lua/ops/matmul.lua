@@ -179,12 +179,13 @@ local function build_quant(node, x, w, a)
     -- Q4_0 with f16 or bf16 x: one row of x takes a kernel of its own (gemv_qr
     -- where the target has it), more rows the tensor cores where the target
     -- has them (gemv_qm: a template of its own, which takes no norm, regions
-    -- or region epilogue), whose products cost the same for up to 8 rows
+    -- or region epilogue), whose products cost the same for up to 8 rows;
+    -- an invariant matmul takes gemv_qm for one row too
     local vmax = math.min(mmax, MMAX)
-    if dt.name == "q4_0" and x.dtype.name ~= "f32" and mmin == 1 and vmax > 1 then
+    if dt.name == "q4_0" and x.dtype.name ~= "f32" and mmin == 1 and vmax > 1 and not a.invariant then
       gemv_variant(1, { size = m, max = 1 }, "gemv_q")
       gemv_variant(vmax, { size = m, min = 2, max = MMAX }, "gemv_qm")
-    elseif dt.name == "q4_0" and x.dtype.name ~= "f32" and mmin > 1 then
+    elseif dt.name == "q4_0" and x.dtype.name ~= "f32" and (mmin > 1 or a.invariant) then
       gemv_variant(vmax, mmax > MMAX and { size = m, max = MMAX } or nil, "gemv_qm")
     else
       gemv_variant(vmax, mmax > MMAX and { size = m, max = MMAX } or nil, "gemv_q")
@@ -485,13 +486,39 @@ local function split_k(target, n, kv, waves, cpw)
   return s
 end
 
+--- gemv's kernel on the matrix units (templates/gemv_mma.hip) for a matmul
+--- whose rows must not depend on M (matmul's invariant): one kernel for
+--- every M up to 8, where the target has mma.sync m16n8k16 in the dtype and
+--- K is whole chunks of 32 (and 128-bit vectors); else nil. A workgroup takes
+--- 16 columns; its waves split K, doubling from 4 (up to 16) while the grid
+--- holds fewer than 32 waves per compute unit (a wave keeps UNROLL chunks of
+--- its two rows in flight: 4 KiB, 8 with a gate/up pair).
+local GEMV_MMA_BF16 = { bf16 = "1", f16 = "0" }
+local function gemv_mma_params(target, info)
+  local bf16 = GEMV_MMA_BF16[info.dtype]
+  if not info.invariant or not bf16 or target.wave ~= 32 or info.k % 32 ~= 0 then return nil end
+  local has = false
+  for _, m in ipairs(target.mma or {}) do
+    if m.op == "mma" and m.m == 16 and m.n == 8 and m.k == 16 and m.a == info.dtype then has = true end
+  end
+  if not has then return nil end
+  local tasks, chunks = (info.n + 15) // 16, info.k // 32
+  local waves = 4
+  while waves < 16 and waves * 2 <= chunks and tasks * waves < 32 * target.cus do waves = waves * 2 end
+  return { source = "gemv_mma", BLOCK = waves * 32, VEC = 8, UNROLL = 4, per_block = 16, ["repeat"] = 1,
+    holes = { CPW = 16, NB = 16, KSPLIT = waves, SPLIT = "1", BF16 = bf16 } }
+end
+
 kg.template {
   name = "gemv",
-  holes = { "CPW", "K", "KSPLIT", "MMAX", "N", "NB", "SPLIT", "T" },
+  holes = { "BF16", "CPW", "K", "KSPLIT", "MMAX", "N", "NB", "SPLIT", "T" },
   libs = { "rope" },
+  sources = { "gemv_mma" },
   fuse = { epilogue = true, pair = true, rms_prologue = true, regions = true,
     region_epilogue = true },
   params = function(target, info)
+    local mma = gemv_mma_params(target, info)
+    if mma then return mma end
     -- VEC divides K, so every row of x and w starts aligned to a vector
     -- (K = 4097 reads scalars); UNROLL vectors per lane are in flight at once
     -- for each of the wave's CPW columns: 4, or with split K as many as every
@@ -507,7 +534,7 @@ kg.template {
     end
     local nb = waves // ksplit * cpw
     return { BLOCK = waves * target.wave, VEC = vec, UNROLL = unroll, per_block = nb, ["repeat"] = 1,
-      holes = { CPW = cpw, NB = nb, KSPLIT = ksplit, SPLIT = ksplit > 1 and "1" or "" } }
+      holes = { CPW = cpw, NB = nb, KSPLIT = ksplit, SPLIT = ksplit > 1 and "1" or "", BF16 = "" } }
   end,
 }
 
@@ -778,7 +805,7 @@ end
 
 kg.op {
   name = "matmul",
-  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K]) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above (small_m = N: a GEMM of its own up to M = N, tiled for N rows); f32 accumulation",
+  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K]) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above (small_m = N: a GEMM of its own up to M = N, tiled for N rows; invariant = true: one GEMV kernel for every M <= 8, so a row never depends on M); f32 accumulation",
   inputs = { "x", "w" },
   attrs = {
     w_layout = { default = "nk", check = function(v) return v == "nk" or v == "kn", "must be \"nk\" or \"kn\"" end },
@@ -789,6 +816,11 @@ kg.op {
       return math.type(v) == "integer" and v > MMAX and v <= 4096,
         ("must be an integer in [%d, 4096]"):format(MMAX + 1)
     end },
+    -- the rows are independent (a batch's sequences) and a row's result must
+    -- not depend on how many share the call: the GEMV takes every M up to 8
+    -- in one kernel (on the matrix units where the target has them:
+    -- gemv_mma, gemv_qm), never one kernel for one row and another for more
+    invariant = { default = false, check = function(v) return type(v) == "boolean", "must be true or false" end },
   },
   build = function(node, ins, a)
     local x, w = ins[1], ins[2]
@@ -847,7 +879,7 @@ kg.op {
         holes = {
           T = x.dtype.ctype, K = tostring(k), N = tostring(n), MMAX = tostring(math.min(mmax, MMAX)),
         },
-        params_info = { dtype = x.dtype.name, k = k, n = n },
+        params_info = { dtype = x.dtype.name, k = k, n = n, invariant = a.invariant and not kn },
         select = mmax > MMAX and { size = m, max = MMAX } or nil,
       }
     end

@@ -5,6 +5,10 @@
  * epilogue (bias, scale + silu, gelu + residual, the SwiGLU gate/up pair),
  * and a Llama attention block's QKV projection with RoPE and the KV write
  * (qkv_*: one GEMV at M <= 8 whose epilogue they are).
+ * The inv_* cases are matmuls with invariant = true (one GEMV kernel for
+ * every M <= 8, the matrix units' gemv_mma on sm_90a): at M = 3 and 8 each
+ * also runs row 0 alone, whose output must be the same bytes as row 0's
+ * among the others.
  * The GEMV cases (splitk_*: a small N at a large K, where the waves of a
  * workgroup split K; kn_*: w [K, N]) run at M <= 8 only, their GEMM shapes
  * being what the other cases test; each of their runs is done twice and the
@@ -60,46 +64,57 @@ typedef struct mm_case {
   int big;  /* a real size: every M only with --full */
   int gemv; /* a GEMV case: M <= 8 only, each run twice (the same bytes) */
   int heads, kv_heads, half; /* MM_QKV_ROPE: N = (heads + 2 kv_heads) D; half layout */
+  int inv; /* matmul's invariant = true: row 0 alone gives the same bytes */
 } mm_case_t;
 
 enum { QKV_SLOTS = 16 }; /* MM_QKV_ROPE's cache slots */
 
 static const mm_case_t cases[] = {
-    {"small", 64, 64, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0},
-    {"n129_k4097", 129, 4097, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0},
-    {"n4097_k96", 4097, 96, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0},
-    {"kn_n136_k80", 136, 80, 1, 0, MM_PLAIN, 0, 0, 0, 0, 0},
-    {"kn_n33_k47", 33, 47, 1, 0, MM_PLAIN, 0, 0, 0, 0, 0},
-    {"batched3", 40, 72, 0, 3, MM_PLAIN, 0, 0, 0, 0, 0},
-    {"bias", 96, 128, 0, 0, MM_BIAS, 0, 0, 0, 0, 0},
-    {"scale_silu", 80, 64, 0, 0, MM_SILU, 0, 0, 0, 0, 0},
-    {"gelu_residual", 72, 104, 0, 0, MM_GELU_RES, 0, 0, 0, 0, 0},
-    {"swiglu", 144, 136, 0, 0, MM_SWIGLU, 0, 0, 0, 0, 0},
-    {"norm", 96, 128, 0, 0, MM_NORM, 0, 0, 0, 0, 0},
-    {"norm_swiglu", 144, 136, 0, 0, MM_NORM_SWIGLU, 0, 0, 0, 0, 0},
-    {"split_norm", 144, 128, 0, 0, MM_SPLIT_NORM, 0, 0, 0, 0, 0},
-    {"split3", 40, 72, 0, 0, MM_SPLIT3, 0, 0, 0, 0, 0},
+    {"small", 64, 64, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0},
+    {"n129_k4097", 129, 4097, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0},
+    {"n4097_k96", 4097, 96, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0},
+    {"kn_n136_k80", 136, 80, 1, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0},
+    {"kn_n33_k47", 33, 47, 1, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0},
+    {"batched3", 40, 72, 0, 3, MM_PLAIN, 0, 0, 0, 0, 0, 0},
+    {"bias", 96, 128, 0, 0, MM_BIAS, 0, 0, 0, 0, 0, 0},
+    {"scale_silu", 80, 64, 0, 0, MM_SILU, 0, 0, 0, 0, 0, 0},
+    {"gelu_residual", 72, 104, 0, 0, MM_GELU_RES, 0, 0, 0, 0, 0, 0},
+    {"swiglu", 144, 136, 0, 0, MM_SWIGLU, 0, 0, 0, 0, 0, 0},
+    {"norm", 96, 128, 0, 0, MM_NORM, 0, 0, 0, 0, 0, 0},
+    {"norm_swiglu", 144, 136, 0, 0, MM_NORM_SWIGLU, 0, 0, 0, 0, 0, 0},
+    {"split_norm", 144, 128, 0, 0, MM_SPLIT_NORM, 0, 0, 0, 0, 0, 0},
+    {"split3", 40, 72, 0, 0, MM_SPLIT3, 0, 0, 0, 0, 0, 0},
     /* regions: split K (a small N), and whole columns on gfx1100 and sm_90a */
-    {"regions_n96_k128", 96, 128, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0},
-    {"regions_n4608_k64", 4608, 64, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0},
+    {"regions_n96_k128", 96, 128, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0, 0},
+    {"regions_n4608_k64", 4608, 64, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0, 0},
     /* the epilogue: split K (half layout), and whole columns on gfx1100 and
      * sm_90a (interleaved, GQA 4:1) */
-    {"qkv_rope_half", 128, 64, 0, 0, MM_QKV_ROPE, 0, 0, 4, 2, 1},
-    {"qkv_rope_wide", 3072, 64, 0, 0, MM_QKV_ROPE, 0, 0, 32, 8, 0},
-    {"real_4096x4096", 4096, 4096, 0, 0, MM_PLAIN, 1, 0, 0, 0, 0},
-    {"real_14336x4096", 14336, 4096, 0, 0, MM_PLAIN, 1, 0, 0, 0, 0},
+    {"qkv_rope_half", 128, 64, 0, 0, MM_QKV_ROPE, 0, 0, 4, 2, 1, 0},
+    {"qkv_rope_wide", 3072, 64, 0, 0, MM_QKV_ROPE, 0, 0, 32, 8, 0, 0},
+    {"real_4096x4096", 4096, 4096, 0, 0, MM_PLAIN, 1, 0, 0, 0, 0, 0},
+    {"real_14336x4096", 14336, 4096, 0, 0, MM_PLAIN, 1, 0, 0, 0, 0, 0},
     /* split K: whole columns would give under 4 workgroups per CU */
-    {"splitk_n16_k4096", 16, 4096, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0},
-    {"splitk_n64_k4096_bias", 64, 4096, 0, 0, MM_BIAS, 0, 1, 0, 0, 0},
-    {"splitk_n40_k4097", 40, 4097, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0},
-    {"splitk_n64_k4096_swiglu", 64, 4096, 0, 0, MM_SWIGLU, 0, 1, 0, 0, 0},
-    {"splitk_n64_k4096_norm", 64, 4096, 0, 0, MM_NORM, 0, 1, 0, 0, 0},
-    {"splitk_n48_k4096_norm_swiglu", 48, 4096, 0, 0, MM_NORM_SWIGLU, 0, 1, 0, 0, 0},
+    {"splitk_n16_k4096", 16, 4096, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0, 0},
+    {"splitk_n64_k4096_bias", 64, 4096, 0, 0, MM_BIAS, 0, 1, 0, 0, 0, 0},
+    {"splitk_n40_k4097", 40, 4097, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0, 0},
+    {"splitk_n64_k4096_swiglu", 64, 4096, 0, 0, MM_SWIGLU, 0, 1, 0, 0, 0, 0},
+    {"splitk_n64_k4096_norm", 64, 4096, 0, 0, MM_NORM, 0, 1, 0, 0, 0, 0},
+    {"splitk_n48_k4096_norm_swiglu", 48, 4096, 0, 0, MM_NORM_SWIGLU, 0, 1, 0, 0, 0, 0},
     /* w [K, N] (kn_n136_k80 and kn_n33_k47 above run it at M <= 8 too) */
-    {"kn_n136_k80_bias", 136, 80, 1, 0, MM_BIAS, 0, 1, 0, 0, 0},
-    {"kn_n80_k136_swiglu", 80, 136, 1, 0, MM_SWIGLU, 0, 1, 0, 0, 0},
-    {"kn_n47_k33_gelu_res", 47, 33, 1, 0, MM_GELU_RES, 0, 1, 0, 0, 0},
-    {"kn_real_4096x4096", 4096, 4096, 1, 0, MM_PLAIN, 1, 1, 0, 0, 0},
+    {"kn_n136_k80_bias", 136, 80, 1, 0, MM_BIAS, 0, 1, 0, 0, 0, 0},
+    {"kn_n80_k136_swiglu", 80, 136, 1, 0, MM_SWIGLU, 0, 1, 0, 0, 0, 0},
+    {"kn_n47_k33_gelu_res", 47, 33, 1, 0, MM_GELU_RES, 0, 1, 0, 0, 0, 0},
+    {"kn_real_4096x4096", 4096, 4096, 1, 0, MM_PLAIN, 1, 1, 0, 0, 0, 0},
+    /* invariant: N off the 16 columns of a workgroup, K from one chunk of 32
+     * per wave to many, every fusion the batched Llama gives it */
+    {"inv_n100_k1024_bias", 100, 1024, 0, 0, MM_BIAS, 0, 1, 0, 0, 0, 1},
+    {"inv_n48_k32", 48, 32, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0, 1},
+    {"inv_norm_swiglu", 144, 256, 0, 0, MM_NORM_SWIGLU, 0, 1, 0, 0, 0, 1},
+    {"inv_norm", 96, 128, 0, 0, MM_NORM, 0, 1, 0, 0, 0, 1},
+    {"inv_regions", 96, 128, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0, 1},
+    {"inv_gelu_residual", 72, 96, 0, 0, MM_GELU_RES, 0, 1, 0, 0, 0, 1},
+    {"inv_qkv_rope_half", 128, 64, 0, 0, MM_QKV_ROPE, 0, 1, 4, 2, 1, 1},
+    {"inv_qkv_rope_wide", 3072, 64, 0, 0, MM_QKV_ROPE, 0, 1, 32, 8, 0, 1},
 };
 enum { NCASES = (int)(sizeof cases / sizeof cases[0]), MMAX = 257 };
 
@@ -132,7 +147,9 @@ static void emit_case(FILE *f, int i, const mm_case_t *c, const char *dt) {
   else
     fprintf(f, "  local w = weight(\"c%d_w\", %s, {%lld, %lld})\n", i, dt, (long long)d0,
             (long long)d1);
-  const char *attrs = c->kn ? ", {w_layout = \"kn\"}" : "";
+  const char *attrs = c->kn    ? ", {w_layout = \"kn\"}"
+                      : c->inv ? ", {invariant = true}"
+                               : "";
   switch (c->epi) {
   case MM_PLAIN:
     fprintf(f, "  output(\"c%d_y\", matmul(x, w%s))\n", i, attrs);
@@ -155,7 +172,7 @@ static void emit_case(FILE *f, int i, const mm_case_t *c, const char *dt) {
             attrs, attrs);
     break;
   case MM_REGIONS:
-    fprintf(f, "  local q, k, v = split(matmul(x, w), {%lld, %lld, %lld})\n",
+    fprintf(f, "  local q, k, v = split(matmul(x, w%s), {%lld, %lld, %lld})\n", attrs,
             (long long)c->n / 2, (long long)c->n / 4, (long long)c->n / 4);
     fprintf(f,
             "  output(\"c%d_y\", q)\n  output(\"c%d_y1\", k)\n  output(\"c%d_y2\", v)\n",
@@ -168,8 +185,8 @@ static void emit_case(FILE *f, int i, const mm_case_t *c, const char *dt) {
             c->kv_heads, QKV_SLOTS, d);
     fprintf(f, "  local vc = input(\"c%d_vc\", %s, {2, %d, %d, %d})\n", i, dt,
             c->kv_heads, QKV_SLOTS, d);
-    fprintf(f, "  local q, k, v = split(matmul(x, w), {%d, %d, %d})\n", c->heads * d,
-            c->kv_heads * d, c->kv_heads * d);
+    fprintf(f, "  local q, k, v = split(matmul(x, w%s), {%d, %d, %d})\n", attrs,
+            c->heads * d, c->kv_heads * d, c->kv_heads * d);
     fprintf(f, "  local at = {layout = \"%s\"}\n", c->half ? "half" : "interleaved");
     fprintf(f, "  q = rope(reshape(q, {M, %d, %d}), pos, at)\n", c->heads, d);
     fprintf(f, "  k = rope(reshape(k, {M, %d, %d}), pos, at)\n", c->kv_heads, d);
@@ -522,6 +539,37 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
   return rc;
 }
 
+/* An invariant case (inv) run at M rows gave `got`: row 0 alone (its x, its
+ * residual row, its position; the same weights and caches) must give the
+ * same bytes for row 0 (MM_QKV_ROPE: row 0 of q). */
+static void check_alone(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t *in,
+                        const void *got, const char *devname) {
+  const mm_case_t *c = &cases[i];
+  const int qkv = c->epi == MM_QKV_ROPE;
+  mm_data_t one = *in;
+  one.x.n = c->k;
+  if (c->epi == MM_GELU_RES)
+    one.extra.n = c->n;
+  if (qkv)
+    one.pos.n = 1;
+  const int64_t row = qkv ? (int64_t)c->heads * qkv_d(c) : c->n;
+  const int64_t ny = qkv ? row + 2 * qkv_cache(c) : row;
+  const size_t es = kn_dtype_size(qkv ? KGRT_DTYPE_F32 : dtype);
+  void *alone = malloc((size_t)ny * es);
+  if (alone && run_model(dev, i, 1, &one, alone, NULL, ny, devname) == 0) {
+    checked++;
+    if (memcmp(alone, got, (size_t)row * es) != 0) {
+      printf("FAIL %s %-23s M=%-4lld %s: row 0 alone differs from row 0 among %lld\n",
+             devname, c->name, (long long)m_rows, STR(KN_DTYPE), (long long)m_rows);
+      failures++;
+    } else {
+      printf("ok   %s %-23s M=%-4lld %s: row 0 alone the same bytes\n", devname, c->name,
+             (long long)m_rows, STR(KN_DTYPE));
+    }
+  }
+  free(alone);
+}
+
 /* Runs case i at M rows on random operands and compares its output with the
  * float64 reference; a GEMV case runs twice and the two outputs must be the
  * same bytes (the first, from poisoned outputs, is the one compared). */
@@ -655,6 +703,8 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
              !again                    ? ""
              : c->epi == MM_SPLIT_NORM ? ", again of 2 x"
                                        : ", twice the same");
+      if (c->inv && m_rows > 1)
+        check_alone(dev, i, m_rows, &in, got, devname);
     }
   }
   free(got);

@@ -9,12 +9,8 @@
 
 #include "kgrt_model.h"
 
-kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t value,
-                                 kgrt_error_t *err) {
-  kgrt_error_clear(err);
-  if (model == NULL || sym == NULL)
-    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                          "kgrt_model_set_dim: model or sym is NULL");
+kgrt_status_t kgrt_model_find_dim(const kgrt_model_t *model, const char *sym,
+                                  uint32_t *out_index, kgrt_error_t *err) {
   const kgrt_model_table_t *table = model->table;
   for (uint32_t i = 0; i < table->num_syms; ++i) {
     if (strcmp(table->syms[i].name, sym) != 0)
@@ -24,19 +20,31 @@ kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t v
                             "model %s: dim %s is the model's rank, which kgrt_model_join "
                             "sets",
                             kgrt_table_name(table), sym);
-    if (value < 1 || value > table->syms[i].max)
-      return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
-                            "model %s: dim %s = %lld is out of range 1..%lld",
-                            kgrt_table_name(table), sym, (long long)value,
-                            (long long)table->syms[i].max);
-    if (model->dims[i] != value)
-      model->has_run = 0;
-    model->dims[i] = value;
-    model->advance_pending = 0;
+    *out_index = i;
     return KGRT_STATUS_OK;
   }
   return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no dim %s",
                         kgrt_table_name(table), sym);
+}
+
+kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t value,
+                                 kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (model == NULL || sym == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_model_set_dim: model or sym is NULL");
+  const kgrt_model_table_t *table = model->table;
+  uint32_t i = 0;
+  KGRT_RETURN_IF_ERROR(kgrt_model_find_dim(model, sym, &i, err));
+  if (value < 1 || value > table->syms[i].max)
+    return kgrt_error_set(
+        err, KGRT_STATUS_OUT_OF_RANGE, "model %s: dim %s = %lld is out of range 1..%lld",
+        kgrt_table_name(table), sym, (long long)value, (long long)table->syms[i].max);
+  if (model->dims[i] != value)
+    model->has_run = 0;
+  model->dims[i] = value;
+  model->loop.advance_pending = 0;
+  return KGRT_STATUS_OK;
 }
 
 static const char *const kgrt_tensor_kind_names[] = {"input", "weight", "output"};
@@ -123,7 +131,7 @@ static kgrt_status_t kgrt_model_bind(kgrt_model_t *model, kgrt_tensor_kind_t kin
                           "model %s: %s %s is %zu bytes with the dims set now, got %zu",
                           kgrt_table_name(model->table), kind_name, name, want, bytes);
   b->bound = 0;
-  model->advance_pending = 0;
+  model->loop.advance_pending = 0;
   if (bytes > 0 && !b->elsewhere) /* another rank's: nothing here reads it */
     KGRT_RETURN_IF_ERROR(model->device->vtable->buffer_write(
         model->device, model->program, b->addr, host, bytes, err));

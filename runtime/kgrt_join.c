@@ -199,9 +199,9 @@ kgrt_status_t kgrt_model_join(kgrt_model_t *model, kgrt_comm_t *comm, uint32_t r
   if (old.raw != 0)
     dev->vtable->buffer_free(dev, old.raw);
   /* a graph captured before had no collectives to capture */
-  if (model->graph != NULL)
-    dev->vtable->graph_destroy(dev, model->graph);
-  model->graph = NULL;
+  if (model->replay.graph != NULL)
+    dev->vtable->graph_destroy(dev, model->replay.graph);
+  model->replay.graph = NULL;
   model->comm = comm;
   model->rank = rank;
   for (uint32_t i = 0; i < model->table->num_syms; ++i)

@@ -32,8 +32,8 @@ kgrt_status_t kgrt_model_link(kgrt_model_t *model, const char *output, const cha
                           "(dtype %d, rank %u)",
                           name, output, (int)to->dtype, to->rank, input, (int)ti->dtype,
                           ti->rank);
-  model->links[ti - table->inputs] = (int32_t)(to - table->outputs);
-  model->advance_pending = 0;
+  model->loop.links[ti - table->inputs] = (int32_t)(to - table->outputs);
+  model->loop.advance_pending = 0;
   return KGRT_STATUS_OK;
 }
 
@@ -44,33 +44,25 @@ kgrt_status_t kgrt_model_step_dim(kgrt_model_t *model, const char *sym, int64_t 
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "kgrt_model_step_dim: model or sym is NULL");
   const kgrt_model_table_t *table = model->table;
-  for (uint32_t i = 0; i < table->num_syms; ++i) {
-    if (strcmp(table->syms[i].name, sym) != 0)
-      continue;
-    if (kgrt_sym_is_rank(table, i))
-      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
-                            "model %s: dim %s is the model's rank, which kgrt_model_join "
-                            "sets",
-                            kgrt_table_name(table), sym);
-    if (delta < -table->syms[i].max || delta > table->syms[i].max)
-      return kgrt_error_set(
-          err, KGRT_STATUS_OUT_OF_RANGE, "model %s: a step of %lld for dim %s (max %lld)",
-          kgrt_table_name(table), (long long)delta, sym, (long long)table->syms[i].max);
-    model->step_dims[i] = delta;
-    model->advance_pending = 0;
-    return KGRT_STATUS_OK;
-  }
-  return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no dim %s",
-                        kgrt_table_name(table), sym);
+  uint32_t i = 0;
+  KGRT_RETURN_IF_ERROR(kgrt_model_find_dim(model, sym, &i, err));
+  if (delta < -table->syms[i].max || delta > table->syms[i].max)
+    return kgrt_error_set(
+        err, KGRT_STATUS_OUT_OF_RANGE, "model %s: a step of %lld for dim %s (max %lld)",
+        kgrt_table_name(table), (long long)delta, sym, (long long)table->syms[i].max);
+  model->loop.step_dims[i] = delta;
+  model->loop.advance_pending = 0;
+  return KGRT_STATUS_OK;
 }
 
 void kgrt_model_clear_links(kgrt_model_t *model) {
   if (model == NULL)
     return;
   for (uint32_t i = 0; i < model->table->num_inputs; ++i)
-    model->links[i] = -1;
-  memset(model->step_dims, 0, model->table->num_syms * sizeof *model->step_dims);
-  model->advance_pending = 0;
+    model->loop.links[i] = -1;
+  memset(model->loop.step_dims, 0,
+         model->table->num_syms * sizeof *model->loop.step_dims);
+  model->loop.advance_pending = 0;
 }
 
 /* Between two steps: each linked output copied into its input on the device
@@ -79,9 +71,9 @@ static kgrt_status_t kgrt_model_advance(kgrt_model_t *model, kgrt_error_t *err) 
   const kgrt_model_table_t *table = model->table;
   kgrt_device_t *dev = model->device;
   for (uint32_t i = 0; i < table->num_inputs; ++i) {
-    if (model->links[i] < 0)
+    if (model->loop.links[i] < 0)
       continue;
-    const uint32_t o = (uint32_t)model->links[i];
+    const uint32_t o = (uint32_t)model->loop.links[i];
     size_t out_bytes = 0, in_bytes = 0;
     kgrt_tensor_size(&table->outputs[o], model->dims, &out_bytes);
     kgrt_tensor_size(&table->inputs[i], model->dims, &in_bytes);
@@ -99,8 +91,8 @@ static kgrt_status_t kgrt_model_advance(kgrt_model_t *model, kgrt_error_t *err) 
     model->inputs[i].bound_bytes = in_bytes;
   }
   for (uint32_t i = 0; i < table->num_syms; ++i)
-    if (model->step_dims[i] != 0) {
-      model->dims[i] += model->step_dims[i]; /* checked by kgrt_model_run_steps */
+    if (model->loop.step_dims[i] != 0) {
+      model->dims[i] += model->loop.step_dims[i]; /* checked by kgrt_model_run_steps */
       model->has_run = 0;
     }
   return KGRT_STATUS_OK;
@@ -117,18 +109,18 @@ kgrt_status_t kgrt_model_run_steps(kgrt_model_t *model, uint32_t steps,
   const kgrt_model_table_t *table = model->table;
   const char *name = kgrt_table_name(table);
   kgrt_device_t *dev = model->device;
-  const int pending = model->advance_pending;
+  const int pending = model->loop.advance_pending;
   int stepped = 0;
   /* every dim stays in range through the last step */
   for (uint32_t i = 0; i < table->num_syms; ++i) {
-    if (model->step_dims[i] == 0)
+    if (model->loop.step_dims[i] == 0)
       continue;
     stepped = 1;
     if (model->dims[i] == 0)
       return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
                             "model %s: dim %s is not set", name, table->syms[i].name);
     const int64_t last =
-        model->dims[i] + model->step_dims[i] * ((int64_t)steps - 1 + pending);
+        model->dims[i] + model->loop.step_dims[i] * ((int64_t)steps - 1 + pending);
     if (last < 1 || last > table->syms[i].max)
       return kgrt_error_set(
           err, KGRT_STATUS_OUT_OF_RANGE,
@@ -143,7 +135,7 @@ kgrt_status_t kgrt_model_run_steps(kgrt_model_t *model, uint32_t steps,
       return kgrt_error_set(err, KGRT_STATUS_NOT_FOUND, "model %s has no output %s", name,
                             collect);
     for (uint32_t d = 0; d < ct->rank; ++d)
-      if (ct->dims[d].sym >= 0 && model->step_dims[ct->dims[d].sym] != 0)
+      if (ct->dims[d].sym >= 0 && model->loop.step_dims[ct->dims[d].sym] != 0)
         return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                               "model %s: output %s changes size between steps (dim %s); "
                               "it cannot be collected",
@@ -154,17 +146,17 @@ kgrt_status_t kgrt_model_run_steps(kgrt_model_t *model, uint32_t steps,
       return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
                             "model %s: %u steps of output %s are %u x %zu bytes, got %zu",
                             name, steps, collect, steps, per_step, bytes);
-    if (model->collect_capacity < bytes) {
-      if (model->collect_addr != 0)
-        dev->vtable->buffer_free(dev, model->collect_addr);
-      model->collect_addr = 0;
-      model->collect_capacity = 0;
+    if (model->loop.collect_capacity < bytes) {
+      if (model->loop.collect_addr != 0)
+        dev->vtable->buffer_free(dev, model->loop.collect_addr);
+      model->loop.collect_addr = 0;
+      model->loop.collect_capacity = 0;
       KGRT_RETURN_IF_ERROR(
-          dev->vtable->buffer_alloc(dev, bytes, &model->collect_addr, err));
-      model->collect_capacity = bytes;
+          dev->vtable->buffer_alloc(dev, bytes, &model->loop.collect_addr, err));
+      model->loop.collect_capacity = bytes;
     }
   }
-  model->advance_pending = 0;
+  model->loop.advance_pending = 0;
   for (uint32_t s = 0; s < steps; ++s) {
     model->has_run = 0;
     if (s > 0 || pending)
@@ -176,13 +168,13 @@ kgrt_status_t kgrt_model_run_steps(kgrt_model_t *model, uint32_t steps,
         model, !stepped || dev->vtable->graph_update != NULL, err));
     if (collect != NULL)
       KGRT_RETURN_IF_ERROR(dev->vtable->buffer_copy(
-          dev, model->program, model->collect_addr + (uint64_t)s * per_step, cb->addr,
-          per_step, err));
+          dev, model->program, model->loop.collect_addr + (uint64_t)s * per_step,
+          cb->addr, per_step, err));
     model->has_run = 1;
   }
-  model->advance_pending = 1;
+  model->loop.advance_pending = 1;
   if (collect != NULL)
     KGRT_RETURN_IF_ERROR(dev->vtable->buffer_read(dev, model->program, host,
-                                                  model->collect_addr, bytes, err));
+                                                  model->loop.collect_addr, bytes, err));
   return KGRT_STATUS_OK;
 }

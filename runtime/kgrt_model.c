@@ -41,10 +41,10 @@ void kgrt_model_unload(kgrt_model_t *model) {
   kgrt_buffers_free(model, model->outputs, model->table->num_outputs);
   if (model->arena_raw != 0)
     dev->vtable->buffer_free(dev, model->arena_raw);
-  if (model->collect_addr != 0)
-    dev->vtable->buffer_free(dev, model->collect_addr);
-  if (model->graph != NULL)
-    dev->vtable->graph_destroy(dev, model->graph);
+  if (model->loop.collect_addr != 0)
+    dev->vtable->buffer_free(dev, model->loop.collect_addr);
+  if (model->replay.graph != NULL)
+    dev->vtable->graph_destroy(dev, model->replay.graph);
   if (model->comm != NULL)
     dev->vtable->comm_leave(dev, model->program);
   if (model->program != NULL)
@@ -53,9 +53,9 @@ void kgrt_model_unload(kgrt_model_t *model) {
   kgrt_free(alloc, model->kernarg);
   kgrt_free(alloc, model->max_dims);
   kgrt_free(alloc, model->dims);
-  kgrt_free(alloc, model->graph_dims);
-  kgrt_free(alloc, model->step_dims);
-  kgrt_free(alloc, model->links);
+  kgrt_free(alloc, model->replay.dims);
+  kgrt_free(alloc, model->loop.step_dims);
+  kgrt_free(alloc, model->loop.links);
   kgrt_free(alloc, model);
 }
 
@@ -289,13 +289,13 @@ kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *t
   model->arch = arch;
   model->dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof *model->dims);
   model->max_dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof *model->max_dims);
-  model->graph_dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof(int64_t));
-  model->step_dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof(int64_t));
-  model->links = kgrt_calloc(&device->alloc, table->num_inputs, sizeof(int32_t));
-  model->replay = device->replay && device->vtable->graph_begin != NULL;
+  model->replay.dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof(int64_t));
+  model->loop.step_dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof(int64_t));
+  model->loop.links = kgrt_calloc(&device->alloc, table->num_inputs, sizeof(int32_t));
+  model->replay.on = device->replay && device->vtable->graph_begin != NULL;
   kgrt_status_t st = KGRT_STATUS_OK;
-  if (model->dims == NULL || model->max_dims == NULL || model->graph_dims == NULL ||
-      model->step_dims == NULL || model->links == NULL)
+  if (model->dims == NULL || model->max_dims == NULL || model->replay.dims == NULL ||
+      model->loop.step_dims == NULL || model->loop.links == NULL)
     st = kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "model %s: out of host memory",
                         name);
   if (st == KGRT_STATUS_OK)
@@ -303,7 +303,7 @@ kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *t
   for (uint32_t i = 0; st == KGRT_STATUS_OK && i < table->num_syms; ++i)
     model->max_dims[i] = table->syms[i].max;
   for (uint32_t i = 0; st == KGRT_STATUS_OK && i < table->num_inputs; ++i)
-    model->links[i] = -1;
+    model->loop.links[i] = -1;
   if (st == KGRT_STATUS_OK)
     st = kgrt_table_check_interface(table, model->max_dims, err);
   if (st == KGRT_STATUS_OK)
@@ -370,9 +370,9 @@ void kgrt_model_set_buffer(kgrt_model_t *model, int output, uint32_t index, uint
     b->bound = 0;
     b->bound_bytes = 0;
   }
-  if (model->graph != NULL) /* it holds the old address: capture anew */
-    model->device->vtable->graph_destroy(model->device, model->graph);
-  model->graph = NULL;
+  if (model->replay.graph != NULL) /* it holds the old address: capture anew */
+    model->device->vtable->graph_destroy(model->device, model->replay.graph);
+  model->replay.graph = NULL;
   model->has_run = 0;
-  model->advance_pending = 0;
+  model->loop.advance_pending = 0;
 }

@@ -45,16 +45,20 @@ struct kgrt_model {
   unsigned char *kernarg;
   unsigned long long *arg_bytes;
   int has_run; /* a run succeeded since the dims last changed */
-  /* graph replay: the plan's launches captured at graph_dims */
-  int replay; /* kgrt_model_set_replay; starts as the device's */
-  kgrt_device_graph_t *graph;
-  int64_t *graph_dims; /* num_syms */
-  /* the device-resident loop (kgrt_model_run_steps) */
-  int32_t *links;      /* num_inputs: the output that feeds the input, or -1 */
-  int64_t *step_dims;  /* num_syms: added to the dim between steps */
-  int advance_pending; /* the last call was run_steps: links apply first */
-  uint64_t collect_addr;
-  size_t collect_capacity;
+  /* graph replay (kgrt_plan.c): the plan's launches captured at dims */
+  struct {
+    int on; /* kgrt_model_set_replay; starts as the device's */
+    kgrt_device_graph_t *graph;
+    int64_t *dims; /* num_syms */
+  } replay;
+  /* the device-resident loop (kgrt_loop.c, kgrt_model_run_steps) */
+  struct {
+    int32_t *links;      /* num_inputs: the output that feeds the input, or -1 */
+    int64_t *step_dims;  /* num_syms: added to the dim between steps */
+    int advance_pending; /* the last call was run_steps: links apply first */
+    uint64_t collect_addr;
+    size_t collect_capacity;
+  } loop;
   /* a split model's communicator (kgrt_model_join), else NULL */
   kgrt_comm_t *comm;
   uint32_t rank;
@@ -81,6 +85,11 @@ KGRT_INTERNAL kgrt_status_t kgrt_model_zero(kgrt_model_t *model, uint64_t addr,
 
 /* ---- kgrt_bind.c ---- */
 
+/* Dim `sym`, one a caller may set or step (not the rank): its index in
+ * *out_index; NOT_FOUND, or INVALID_ARGUMENT for the rank. */
+KGRT_INTERNAL kgrt_status_t kgrt_model_find_dim(const kgrt_model_t *model,
+                                                const char *sym, uint32_t *out_index,
+                                                kgrt_error_t *err);
 /* "input", "weight" or "output". */
 KGRT_INTERNAL const char *kgrt_tensor_kind_name(kgrt_tensor_kind_t kind);
 /* Finds tensor `name` of `kind`; fills its info and buffer. */

@@ -123,6 +123,23 @@ static int kgrt_model_runs(const kgrt_model_t *model, const kgrt_step_t *step) {
          (uint32_t)step->rank == model->rank;
 }
 
+/* The workgroups a kernel step launches at the dims set now; 0 when it has
+ * no units or its select is out of range (it is skipped). Fits 32 bits: the
+ * grid at the dims' maxima was checked at load. */
+static uint32_t kgrt_step_workgroups(const kgrt_model_t *model, const kgrt_step_t *step) {
+  int64_t units = 0, v = 0;
+  kgrt_expr_eval(&step->units, model->dims, &units); /* bounded at load */
+  if (units <= 0)
+    return 0;
+  if (step->select.scale != 0) {
+    kgrt_expr_eval(&step->select, model->dims, &v);
+    if (v < step->select_min || v > step->select_max)
+      return 0;
+  }
+  return (uint32_t)(((uint64_t)units + step->per_block - 1) / step->per_block *
+                    step->repeat);
+}
+
 /* Evaluates one step and hands it to the device; skipped when it has no units.
  * *first: no kernel of this run has been launched yet. The first one a run
  * launches is never launched early, so that every kernel of a run starts
@@ -139,15 +156,10 @@ static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s, int *f
   if (!kgrt_model_runs(model, step))
     return KGRT_STATUS_OK;
   const kgrt_kernel_t *kern = &model->arch->kernels[step->kernel];
-  int64_t units = 0, v = 0;
-  kgrt_expr_eval(&step->units, model->dims, &units); /* bounded at load */
-  if (units <= 0)
+  const uint32_t grid = kgrt_step_workgroups(model, step);
+  int64_t v = 0;
+  if (grid == 0)
     return KGRT_STATUS_OK;
-  if (step->select.scale != 0) {
-    kgrt_expr_eval(&step->select, model->dims, &v);
-    if (v < step->select_min || v > step->select_max)
-      return KGRT_STATUS_OK;
-  }
   memset(model->kernarg, 0, kern->kernarg_size);
   for (uint32_t i = 0; i < kern->num_args; ++i) {
     const kgrt_step_arg_t *a = &step->args[i];
@@ -165,8 +177,7 @@ static kgrt_status_t kgrt_model_run_step(kgrt_model_t *model, uint32_t s, int *f
   kgrt_device_launch_t launch = {
       .kernel = step->kernel,
       .kernel_name = kern->name,
-      .grid_x = (uint32_t)(((uint64_t)units + step->per_block - 1) / step->per_block *
-                           step->repeat),
+      .grid_x = grid,
       .block_x = kern->block_size,
       .shared_bytes = kern->dyn_lds_bytes,
       .flags = *first ? kern->flags & ~(uint32_t)KGRT_KERNEL_EARLY_LAUNCH : kern->flags,
@@ -193,11 +204,12 @@ static kgrt_status_t kgrt_model_launch_plan_(kgrt_model_t *model, int replay,
                                              kgrt_error_t *err) {
   kgrt_device_t *dev = model->device;
   const size_t dims_bytes = model->table->num_syms * sizeof *model->dims;
-  if (!replay || !model->replay)
+  if (!replay || !model->replay.on)
     return kgrt_model_launch_all(model, err);
-  if (model->graph != NULL && memcmp(model->graph_dims, model->dims, dims_bytes) == 0)
-    return dev->vtable->graph_launch(dev, model->program, model->graph, err);
-  if (model->graph != NULL && dev->vtable->graph_update != NULL) {
+  if (model->replay.graph != NULL &&
+      memcmp(model->replay.dims, model->dims, dims_bytes) == 0)
+    return dev->vtable->graph_launch(dev, model->program, model->replay.graph, err);
+  if (model->replay.graph != NULL && dev->vtable->graph_update != NULL) {
     /* other dims, the same plan: the graph updated from a new capture */
     KGRT_RETURN_IF_ERROR(dev->vtable->graph_begin(dev, model->program, err));
     kgrt_status_t st = kgrt_model_launch_all(model, err);
@@ -206,22 +218,23 @@ static kgrt_status_t kgrt_model_launch_plan_(kgrt_model_t *model, int replay,
     kgrt_status_t end =
         st != KGRT_STATUS_OK
             ? dev->vtable->graph_end(dev, model->program, &partial, &end_err)
-            : dev->vtable->graph_update(dev, model->program, model->graph, &end_err);
+            : dev->vtable->graph_update(dev, model->program, model->replay.graph,
+                                        &end_err);
     dev->vtable->graph_destroy(dev, partial);
     if (st == KGRT_STATUS_OK && end == KGRT_STATUS_OK) {
-      memcpy(model->graph_dims, model->dims, dims_bytes);
-      return dev->vtable->graph_launch(dev, model->program, model->graph, err);
+      memcpy(model->replay.dims, model->dims, dims_bytes);
+      return dev->vtable->graph_launch(dev, model->program, model->replay.graph, err);
     }
-    dev->vtable->graph_destroy(dev, model->graph);
-    model->graph = NULL;
+    dev->vtable->graph_destroy(dev, model->replay.graph);
+    model->replay.graph = NULL;
     if (st != KGRT_STATUS_OK)
       return st;
     if (err != NULL)
       *err = end_err;
     return end;
   }
-  dev->vtable->graph_destroy(dev, model->graph);
-  model->graph = NULL;
+  dev->vtable->graph_destroy(dev, model->replay.graph);
+  model->replay.graph = NULL;
   KGRT_RETURN_IF_ERROR(dev->vtable->graph_begin(dev, model->program, err));
   kgrt_status_t st = kgrt_model_launch_all(model, err);
   kgrt_device_graph_t *graph = NULL;
@@ -237,8 +250,8 @@ static kgrt_status_t kgrt_model_launch_plan_(kgrt_model_t *model, int replay,
       *err = end_err;
     return end;
   }
-  model->graph = graph;
-  memcpy(model->graph_dims, model->dims, dims_bytes);
+  model->replay.graph = graph;
+  memcpy(model->replay.dims, model->dims, dims_bytes);
   return dev->vtable->graph_launch(dev, model->program, graph, err);
 }
 
@@ -258,7 +271,7 @@ kgrt_status_t kgrt_model_run(kgrt_model_t *model, kgrt_error_t *err) {
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "kgrt_model_run: model is NULL");
   model->has_run = 0;
-  model->advance_pending = 0;
+  model->loop.advance_pending = 0;
   KGRT_RETURN_IF_ERROR(kgrt_model_check_ready(model, err));
   KGRT_RETURN_IF_ERROR(kgrt_model_launch_plan(model, 1, err));
   model->has_run = 1;
@@ -276,16 +289,16 @@ kgrt_status_t kgrt_model_set_replay(kgrt_model_t *model, int replay, kgrt_error_
                           "%s: no graph replay (the device has no graphs, or was opened "
                           "with graphs=0)",
                           dev->name);
-  model->replay = replay != 0;
-  if (!model->replay) {
-    dev->vtable->graph_destroy(dev, model->graph);
-    model->graph = NULL;
+  model->replay.on = replay != 0;
+  if (!model->replay.on) {
+    dev->vtable->graph_destroy(dev, model->replay.graph);
+    model->replay.graph = NULL;
   }
   return KGRT_STATUS_OK;
 }
 
 int kgrt_model_replay(const kgrt_model_t *model) {
-  return model != NULL && model->replay;
+  return model != NULL && model->replay.on;
 }
 
 static int kgrt_cmp_double(const void *a, const void *b) {
@@ -349,7 +362,7 @@ kgrt_status_t kgrt_model_profile(kgrt_model_t *model, uint32_t reps,
     return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE, "%s: cannot time launches",
                           dev->name);
   model->has_run = 0;
-  model->advance_pending = 0;
+  model->loop.advance_pending = 0;
   KGRT_RETURN_IF_ERROR(kgrt_model_check_ready(model, err));
   memset(out, 0, arch->num_steps * sizeof *out);
   for (uint32_t s = 0; s < arch->num_steps; ++s) {
@@ -370,17 +383,11 @@ kgrt_status_t kgrt_model_profile(kgrt_model_t *model, uint32_t reps,
     }
     const kgrt_kernel_t *kern = &arch->kernels[step->kernel];
     out[s].kernel = kern->name;
-    kgrt_expr_eval(&step->units, model->dims, &units);
-    if (units > 0 && step->select.scale != 0) {
-      kgrt_expr_eval(&step->select, model->dims, &v);
-      if (v < step->select_min || v > step->select_max)
-        units = 0;
-    }
-    if (units <= 0 || !kgrt_model_runs(model, step))
+    out[s].workgroups =
+        kgrt_model_runs(model, step) ? kgrt_step_workgroups(model, step) : 0;
+    if (out[s].workgroups == 0)
       continue;
     out[s].launched = 1;
-    out[s].workgroups = (uint32_t)(((uint64_t)units + step->per_block - 1) /
-                                   step->per_block * step->repeat);
     for (uint32_t i = 0; i < kern->num_args; ++i)
       if (kern->args[i].kind == KGRT_ARG_BUFFER) {
         kgrt_expr_eval(&step->args[i].bytes, model->dims, &v);

@@ -27,7 +27,7 @@
 typedef struct kgrt_device_vtable kgrt_device_vtable_t;
 
 /* Code loaded for one model: module and function handles, a stream (hip,
- * cuda), or a sim image and its thunks. Opaque to kgrt.c. */
+ * cuda), or a sim image and its thunks. Opaque outside the device. */
 typedef struct kgrt_device_program kgrt_device_program_t;
 
 struct kgrt_device {

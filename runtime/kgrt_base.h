@@ -1,6 +1,6 @@
 /* kgrt_base.h - the runtime's leaf helpers (internal): status messages,
- * device-spec options, table lookups and dlsym tables that kgrt.c, the
- * devices and the weight readers share. Calls into no other kgrt file.
+ * device-spec options, table lookups and dlsym tables that the model files,
+ * the devices and the weight readers share. Calls into no other kgrt file.
  *
  * Needs kgrt.h. Gives kgrt_error_set and friends, kgrt_options_next, the
  * arch lookups and kgrt_dl_resolve. */

@@ -8,7 +8,8 @@
  *   EM_CUDA: reads the .nv.info attribute sections ptxas writes (see "cubin"
  *     below): per kernel its parameters, registers, stack and shared memory.
  * Gives: kgrt_codeobj_t (kernels sorted by name). The pieces: kgrt_elf.c,
- * kgrt_msgpack.c, kgrt_cubin.c; the YAML dumper is kgen's (gen/codeobj_dump.c).
+ * kgrt_msgpack.c, kgrt_cubin.c, kgrt_codeobj_kernels.c (find, free); the YAML
+ * dumper is kgen's (gen/codeobj_dump.c).
  * Malformed input returns -1 and a one-line reason; nothing here aborts. */
 #include "kgrt_codeobj_internal.h"
 
@@ -221,15 +222,6 @@ const char *kgrt_codeobj_mach_name(uint32_t e_flags) {
   return NULL;
 }
 
-int kgrt_co_kernel_cmp(const void *a, const void *b) {
-  return strcmp(((const kgrt_codeobj_kernel_t *)a)->name,
-                ((const kgrt_codeobj_kernel_t *)b)->name);
-}
-
-static int kernel_name_cmp(const void *key, const void *elem) {
-  return strcmp(key, ((const kgrt_codeobj_kernel_t *)elem)->name);
-}
-
 /* arch from e_flags, checked against amdhsa.target's processor; symbols;
  * kernels sorted. */
 static int finish(const co_elf_t *e, kgrt_codeobj_t *co, char *err, size_t err_size) {
@@ -302,20 +294,4 @@ int kgrt_codeobj_parse(const void *image, size_t size, const kgrt_allocator_t *a
   }
   *out = co;
   return 0;
-}
-
-void kgrt_codeobj_free(kgrt_codeobj_t *co, const kgrt_allocator_t *alloc) {
-  if (co == NULL)
-    return;
-  kgrt_free(alloc, co->kernels);
-  co->kernels = NULL;
-  co->num_kernels = 0;
-}
-
-const kgrt_codeobj_kernel_t *kgrt_codeobj_find(const kgrt_codeobj_t *co,
-                                               const char *name) {
-  if (co == NULL || name == NULL || co->kernels == NULL)
-    return NULL;
-  return bsearch(name, co->kernels, co->num_kernels, sizeof *co->kernels,
-                 kernel_name_cmp);
 }

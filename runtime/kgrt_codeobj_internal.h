@@ -1,7 +1,8 @@
 /* kgrt_codeobj_internal.h - the pieces of the code object reader that its
  * files share (internal to kgrt and kgen): the checked ELF image
  * (kgrt_elf.c), the bounded msgpack reader (kgrt_msgpack.c), the cubin
- * reader (kgrt_cubin.c); kgrt_codeobj.c reads AMDGPU metadata with them,
+ * reader (kgrt_cubin.c), the kernel list both readers fill
+ * (kgrt_codeobj_kernels.c); kgrt_codeobj.c reads AMDGPU metadata with them,
  * and kgen's metadata dumper (gen/codeobj_dump.c) prints it.
  * Every reader checks offsets and lengths against the image before use and
  * returns -1 with a one-line reason; nothing aborts. */
@@ -52,7 +53,7 @@ KGRT_CO_INTERNAL uint64_t kgrt_co_le64(const uint8_t *p);
 /* [off, off + len) lies inside an image of `size` bytes; no overflow. */
 KGRT_CO_INTERNAL int kgrt_co_in_image(size_t size, uint64_t off, uint64_t len);
 
-/* Orders kgrt_codeobj_kernel_t by name (qsort; kgrt_codeobj.c). */
+/* Orders kgrt_codeobj_kernel_t by name (qsort; kgrt_codeobj_kernels.c). */
 KGRT_CO_INTERNAL int kgrt_co_kernel_cmp(const void *a, const void *b);
 
 /* ---- ELF (kgrt_elf.c) ---- */

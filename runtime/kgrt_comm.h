@@ -1,5 +1,5 @@
 /* kgrt_comm.h - the communicator between the ranks of a split model
- * (internal): what kgrt.c and the devices share of kgrt_comm_t.
+ * (internal): what kgrt_join.c and the devices share of kgrt_comm_t.
  *
  * A communicator is created for N ranks; each rank's model joins it from its
  * own thread (kgrt_model_join). Its rendezvous (a barrier that a failing rank

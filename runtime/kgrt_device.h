@@ -1,15 +1,17 @@
 /* kgrt_device.h - the interface a kgrt device implements (internal).
  *
- * kgrt.c owns everything that is the same on every device: spec parsing,
- * table and code-object validation, dims, bindings and the plan. A device only
+ * The device-independent files own everything that is the same on every
+ * device: spec parsing (kgrt_devices.c), table and code-object validation
+ * (kgrt_table_check.c), loading, dims, bindings and the plan (kgrt_model.c,
+ * kgrt_bind.c, kgrt_plan.c, kgrt_loop.c, kgrt_join.c). A device only
  * picks its arch, loads code, allocates and copies memory, and launches. Each
  * device file (kgrt_device_sim.c, kgrt_device_hip.c, kgrt_device_cuda.c) gives
  * one create function and a static vtable; its device struct starts with
  * kgrt_device_t.
  *
  * Devices are named in one table (kgrt_devices.c), the only file that refers
- * to a device file; kgrt.c reaches a device through that table and its
- * vtable alone. The helpers devices share with kgrt.c are in kgrt_base.h.
+ * to a device file; the rest of kgrt reaches a device through that table and
+ * its vtable alone. The helpers devices share with it are in kgrt_base.h.
  *
  * Needs kgrt.h and kgrt_base.h. Gives the vtable, the common device header
  * and the device table. */
@@ -25,7 +27,7 @@
 typedef struct kgrt_device_vtable kgrt_device_vtable_t;
 
 /* Code loaded for one model: module and function handles, a stream (hip,
- * cuda), or a sim image and its thunks. Opaque to kgrt.c. */
+ * cuda), or a sim image and its thunks. Opaque outside the device. */
 typedef struct kgrt_device_program kgrt_device_program_t;
 
 struct kgrt_device {

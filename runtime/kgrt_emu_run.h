@@ -92,6 +92,11 @@ int kgrt_emu_decode_kernel(kgrt_emu_image_t *img, const kgrt_emu_kernel_t *k,
                            char *err, size_t err_size);
 void kgrt_emu_code_free(kgrt_emu_code_t *code, const kgrt_allocator_t *alloc);
 
+/* Parses LLVM's text of one instruction (at pc; a VOPD pair: both halves,
+ * pair[0].dual set) into pair; -1 with a reason in why (kgrt_emu_parse.c). */
+int kgrt_emu_parse(char *text, uint64_t pc, kgrt_emu_inst_t *pair, int wave64, char *why,
+                   size_t why_size);
+
 /* The range of the launch holding [addr, addr + bytes), or NULL (kgrt_emu_run.c). */
 const kgrt_emu_range_t *kgrt_emu_find_range(const kgrt_emu_launch_t *l, uint64_t addr,
                                             uint64_t bytes);

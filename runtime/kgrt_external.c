@@ -3,7 +3,7 @@
  * GPU read and written by the plan in place) and the wait for a model's runs
  * (kgrt_model_wait).
  *
- * Needs kgrt.c's buffers (kgrt_external.h) and the device vtable. Every check
+ * Needs kgrt_model.c's buffers (kgrt_external.h) and the device vtable. Every check
  * comes before the model changes: the tensor (an input that is not state, or
  * an output), the device (one whose addresses the caller can hold: sim, hip,
  * cuda), the pointer's alignment, and the bytes against the tensor's size and

@@ -1,6 +1,6 @@
 /* kgrt_external.h - what kgrt_external.c (the caller's device memory bound to
  * a model's inputs and outputs, and the wait for a model's runs) reads and
- * changes of a loaded model; kgrt.c gives these (internal).
+ * changes of a loaded model; kgrt_model.c gives these (internal).
  *
  * Needs kgrt_device.h. `output` 0 names input `index`, 1 output `index`;
  * the caller checked the index against the table. */

@@ -3,7 +3,7 @@
  * the file name or of its alias), checked for dtype and shape, then uploaded
  * once through kgrt_model_set_weight straight from the mapping.
  *
- * Needs kgrt.c (the model's table and dims) and kgrt_weights.c. Gives
+ * Needs kgrt_model.c (the model's table and dims) and kgrt_weights.c. Gives
  * kgrt_model_bind_weights. */
 #include "kgrt_device.h"
 #include "kgrt_weights_internal.h"

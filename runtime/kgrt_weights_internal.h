@@ -1,9 +1,11 @@
 /* kgrt_weights_internal.h - what the weight-file readers share (internal).
  *
- * kgrt_weights.c owns the object: mapping files, the string pool, the checks
- * every format needs (names, duplicates, overlap), lookups and metadata.
- * kgrt_weights_gguf.c and kgrt_weights_st.c each parse one format's header
- * into it: they append infos and key-values and check their own fields.
+ * kgrt_weights_build.c gives what a parser builds the object with: mapping
+ * files, the string pool, growing arrays, the checks every format needs
+ * (names, sizes, overlap). kgrt_weights_gguf.c and kgrt_weights_st.c each
+ * parse one format's header into it: they append infos and key-values and
+ * check their own fields. kgrt_weights.c opens (calls the parsers), indexes
+ * (duplicates), looks up and reads metadata.
  * Needs kgrt_weights.h; uses no other part of kgrt, so the fuzz targets and
  * the sanitizer test build these files alone. */
 #ifndef KGRT_WEIGHTS_INTERNAL_H
@@ -139,6 +141,13 @@ KGRT_WEIGHTS_INTERNAL kgrt_status_t kgrt_weights_parse_safetensors(kgrt_weights_
 KGRT_WEIGHTS_INTERNAL kgrt_status_t kgrt_weights_parse_index(kgrt_weights_t *w,
                                                              const char *dir,
                                                              kgrt_error_t *err);
+/* `data` (`mapped`: munmap at close) as a new file of w; *out_file its
+ * index. A mapping it cannot keep is unmapped. */
+KGRT_WEIGHTS_INTERNAL kgrt_status_t kgrt_weights_add_file(kgrt_weights_t *w,
+                                                          const unsigned char *data,
+                                                          size_t size, int mapped,
+                                                          uint32_t *out_file,
+                                                          kgrt_error_t *err);
 /* Maps `path` read-only as a new file of w; *out_file its index. */
 KGRT_WEIGHTS_INTERNAL kgrt_status_t kgrt_weights_map_file(kgrt_weights_t *w,
                                                           const char *path,

@@ -8,9 +8,9 @@
  * and the workgroup alone.
  * A workgroup takes the 16 columns n0 .. n0 + 15 (rows of w; with PAIR the
  * same 16 rows of w1 too); its WAVES waves split K: the chunks of 32 weights
- * of each row, wave v taking chunks v, v + WAVES, ..., UNROLL of them per
- * step (two 128-bit loads of w per lane and chunk in flight, four with
- * PAIR). Lane l (g = l / 4, t = l % 4) loads weights 8t .. 8t + 7 of the
+ * of each row, wave v taking the CPV consecutive chunks from v CPV, UNROLL
+ * of them per step (two 128-bit loads of w per lane and chunk in flight,
+ * four with PAIR). Lane l (g = l / 4, t = l % 4) loads weights 8t .. 8t + 7 of the
  * chunk of rows g and g + 8, and the same 8 elements of x row g (zeros for
  * g >= M): one m16n8k16 product per half chunk, with k slots 2t, 2t + 1
  * holding weights 8t + 4s + 0, 1 and slots 2t + 8, 2t + 9 weights 8t + 4s +
@@ -38,6 +38,7 @@
   constexpr int WAVES = {{BLOCK}} / 32;
   constexpr int NC = {{K}} / 32; /* chunks of a row */
   constexpr int UNROLL = {{UNROLL}};
+  constexpr int CPV = (NC + WAVES - 1) / WAVES; /* chunks per wave */
   kg_dep_launch();
   kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
 {{#if REPI}}  constexpr bool rows_ascend = false; /* M <= MMAX rows: the epilogue searches */
@@ -63,14 +64,15 @@
   const auto word = [](const kg_vec<{{T}}, 8> &v, int j) {
     return (unsigned)v.v[2 * j].bits | (unsigned)v.v[2 * j + 1].bits << 16;
   };
-  for (int base = wave; base < NC; base += UNROLL * WAVES) {
+  const int c1 = (wave + 1) * CPV < NC ? (wave + 1) * CPV : NC; /* the wave's chunks end */
+  for (int base = wave * CPV; base < c1; base += UNROLL) {
     kg_vec<{{T}}, 8> wv[UNROLL][2];
 {{#if PAIR}}    kg_vec<{{T}}, 8> wv1[UNROLL][2];
 {{/if}}    kg_vec<{{T}}, 8> xv[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const long k0 = (long)(base + u * WAVES) * 32 + 8 * t;
-      if (base + u * WAVES < NC) { /* the same for the whole wave */
+      const long k0 = (long)(base + u) * 32 + 8 * t;
+      if (base + u < c1) { /* the same for the whole wave */
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
           wv[u][c] = kg_ldv<8>({{> region_w}}, wrow[c] + k0);
@@ -82,10 +84,10 @@
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      if (base + u * WAVES < NC) {
+      if (base + u < c1) {
         unsigned xb[4];
         if (has_x) {
-{{#if NORM}}          const long k0 = (long)(base + u * WAVES) * 32 + 8 * t;
+{{#if NORM}}          const long k0 = (long)(base + u) * 32 + 8 * t;
 {{#if NG_T}}          const kg_vec<{{NG_T}}, 8> gv = kg_ldv<8>(ng, k0);
 {{/if}}          float xs[8];
 #pragma unroll

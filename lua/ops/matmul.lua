@@ -179,13 +179,18 @@ local function build_quant(node, x, w, a)
     -- Q4_0 with f16 or bf16 x: one row of x takes a kernel of its own (gemv_qr
     -- where the target has it), more rows the tensor cores where the target
     -- has them (gemv_qm: a template of its own, which takes no norm, regions
-    -- or region epilogue), whose products cost the same for up to 8 rows;
-    -- an invariant matmul takes gemv_qm for one row too
+    -- or region epilogue), whose products cost the same for up to 8 rows.
+    -- So Q4_0 with such an x is not batch invariant between one row and
+    -- more on those targets, invariant or not: one kernel for every M was
+    -- far slower at Llama-3-8B shapes on an H200 (gemv_qm for one row too:
+    -- 216 against 576 tok/s at batch 1; gemv_q for 8 rows: 193 against 611
+    -- at batch 8, its 8 rows' sums spilling)
     local vmax = math.min(mmax, MMAX)
-    if dt.name == "q4_0" and x.dtype.name ~= "f32" and mmin == 1 and vmax > 1 and not a.invariant then
+    local qm = dt.name == "q4_0" and x.dtype.name ~= "f32"
+    if qm and mmin == 1 and vmax > 1 then
       gemv_variant(1, { size = m, max = 1 }, "gemv_q")
       gemv_variant(vmax, { size = m, min = 2, max = MMAX }, "gemv_qm")
-    elseif dt.name == "q4_0" and x.dtype.name ~= "f32" and (mmin > 1 or a.invariant) then
+    elseif qm and mmin > 1 then
       gemv_variant(vmax, mmax > MMAX and { size = m, max = MMAX } or nil, "gemv_qm")
     else
       gemv_variant(vmax, mmax > MMAX and { size = m, max = MMAX } or nil, "gemv_q")
@@ -490,9 +495,14 @@ end
 --- whose rows must not depend on M (matmul's invariant): one kernel for
 --- every M up to 8, where the target has mma.sync m16n8k16 in the dtype and
 --- K is whole chunks of 32 (and 128-bit vectors); else nil. A workgroup takes
---- 16 columns; its waves split K, doubling from 4 (up to 16) while the grid
---- holds fewer than 32 waves per compute unit (a wave keeps UNROLL chunks of
---- its two rows in flight: 4 KiB, 8 with a gate/up pair).
+--- 16 columns; its 4 waves split K (each a run of consecutive chunks),
+--- doubling up to 16 only while the grid has fewer than 6 waves per compute
+--- unit. A wave keeps UNROLL chunks of its two rows in flight: 8 KiB (8
+--- chunks; 4 of a gate/up pair's four rows). With 16 waves a workgroup for
+--- every 16 of Llama-3-8B's 4096 columns (O, down) came to 0.69 of the
+--- batch-1 roofline on an H200 against the vector GEMV's 0.81: 256
+--- workgroups of 16 waves, one resident per SM (74 registers), each a short
+--- burst of 2 steps; 4 waves keep them all resident and streaming.
 local GEMV_MMA_BF16 = { bf16 = "1", f16 = "0" }
 local function gemv_mma_params(target, info)
   local bf16 = GEMV_MMA_BF16[info.dtype]
@@ -503,9 +513,12 @@ local function gemv_mma_params(target, info)
   end
   if not has then return nil end
   local tasks, chunks = (info.n + 15) // 16, info.k // 32
+  local unroll = info.pair and 4 or 8
   local waves = 4
-  while waves < 16 and waves * 2 <= chunks and tasks * waves < 32 * target.cus do waves = waves * 2 end
-  return { source = "gemv_mma", BLOCK = waves * 32, VEC = 8, UNROLL = 4, per_block = 16, ["repeat"] = 1,
+  while waves < 16 and waves * 2 * unroll <= chunks and tasks * waves < 6 * target.cus do
+    waves = waves * 2
+  end
+  return { source = "gemv_mma", BLOCK = waves * 32, VEC = 8, UNROLL = unroll, per_block = 16, ["repeat"] = 1,
     holes = { CPW = 16, NB = 16, KSPLIT = waves, SPLIT = "1", BF16 = bf16 } }
 end
 
@@ -818,8 +831,9 @@ kg.op {
     end },
     -- the rows are independent (a batch's sequences) and a row's result must
     -- not depend on how many share the call: the GEMV takes every M up to 8
-    -- in one kernel (on the matrix units where the target has them:
-    -- gemv_mma, gemv_qm), never one kernel for one row and another for more
+    -- in one kernel (for float weights on the matrix units where the target
+    -- has them: gemv_mma), never one kernel for one row and another for more
+    -- (but Q4_0 weights with f16 or bf16 x where gemv_qm takes 2 to 8 rows)
     invariant = { default = false, check = function(v) return type(v) == "boolean", "must be true or false" end },
   },
   build = function(node, ins, a)

@@ -2,7 +2,8 @@
 """loadgen.py - a load generator for OpenAI-compatible servers (kgen-serve,
 llama.cpp's llama-server): C concurrent streams of /v1/completions, each
 request a prompt of P random token ids (the same ids for every server: a
-fixed seed) and O generated tokens (temperature 0, ignore_eos), streamed
+fixed seed, which --seed changes, so that no run's prompt is an earlier
+run's, which a server's prompt cache would skip) and O generated tokens (temperature 0, ignore_eos), streamed
 with server-sent events. Prints one JSON line: output tokens/s over the
 run's wall time, time to first token and inter-token latency (the gaps
 between a stream's events) at p50 and p99, and for kgen-serve the step
@@ -10,7 +11,7 @@ time and the server's share of each step from /metrics (the time between
 steps over the whole step period: HTTP, JSON, scheduling).
 
   python3 loadgen.py URL --concurrency 64 [--prompt 512] [--output 128]
-                     [--requests N] [--vocab 128256] [--label TEXT]
+                     [--requests N] [--vocab 128256] [--seed S] [--label TEXT]
 
 The streams are split over up to 8 processes (asyncio and aiohttp in each),
 so that reading 64 streams does not make the client the bottleneck."""
@@ -111,10 +112,11 @@ def main():
     ap.add_argument("--output", type=int, default=128)
     ap.add_argument("--requests", type=int, default=0, help="default 2 x concurrency, at least 4")
     ap.add_argument("--vocab", type=int, default=128256)
+    ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--label", default="")
     a = ap.parse_args()
     n = a.requests or max(4, 2 * a.concurrency)
-    ps = prompts(n, a.prompt, a.vocab)
+    ps = prompts(n, a.prompt, a.vocab, a.seed)
     procs = min(8, a.concurrency)
     start_at = time.time() + 1.0
     chunks = [(a.url, ps[i::procs], len(range(i, a.concurrency, procs)), a.output, start_at)

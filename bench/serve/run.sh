@@ -46,13 +46,16 @@ wait_up() {
   echo "the server did not come up"; tail -20 "$3"; return 1
 }
 
-# measure NAME URL: a warm-up, then each concurrency
+# measure NAME URL: a warm-up, then each concurrency, each with prompts of
+# its own (a seed each: no run's prompts are in a prompt cache yet); a
+# loadgen that fails (a server that went away) is said, and the rest go on
 measure() {
   python3 "$here/loadgen.py" "$2" --concurrency 4 --requests 4 --prompt "$prompt" \
-    --output 8 --vocab "$vocab" --label "warm-up" > /dev/null
+    --output 8 --vocab "$vocab" --seed 1 --label "warm-up" > /dev/null || echo "$1: warm-up failed"
   for c in $concurrency; do
     python3 "$here/loadgen.py" "$2" --concurrency "$c" --prompt "$prompt" --output "$output" \
-      --vocab "$vocab" --label "$1" | tee -a "$out/serve.jsonl"
+      --vocab "$vocab" --seed $((1000 + c)) --label "$1" | tee -a "$out/serve.jsonl" ||
+      echo "$1: $c streams failed"
   done
 }
 

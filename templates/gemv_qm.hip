@@ -29,6 +29,13 @@
  * At a task's end the waves' partial sums go through LDS (two buffers, by
  * task parity) and are added in wave order after the next step's barrier:
  * no atomics, the same bits every run.
+ * XW (x does not fit the LDS whole: a down projection's K = 14336 at 8
+ * rows): the walk is step-major instead, step s of each of the workgroup's
+ * JT <= JTMAX tasks in turn, each task its own accumulators, and x lives in
+ * two windows of a step's NBW blocks, window s + 1 staged by the first
+ * slot of step s (the next barrier publishes it; its buffer held window
+ * s - 1, which every wave is done with). A wave adds a task's chunks in the
+ * same order either way, so the sums are the same bits.
  * The weights do not depend on earlier kernels: the first SLOTS - 1 steps'
  * copies are issued before kg_dep_wait(), and x and the epilogue's operands
  * are read after it (common.hip, early launch); kg_dep_launch() first lets
@@ -64,6 +71,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
    * rows 64 bytes apart in banks; lane t's C start for block b at float 16 b
    * + 4 t: x rows 2t, 2t + 1, 2t, 2t + 1, C's order */
   constexpr int XR = NB * 64 + 64;
+{{#if XW}}  /* XW: a window is NBW blocks of each row, rows XRW bytes apart */
+  constexpr int NBW = CPS * 8, XRW = NBW * 64 + 64;
+{{/if}}
   /* the LDS: the ring, x, the C starts, two buffers of partial sums */
   KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
   kg_dep_launch();
@@ -71,20 +81,26 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const int g = lane / 4, t = lane % 4;
   const int J = (long)blockIdx.x < TASKS ? (int)((TASKS - 1 - blockIdx.x) / {{GRID}} + 1) * SPT : 0;
   unsigned char *xs = lds + SLOTS * SLOT;
-  float *cs = (float *)(xs + {{MMAX}} * XR);
+{{#if XW}}  float *cs = (float *)(xs + 2 * {{MMAX}} * XRW);
+  const int JT = J / SPT; /* this workgroup's tasks */
+{{else}}  float *cs = (float *)(xs + {{MMAX}} * XR);
+{{/if}}
   float *part = cs + NB * 16;
 
   /* step j (chunks s CPS .. of the 16 rows of task j / SPT, s = j % SPT) into
    * slot j % SLOTS: NC chunks of each row, 9 NC pieces of 16 bytes; wave v
    * copies rows v, v + WAVES, ..., its lanes taking consecutive pieces */
   const auto copy = [&](const int nc, int j) { /* nc: a constant at each (inlined) call */
-    const long n0 = ((long)blockIdx.x + (long)(j / SPT) * {{GRID}}) * CT;
-    unsigned char *slot = lds + j % SLOTS * SLOT;
+{{#if XW}}    const long n0 = ((long)blockIdx.x + (long)(j % JT) * {{GRID}}) * CT;
+    const long st = j / JT;
+{{else}}    const long n0 = ((long)blockIdx.x + (long)(j / SPT) * {{GRID}}) * CT;
+    const long st = j % SPT;
+{{/if}}    unsigned char *slot = lds + j % SLOTS * SLOT;
 #pragma unroll
     for (int r = wave; r < 16; r += WAVES) {
       const long n = n0 + r / PR < {{N}} ? n0 + r / PR : {{N}} - 1;
       const auto wsel = {{#if PAIR}}r % 2 ? w1 : {{/if}}w;
-      const long h = n * ({{RB}}L / 2) + (long)(j % SPT) * CPS * 72 + 8 * lane; /* 16-bit units */
+      const long h = n * ({{RB}}L / 2) + st * CPS * 72 + 8 * lane; /* 16-bit units */
       unsigned short *d = (unsigned short *)(slot + r * RS + 16 * lane);
 #pragma unroll
       for (int q = 0; q < (9 * CPS + 31) / 32; ++q)
@@ -94,7 +110,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   };
   const auto issue = [&](int j) {
     if (j < J) {
-      if (j % SPT == SPT - 1)
+      if ({{#if XW}}j / JT{{else}}j % SPT{{/if}} == SPT - 1)
         copy(LAST, j);
       else
         copy(CPS, j);
@@ -105,42 +121,51 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   for (int j = 0; j < SLOTS - 1; ++j)
     issue(j);
   kg_dep_wait();
-  /* x, a block (m, b) per thread and turn: lane t's elements 4t + {0, 2,
-   * 16, 18, 1, 3, 17, 19} (kg_q4_0_mma_words' order), and the C start
-   * -QOFF * sum; rows m >= M start at 0 (never stored); the first step's
-   * barrier publishes them */
-  for (int it = (int)threadIdx.x; it < 8 * NB; it += {{BLOCK}}) {
-    const int m = it / NB, b = it % NB;
-    float sum = 0.0f;
-    if (m < M && m < {{MMAX}}) {
-      {{T}} v[32];
+  /* x: blocks b0 .. b0 + nb - 1 of each row (rows rs bytes apart from dst),
+   * a block (m, b) per thread and turn: lane t's elements 4t + {0, 2, 16,
+   * 18, 1, 3, 17, 19} (kg_q4_0_mma_words' order), and the C start -QOFF *
+   * sum; rows m >= M start at 0 (never stored); the next barrier publishes
+   * them */
+  const auto stage_x = [&](const int b0, const int nb, unsigned char *dst, const int rs) {
+    for (int it = (int)threadIdx.x; it < 8 * nb; it += {{BLOCK}}) {
+      const int m = it / nb, bl = it % nb, b = b0 + bl;
+      float sum = 0.0f;
+      if (m < M && m < {{MMAX}}) {
+        {{T}} v[32];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const kg_vec<{{T}}, 8> xv = kg_ldv<8>(x, m * {{K}}L + b * 32 + i * 8);
+        for (int i = 0; i < 4; ++i) {
+          const kg_vec<{{T}}, 8> xv = kg_ldv<8>(x, m * {{K}}L + b * 32 + i * 8);
 #pragma unroll
-        for (int e = 0; e < 8; ++e) {
-          v[8 * i + e] = xv.v[e];
-          sum += kg_to_f32(xv.v[e]);
+          for (int e = 0; e < 8; ++e) {
+            v[8 * i + e] = xv.v[e];
+            sum += kg_to_f32(xv.v[e]);
+          }
+        }
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          kg_vec<{{T}}, 8> f;
+          f.v[0] = v[4 * q];
+          f.v[1] = v[4 * q + 2];
+          f.v[2] = v[4 * q + 16];
+          f.v[3] = v[4 * q + 18];
+          f.v[4] = v[4 * q + 1];
+          f.v[5] = v[4 * q + 3];
+          f.v[6] = v[4 * q + 17];
+          f.v[7] = v[4 * q + 19];
+          *(kg_vec<{{T}}, 8> *)(dst + m * rs + 64 * bl + 16 * q) = f;
         }
       }
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        kg_vec<{{T}}, 8> f;
-        f.v[0] = v[4 * q];
-        f.v[1] = v[4 * q + 2];
-        f.v[2] = v[4 * q + 16];
-        f.v[3] = v[4 * q + 18];
-        f.v[4] = v[4 * q + 1];
-        f.v[5] = v[4 * q + 3];
-        f.v[6] = v[4 * q + 17];
-        f.v[7] = v[4 * q + 19];
-        *(kg_vec<{{T}}, 8> *)(xs + m * XR + 64 * b + 16 * q) = f;
-      }
+      cs[16 * b + 4 * (m / 2) + m % 2] = -{{QOFF}} * sum;
+      cs[16 * b + 4 * (m / 2) + m % 2 + 2] = -{{QOFF}} * sum;
     }
-    cs[16 * b + 4 * (m / 2) + m % 2] = -{{QOFF}} * sum;
-    cs[16 * b + 4 * (m / 2) + m % 2 + 2] = -{{QOFF}} * sum;
-  }
-
+  };
+{{#if XW}}  /* window s into buffer s % 2 */
+  const auto stage = [&](const int s) {
+    stage_x(s * NBW, NB - s * NBW < NBW ? NB - s * NBW : NBW, xs + s % 2 * {{MMAX}} * XRW, XRW);
+  };
+  stage(0);
+{{else}}  stage_x(0, NB, xs, XR);
+{{/if}}
   /* task u's sums: C element e of lane l is row g + 8 (e / 2), column (x
    * row) 2t + e % 2; the waves' partial sums added in wave order (sums[i]:
    * column c's row i, of w and of w1) */
@@ -167,18 +192,25 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     }
   };
 
-  const unsigned char *xl = xs + (g < M ? g : 0) * XR + 16 * t;
-  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  for (int j = 0; j < J; ++j) {
-    /* step j has landed (this thread's copies, then everyone's), every wave
-     * is done with step j - 1 and has written the sums of a task ending there */
+  /* slot j, step s of the workgroup's task u: its copies landed (this
+   * thread's, then everyone's), every wave done with the slot before, whose
+   * task's sums are stored if it ended there (pend: task pu); the next
+   * copies issued; then the multiplies, into acc */
+{{#if XW}}  const int xrow = g < M ? g : 0;
+{{else}}  const unsigned char *xl = xs + (g < M ? g : 0) * XR + 16 * t;
+{{/if}}  const auto slot = [&](const int j, const int s, const int u, const bool pend, const int pu,
+                        float *acc) {
     kg_async_wait<SLOTS - 2>();
     __syncthreads();
-    if (j > 0 && (j - 1) % SPT == SPT - 1)
-      store((j - 1) / SPT);
+    if (pend)
+      store(pu);
     issue(j + SLOTS - 1);
-    const int s = j % SPT;
-#pragma unroll
+{{#if XW}}    if (u == 0 && s + 1 < SPT)
+      stage(s + 1);
+    const unsigned char *xl = xs + (s % 2 * {{MMAX}} + xrow) * XRW + 16 * t;
+    const int xb0 = s * NBW; /* the window's first block */
+{{else}}    const int xb0 = 0;
+{{/if}}#pragma unroll
     for (int i = 0; i < CPW; ++i) {
       const int c = wave + i * WAVES; /* the chunk in the step */
       if (c < (s == SPT - 1 ? LAST : CPS)) { /* the same for the whole wave, as mma.sync needs */
@@ -187,7 +219,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         const int b0 = (s * CPS + c) * 8;
 #pragma unroll
         for (int b = 0; b < 8; ++b) {
-          const kg_vec<unsigned, 4> xb = *(const kg_vec<unsigned, 4> *)(xl + 64 * (b0 + b));
+          const kg_vec<unsigned, 4> xb = *(const kg_vec<unsigned, 4> *)(xl + 64 * (b0 - xb0 + b));
           const kg_vec<float, 4> c0 = *(const kg_vec<float, 4> *)(cs + 16 * (b0 + b) + 4 * t);
           float cc[4] = {c0.v[0], c0.v[1], c0.v[2], c0.v[3]};
           unsigned q0[1], q1[1], a0[4], a1[4];
@@ -211,16 +243,32 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       }
     }
     if (s == SPT - 1) {
-      float *p = part + j / SPT % 2 * WAVES * 128;
+      float *p = part + u % 2 * WAVES * 128;
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         p[(wave * 4 + e) * 32 + lane] = acc[e];
         acc[e] = 0.0f;
       }
     }
+  };
+{{#if XW}}  float acc[{{JTMAX}}][4] = {};
+  for (int s = 0; s < SPT; ++s) {
+#pragma unroll
+    for (int u = 0; u < {{JTMAX}}; ++u)
+      if (u < JT) {
+        const int j = s * JT + u;
+        slot(j, s, u, j > 0 && (j - 1) / JT == SPT - 1, (j - 1) % JT, acc[u]);
+      }
   }
+  if (J > 0) {
+    __syncthreads();
+    store(JT - 1);
+  }
+{{else}}  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int j = 0; j < J; ++j)
+    slot(j, j % SPT, j / SPT, j > 0 && (j - 1) % SPT == SPT - 1, (j - 1) / SPT, acc);
   if (J > 0) {
     __syncthreads();
     store((J - 1) / SPT);
   }
-}
+{{/if}}}

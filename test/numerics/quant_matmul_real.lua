@@ -8,7 +8,7 @@ local dtypes = { { "f32", f32 }, { "f16", f16 }, { "bf16", bf16 } }
 for _, f in ipairs(formats) do
   local w = weight("w_" .. f[1] .. "_real", f[2], { 4096, 4096 })
   for _, d in ipairs(dtypes) do
-    local M = sym(string.format("M_%s_%s", f[1], d[1]), 257)
+    local M = sym(string.format("M_%s_%s_real", f[1], d[1]), 257)
     local x = input(string.format("x_%s_%s_real", f[1], d[1]), d[2], { M, 4096 })
     output(string.format("y_%s_%s_real", f[1], d[1]), matmul(x, w))
   end

@@ -1,13 +1,16 @@
 /* quant_matmul_test.c - matmul with GGUF quantized weights (lua/ops/matmul.lua:
  * templates/gemv_q.hip for M <= 8, gemm.hip with QUANT above) on a device:
- *   quant_matmul_test [--full] [--part small|real] [--m M,...] [--format F]
- *                     DEVICE...
- * Two models: quant_matmul.lua multiplies x [M, K] (f32, f16, bf16) with w
+ *   quant_matmul_test [--full] [--part small|real|window] [--m M,...]
+ *                     [--format F] DEVICE...
+ * Three models: quant_matmul.lua multiplies x [M, K] (f32, f16, bf16) with w
  * [N, K] in Q8_0, Q4_0, Q4_K and Q6_K for eight small cases (N off the
  * GEMM tiles, K off its k tile, a fused bias + silu epilogue, a gate/up
  * pair, two products of one x as regions of one kernel; see the model);
  * quant_matmul_real.lua does so with w [4096, 4096], each product with its
- * own rows. Weights are random floats with a random scale per 32 (so every
+ * own rows; quant_matmul_window.lua (tensor-core targets only) with Q4_0 w
+ * [2128, 8192], each product with its own rows: x does not fit the LDS of
+ * gemv_qm.hip whole at 8 rows (its windows, XW), and 133 tasks of 16 rows
+ * give most workgroups two. Weights are random floats with a random scale per 32 (so every
  * block has its own d, and the K-quants' sub-block scales and mins differ),
  * encoded with kgrt_gguf.h's encoders; x (and the bias) random in (-1, 1),
  * bf16 x times a random 2^-12 .. 2^12 per run of 32 (gemv_qr's f16 sums of
@@ -39,6 +42,9 @@
 #include "kn.h"
 #include "quant_matmul.h"
 #include "quant_matmul_real.h"
+#ifdef KN_QUANT_WINDOW
+#include "quant_matmul_window.h"
+#endif
 
 enum { MMAX = 257, NFMT = 4, NDT = 3 };
 
@@ -65,17 +71,23 @@ typedef struct qcase {
   const char *name;
   int64_t n, k32, k256;
   int bias_silu; /* y = silu(x w^T + b) */
-  int real;      /* quant_matmul_real.lua */
+  int real;      /* 1: quant_matmul_real.lua, 2: quant_matmul_window.lua */
+  int fmt;       /* -1: every format; else only fmts[fmt] */
   int pair;      /* y = silu(x w^T) * (x w2^T): a gate/up pair */
   int regions;   /* y = x w^T and y2 = x w2^T: regions of one kernel */
 } qcase_t;
 
 static const qcase_t cases[] = {
-    {"n37", 37, 256, 256, 0, 0, 0, 0},       {"n256", 256, 512, 512, 0, 0, 0, 0},
-    {"n129", 129, 2304, 2304, 0, 0, 0, 0},   {"koff", 40, 96, 1280, 0, 0, 0, 0},
-    {"bias_silu", 72, 256, 256, 1, 0, 0, 0}, {"k17", 24, 4352, 4352, 0, 0, 0, 0},
-    {"swiglu", 37, 256, 256, 0, 0, 1, 0},    {"regions", 48, 768, 768, 0, 0, 0, 1},
-    {"real", 4096, 4096, 4096, 0, 1, 0, 0},
+    {"n37", 37, 256, 256, 0, 0, -1, 0, 0},
+    {"n256", 256, 512, 512, 0, 0, -1, 0, 0},
+    {"n129", 129, 2304, 2304, 0, 0, -1, 0, 0},
+    {"koff", 40, 96, 1280, 0, 0, -1, 0, 0},
+    {"bias_silu", 72, 256, 256, 1, 0, -1, 0, 0},
+    {"k17", 24, 4352, 4352, 0, 0, -1, 0, 0},
+    {"swiglu", 37, 256, 256, 0, 0, -1, 1, 0},
+    {"regions", 48, 768, 768, 0, 0, -1, 0, 1},
+    {"window", 2128, 8192, 8192, 0, 2, 1, 0, 0},
+    {"real", 4096, 4096, 4096, 0, 1, -1, 0, 0},
 };
 enum { NCASE = (int)(sizeof cases / sizeof cases[0]) };
 
@@ -147,14 +159,28 @@ static double silu(double v) {
 static int failures, checked, full, only_fmt = -1;
 static unsigned m_mask = (1u << NMS) - 1; /* bit s: ms[s] runs (--m) */
 
+/* Does case c take format f? */
+static int has_fmt(int c, int f) {
+  return cases[c].fmt < 0 || cases[c].fmt == f;
+}
+
+/* The model of part p (0 small, 1 real, 2 window), NULL where not built. */
+static const kgrt_model_table_t *model_of(int p) {
+#ifdef KN_QUANT_WINDOW
+  if (p == 2)
+    return &kgen_quant_matmul_window;
+#endif
+  return p == 0 ? &kgen_quant_matmul : p == 1 ? &kgen_quant_matmul_real : NULL;
+}
+
 /* Is output (c, f, t) checked at ms[s]? The small cases at every M; the real
  * ones at M <= 8, and with f16 x at 17 too; with --full, every M; with
  * --format, only that format's. */
 static int runs_at(int c, int f, int t, int s) {
-  if ((only_fmt >= 0 && f != only_fmt) || !(m_mask >> s & 1))
+  if ((only_fmt >= 0 && f != only_fmt) || !(m_mask >> s & 1) || !has_fmt(c, f))
     return 0;
   return !cases[c].real || full || ms[s] <= 8 ||
-         (ms[s] == 17 && dts[t].dtype == KGRT_DTYPE_F16);
+         (ms[s] == 17 && dts[t].dtype == KGRT_DTYPE_F16 && cases[c].real == 1);
 }
 
 /* The most rows output (c, f, t) runs with (its reference's rows). */
@@ -232,14 +258,14 @@ static int64_t rows_of(int c, int f, int t, int s) {
   return runs_at(c, f, t, s) ? ms[s] : 1;
 }
 
-/* Loads the model of `real` afresh, binds everything and runs it for ms[s];
+/* Loads the model of part `real` afresh, binds everything and runs it for ms[s];
  * compares each output that runs at ms[s]. */
 static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
                    const data_t *d) {
   kgrt_error_t err;
   kgrt_model_t *m = NULL;
   char name[64];
-  int bad = kgrt_model_load(dev, real ? &kgen_quant_matmul_real : &kgen_quant_matmul, &m,
+  int bad = kgrt_model_load(dev, model_of(real), &m,
                             &err) != KGRT_STATUS_OK;
   if (!bad && !real)
     bad = kgrt_model_set_dim(m, "M", ms[s], &err) != KGRT_STATUS_OK;
@@ -247,6 +273,8 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
     if (cases[c].real != real)
       continue;
     for (int f = 0; f < NFMT && !bad; f++) {
+      if (!has_fmt(c, f))
+        continue;
       for (int p = 0; p < (cases[c].pair || cases[c].regions ? 2 : 1) && !bad; p++) {
         snprintf(name, sizeof name, "%s_%s_%s", p ? "w2" : "w", fmts[f].name,
                  cases[c].name);
@@ -264,9 +292,9 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
         if (real && !bad) { /* each product its own rows and x */
           const int64_t rows = rows_of(c, f, t, s);
           const xdata_t *x = find_x(d, case_k(c, f));
-          snprintf(name, sizeof name, "M_%s_%s", fmts[f].name, dts[t].name);
+          snprintf(name, sizeof name, "M_%s_%s_%s", fmts[f].name, dts[t].name, cases[c].name);
           bad = kgrt_model_set_dim(m, name, rows, &err) != KGRT_STATUS_OK;
-          snprintf(name, sizeof name, "x_%s_%s_real", fmts[f].name, dts[t].name);
+          snprintf(name, sizeof name, "x_%s_%s_%s", fmts[f].name, dts[t].name, cases[c].name);
           bad = bad || kgrt_model_set_input(m, name, x->host[t],
                                             (size_t)(rows * x->k) * dts[t].size,
                                             &err) != KGRT_STATUS_OK;
@@ -286,7 +314,7 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
     }
   if (bad || kgrt_model_run(m, &err) != KGRT_STATUS_OK) {
     printf("FAIL %s: %s %s M = %lld: %s\n", devname, bad ? "load" : "run",
-           real ? "real" : "small", (long long)ms[s], err.message);
+           real == 2 ? "window" : real ? "real" : "small", (long long)ms[s], err.message);
     failures++;
     kgrt_model_unload(m);
     return;
@@ -341,15 +369,17 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
 }
 
 int main(int argc, char **argv) {
-  int first = 1, part = -1; /* -1: both models; 0: small; 1: real */
+  int first = 1, part = -1; /* -1: every model built; 0: small; 1: real; 2: window */
   setvbuf(stdout, NULL, _IOLBF, 0);
   for (; first < argc && argv[first][0] == '-'; first++) {
     if (strcmp(argv[first], "--full") == 0)
       full = 1;
     else if (strcmp(argv[first], "--part") == 0 && first + 1 < argc &&
-             (strcmp(argv[first + 1], "small") == 0 ||
-              strcmp(argv[first + 1], "real") == 0))
-      part = strcmp(argv[++first], "real") == 0;
+             (strcmp(argv[first + 1], "small") == 0 || strcmp(argv[first + 1], "real") == 0 ||
+              (strcmp(argv[first + 1], "window") == 0 && model_of(2)))) {
+      first++;
+      part = strcmp(argv[first], "window") == 0 ? 2 : strcmp(argv[first], "real") == 0;
+    }
     else if (strcmp(argv[first], "--m") == 0 && first + 1 < argc) {
       /* a comma-separated subset of ms */
       char *end = argv[++first];
@@ -380,7 +410,7 @@ int main(int argc, char **argv) {
   }
   if (first >= argc) {
     fprintf(stderr,
-            "usage: %s [--full] [--part small|real] [--m M,...] [--format "
+            "usage: %s [--full] [--part small|real|window] [--m M,...] [--format "
             "q8_0|q4_0|q4_k|q6_k] "
             "DEVICE...\n",
             argv[0]);
@@ -391,10 +421,12 @@ int main(int argc, char **argv) {
   memset(&d, 0, sizeof d);
   for (int c = 0; c < NCASE; c++)
     for (int f = 0; f < NFMT; f++)
-      make_x(&d, case_k(c, f), !cases[c].real);
+      if (has_fmt(c, f) && model_of(cases[c].real))
+        make_x(&d, case_k(c, f), !cases[c].real);
   for (int c = 0; c < NCASE; c++)
     for (int f = 0; f < NFMT; f++)
-      if (make_case(c, f, part < 0 || part == cases[c].real, &d)) {
+      if (has_fmt(c, f) && model_of(cases[c].real) &&
+          make_case(c, f, part < 0 || part == cases[c].real, &d)) {
         printf("FAIL encoding %s %s\n", cases[c].name, fmts[f].name);
         return 1;
       }
@@ -406,12 +438,13 @@ int main(int argc, char **argv) {
       failures++;
       continue;
     }
-    for (int real = 0; real < 2; real++)
-      for (int s = 0; s < NMS && (part < 0 || part == real); s++) {
+    for (int real = 0; real < 3; real++)
+      for (int s = 0; s < NMS && (part < 0 || part == real) && model_of(real); s++) {
         int any = !real && (m_mask >> s & 1);
-        for (int f = 0; f < NFMT; f++)
-          for (int t = 0; t < NDT; t++)
-            any |= runs_at(NCASE - 1, f, t, s); /* the real case is the last */
+        for (int c = 0; c < NCASE; c++)
+          for (int f = 0; f < NFMT; f++)
+            for (int t = 0; t < NDT; t++)
+              any |= cases[c].real == real && runs_at(c, f, t, s);
         if (any)
           run_at(dev, argv[a], real, s, &d);
       }

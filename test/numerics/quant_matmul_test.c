@@ -10,8 +10,9 @@
  * own rows; quant_matmul_window.lua (tensor-core targets only) with Q4_0 w
  * [2128, 8192], each product with its own rows: x does not fit the LDS of
  * gemv_qm.hip whole at 8 rows (its windows, XW), and 133 tasks of 16 rows
- * give most workgroups two. Weights are random floats with a random scale per 32 (so every
- * block has its own d, and the K-quants' sub-block scales and mins differ),
+ * give most workgroups two. Weights are random floats with a random scale
+ * per 32 (so every block has its own d, and the K-quants' sub-block scales
+ * and mins differ),
  * encoded with kgrt_gguf.h's encoders; x (and the bias) random in (-1, 1),
  * bf16 x times a random 2^-12 .. 2^12 per run of 32 (gemv_qr's f16 sums of
  * Q4_0 overflow unless each block of x is scaled into range).
@@ -265,8 +266,7 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
   kgrt_error_t err;
   kgrt_model_t *m = NULL;
   char name[64];
-  int bad = kgrt_model_load(dev, model_of(real), &m,
-                            &err) != KGRT_STATUS_OK;
+  int bad = kgrt_model_load(dev, model_of(real), &m, &err) != KGRT_STATUS_OK;
   if (!bad && !real)
     bad = kgrt_model_set_dim(m, "M", ms[s], &err) != KGRT_STATUS_OK;
   for (int c = 0; c < NCASE && !bad; c++) {
@@ -292,9 +292,11 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
         if (real && !bad) { /* each product its own rows and x */
           const int64_t rows = rows_of(c, f, t, s);
           const xdata_t *x = find_x(d, case_k(c, f));
-          snprintf(name, sizeof name, "M_%s_%s_%s", fmts[f].name, dts[t].name, cases[c].name);
+          snprintf(name, sizeof name, "M_%s_%s_%s", fmts[f].name, dts[t].name,
+                   cases[c].name);
           bad = kgrt_model_set_dim(m, name, rows, &err) != KGRT_STATUS_OK;
-          snprintf(name, sizeof name, "x_%s_%s_%s", fmts[f].name, dts[t].name, cases[c].name);
+          snprintf(name, sizeof name, "x_%s_%s_%s", fmts[f].name, dts[t].name,
+                   cases[c].name);
           bad = bad || kgrt_model_set_input(m, name, x->host[t],
                                             (size_t)(rows * x->k) * dts[t].size,
                                             &err) != KGRT_STATUS_OK;
@@ -314,7 +316,10 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
     }
   if (bad || kgrt_model_run(m, &err) != KGRT_STATUS_OK) {
     printf("FAIL %s: %s %s M = %lld: %s\n", devname, bad ? "load" : "run",
-           real == 2 ? "window" : real ? "real" : "small", (long long)ms[s], err.message);
+           real == 2 ? "window"
+           : real    ? "real"
+                     : "small",
+           (long long)ms[s], err.message);
     failures++;
     kgrt_model_unload(m);
     return;
@@ -375,12 +380,12 @@ int main(int argc, char **argv) {
     if (strcmp(argv[first], "--full") == 0)
       full = 1;
     else if (strcmp(argv[first], "--part") == 0 && first + 1 < argc &&
-             (strcmp(argv[first + 1], "small") == 0 || strcmp(argv[first + 1], "real") == 0 ||
+             (strcmp(argv[first + 1], "small") == 0 ||
+              strcmp(argv[first + 1], "real") == 0 ||
               (strcmp(argv[first + 1], "window") == 0 && model_of(2)))) {
       first++;
       part = strcmp(argv[first], "window") == 0 ? 2 : strcmp(argv[first], "real") == 0;
-    }
-    else if (strcmp(argv[first], "--m") == 0 && first + 1 < argc) {
+    } else if (strcmp(argv[first], "--m") == 0 && first + 1 < argc) {
       /* a comma-separated subset of ms */
       char *end = argv[++first];
       m_mask = 0;

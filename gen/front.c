@@ -6,8 +6,8 @@
  * from kg.graph in array order, so nothing depends on Lua's table iteration
  * order.
  *
- * The graph is the DSL's private state (lua/kgen.lua), out of the model's
- * reach; still, nothing read here is trusted. It is read inside one
+ * The graph is the DSL's private state (lua/kgen/state.lua), out of the
+ * model's reach; still, nothing read here is trusted. It is read inside one
  * protected call (a Lua error, memory included, is an error, never an
  * abort), with raw accesses only (no metamethod runs), and every value is
  * checked before use: ids and ordinals in range, kinds and grids from their

@@ -16,7 +16,8 @@
 #include "diag.h"
 #include "ir.h"
 
-/* The most kgen builds; lua/kgen.lua refuses more at the model's line. */
+/* The most kgen builds; lua/kgen/ refuses more at the model's line
+ * (kgen/state.lua). */
 #define KG_FRONT_MAX_SYMS 64
 #define KG_FRONT_MAX_TENSORS 65536
 #define KG_FRONT_MAX_NODES 16384

@@ -128,8 +128,8 @@ static int read_holes(lua_State *L, int idx, kg_variant_t *n, const char *op,
   return 0;
 }
 
-/* A size at the top of the stack, a list of integers and sym records (kgen.lua
- * normalises node.dim_args so), as their product. */
+/* A size at the top of the stack, a list of integers and sym records
+ * (lua/kgen/op.lua normalises node.dim_args so), as their product. */
 static int read_size(lua_State *L, const kg_graph_t *g, kgrt_expr_t *e, const char *op,
                      kg_diag_t *d) {
   int idx = lua_gettop(L);

@@ -64,7 +64,7 @@ local function check_name(what, name)
     fail("%s: name must be an identifier string, got %s", what, type(name) == "string" and
       string.format("%q", name) or type(name))
   end
-  -- gen/front.c takes names of at most 128 bytes
+  -- gen/front_raw.c takes names of at most 128 bytes
   if #name > 128 then fail("%s %s...: the name is %d bytes, more than 128", what, name:sub(1, 16), #name) end
 end
 S.graph, S.names, S.fail, S.check_name = graph, names, fail, check_name
@@ -79,7 +79,8 @@ kg.max_bytes = 1 << 48
 -- argument (KGRT_EXPR_SYMS, each use of a sym counts).
 kg.max_expr_syms = 4
 
--- The most of each thing a model may declare (gen/front.c checks them again):
+-- The most of each thing a model may declare (gen/front_graph.c checks them
+-- again):
 -- far more than a real model needs, few enough that every later pass stays
 -- fast and small.
 kg.max_syms = 64

@@ -1,6 +1,6 @@
 /* sizes.h - the sizes kgen plans, checked against what kgrt loads
  * (runtime/kgrt_table.h: KGRT_MAX_DIM, KGRT_MAX_ELEMENTS, KGRT_MAX_BUFFER_BYTES;
- * lua/kgen.lua checks the same at the model's line, this is C's own check of
+ * lua/kgen/tensor.lua checks the same at the model's line, this is C's own check of
  * what it read back). */
 #ifndef KG_SIZES_H
 #define KG_SIZES_H

@@ -3,14 +3,16 @@
  * GPU read and written by the plan in place) and the wait for a model's runs
  * (kgrt_model_wait).
  *
- * Needs kgrt_model.c's buffers (kgrt_external.h) and the device vtable. Every check
- * comes before the model changes: the tensor (an input that is not state, or
- * an output), the device (one whose addresses the caller can hold: sim, hip,
- * cuda), the pointer's alignment, and the bytes against the tensor's size and
- * every plan step's span of it at the dims set now. */
+ * Needs kgrt_model.c's buffers and dims (kgrt_external.h), the device vtable
+ * and the table's size arithmetic (kgrt_table_check.h: kgrt_expr_eval).
+ * Every check comes before the model changes: the tensor (an input that is
+ * not state, or an output), the device (one whose addresses the caller can
+ * hold: sim, hip, cuda), the pointer's alignment, and the bytes against the
+ * tensor's size and every plan step's span of it at the dims set now. */
 #include <string.h>
 
 #include "kgrt_external.h"
+#include "kgrt_table_check.h"
 
 /* kgrt's own buffers are aligned to at least this (kgrt_device.h). */
 #define KGRT_EXTERNAL_ALIGN 256u
@@ -51,18 +53,6 @@ static kgrt_status_t kgrt_external_find(const kgrt_model_t *model, const char *n
                         model_name, name);
 }
 
-/* scale * dims...; 0 when a dim is not set, -1 on overflow. */
-static int kgrt_external_eval(const kgrt_model_t *model, const kgrt_expr_t *e,
-                              int64_t *out) {
-  int64_t v = e->scale;
-  for (int i = 0; i < KGRT_EXPR_SYMS; ++i)
-    if (e->sym[i] >= 0 &&
-        __builtin_mul_overflow(v, kgrt_model_dim_value(model, (uint32_t)e->sym[i]), &v))
-      return -1;
-  *out = v;
-  return 0;
-}
-
 /* Every step argument that binds the tensor spans at most `bytes` from the
  * buffer's start at the dims set now. */
 static kgrt_status_t kgrt_external_check_spans(const kgrt_model_t *model, int output,
@@ -84,7 +74,8 @@ static kgrt_status_t kgrt_external_check_spans(const kgrt_model_t *model, int ou
           arg->space != space || arg->index != index)
         continue;
       int64_t span = 0;
-      if (kgrt_external_eval(model, &arg->bytes, &span) != 0 || span < 0 ||
+      /* the table's checks put every sym of bytes in range */
+      if (kgrt_expr_eval(&arg->bytes, kgrt_model_dims(model), &span) != 0 || span < 0 ||
           arg->offset > bytes || (uint64_t)span > bytes - arg->offset)
         return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
                               "model %s: step %u spans %lld bytes at offset %llu of %s "

@@ -14,6 +14,9 @@
 
 KGRT_INTERNAL kgrt_device_t *kgrt_model_device(const kgrt_model_t *model);
 KGRT_INTERNAL kgrt_device_program_t *kgrt_model_program(const kgrt_model_t *model);
+/* The dims set now, one per sym of the table (0: not set), for
+ * kgrt_expr_eval. */
+KGRT_INTERNAL const int64_t *kgrt_model_dims(const kgrt_model_t *model);
 /* The address runs read or write the tensor at: its own buffer's, or the
  * caller's memory bound in its place. */
 KGRT_INTERNAL uint64_t kgrt_model_buffer_addr(const kgrt_model_t *model, int output,

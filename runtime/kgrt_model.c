@@ -333,6 +333,10 @@ int64_t kgrt_model_dim_value(const kgrt_model_t *model, uint32_t sym) {
   return sym < model->table->num_syms ? model->dims[sym] : 0;
 }
 
+const int64_t *kgrt_model_dims(const kgrt_model_t *model) {
+  return model->dims;
+}
+
 kgrt_status_t kgrt_model_reset_state(kgrt_model_t *model, kgrt_error_t *err) {
   kgrt_error_clear(err);
   if (model == NULL)

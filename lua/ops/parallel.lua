@@ -12,7 +12,7 @@
 --                   bytes): the LM head's logits [1, vocab / ranks], split
 --                   by vocab rows, gathered into [1, vocab] before sampling
 -- A model of 1 rank, or one not joined to a communicator, copies x.
--- Pipeline parallel (on_rank, lua/kgen.lua) needs no op of its own: kgen
+-- Pipeline parallel (on_rank, lua/kgen/ranks.lua) needs no op of its own: kgen
 -- puts a broadcast step (from the value's rank) wherever a value crosses
 -- ranks.
 local kg = require "kgen"

@@ -169,6 +169,7 @@ static int emu_mnemonic(char *m, kgrt_emu_inst_t *in) {
       in->bytes = (uint8_t)bytes;
       in->sign = (uint8_t)sign;
       in->stride64 = mem[i].stride64 == 1;
+      in->flat = m[0] == 'f';
       in->d16_hi = mem[i].stride64 == 2 ? 1 : mem[i].stride64 == 3 ? 2 : 0;
       if (store_hi) {
         if (bytes > 2 || (mem[i].opc != KGRT_EMU_OP_DS_STORE &&
@@ -244,6 +245,11 @@ static int emu_special(const char *s, kgrt_emu_operand_t *o, int wave64) {
   }
   if (strcmp(s, "off") == 0) {
     o->kind = KGRT_EMU_NONE;
+    return 0;
+  }
+  if (strcmp(s, "src_private_base") == 0) { /* 64-bit: the aperture, low half 0 */
+    o->kind = KGRT_EMU_K, o->count = 1;
+    o->value = (uint64_t)KGRT_EMU_PRIVATE_HI << 32;
     return 0;
   }
   return -1;

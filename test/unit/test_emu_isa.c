@@ -11,7 +11,8 @@
  * from accumulation registers (gfx942 k_lds), LDS loads of inactive lanes
  * (k_lds_inactive, k_lds), and the emu's own: a v_dual_ pair whose second
  * half reads the first's destination (k_vopd, the Q8_0 Llama's GEMM),
- * clamped u32 add/sub (k_clamp), wrapping LDS addresses (k_lds_addr). The
+ * clamped u32 add/sub (k_clamp), wrapping LDS addresses (k_lds_addr), flat
+ * accesses through the private aperture (k_flat_private, the f32 GEMM's). The
  * memory counters: vmcnt(N) proves the older loads returned (k_wait_order).
  * Kernels that must fail with a message naming the instruction: an
  * out-of-bounds store, an LDS load past the descriptor's LDS, an
@@ -399,6 +400,13 @@ REF(r_flat) {
   w[2] = D;
   w[3] = A;
 }
+REF(r_flat_private) {
+  (void)k, (void)W;
+  w[0] = B;
+  w[1] = C;
+  w[2] = D;
+  w[3] = A;
+}
 REF(r_wait_order) {
   (void)k, (void)W;
   w[0] = C;
@@ -509,6 +517,7 @@ static const emu_case_t cases[] = {
     {"gfx1100", "k_wmma_f16", IN_MMA_NOCOPY, NULL, NULL, 0,
      "WMMA B operand: lane 21's register 3 (0x"},
     {"gfx1100", "k_flat", IN_BITS, "XXXX", r_flat, 0, NULL},
+    {"gfx1100", "k_flat_private", IN_BITS, "XXXX", r_flat_private, 0, NULL},
     {"gfx1100", "k_wait_order", IN_BITS, "XXXX", r_wait_order, 0, NULL},
     {"gfx1100", "k_nowait_vm", IN_BITS, NULL, NULL, 0,
      "v_add_nc_u32_e32 v7, v6, v5: reads v6 before the load that writes it has returned "

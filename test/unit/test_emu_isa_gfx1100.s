@@ -455,6 +455,25 @@ BEGIN k_flat
   s_endpgm
 END k_flat
 
+// flat loads and stores into the lane's private memory: a pointer of
+// src_private_base's high half and a scratch offset (kgen's f32 GEMM with
+// RoPE and the KV write reads its arguments so)
+BEGIN k_flat_private
+  LOAD4
+  scratch_store_b64 off, v[1:2], off offset:8
+  s_mov_b64 s[8:9], src_private_base
+  v_mov_b32 v12, 8
+  v_mov_b32 v13, s9
+  flat_load_b32 v5, v[12:13] offset:4
+  flat_store_b32 v[12:13], v3
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  scratch_load_b32 v6, off, off offset:8
+  v_mov_b32 v7, v4
+  v_mov_b32 v8, v1
+  s_waitcnt vmcnt(0)
+  STORE4
+END k_flat_private
+
 // memory counters: loads land in order, so vmcnt(1) proves the first of two
 // returned; a value used before its s_waitcnt fails (k_nowait_*)
 BEGIN k_wait_order
@@ -572,6 +591,7 @@ KD k_d16, 1024
 KD k_wmma_f16
 KD k_wmma_bf16
 KD k_flat
+KD k_flat_private, 0, 48, 16, 1
 KD k_wait_order
 KD k_nowait_vm
 KD k_nowait_lgkm, 1024

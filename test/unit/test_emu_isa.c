@@ -12,7 +12,8 @@
  * (k_lds_inactive, k_lds), and the emu's own: a v_dual_ pair whose second
  * half reads the first's destination (k_vopd, the Q8_0 Llama's GEMM),
  * clamped u32 add/sub (k_clamp), wrapping LDS addresses (k_lds_addr), flat
- * accesses through the private aperture (k_flat_private, the f32 GEMM's). The
+ * accesses through the private aperture (k_flat_private, the f32 GEMM's),
+ * v_div_scale of a denominator above 2^126 (k_fdiv, the bf16 SiLU's). The
  * memory counters: vmcnt(N) proves the older loads returned (k_wait_order).
  * Kernels that must fail with a message naming the instruction: an
  * out-of-bounds store, an LDS load past the descriptor's LDS, an
@@ -400,6 +401,14 @@ REF(r_flat) {
   w[2] = D;
   w[3] = A;
 }
+REF(r_fdiv) {
+  (void)k, (void)W;
+  const uint32_t n = (A & 0x807fffffu) | 0x42800000u, d = (B & 0x807fffffu) | 0x7e800000u;
+  w[0] = u_(f_(A) / f_(B));
+  w[1] = u_(f_(n) / f_(d));
+  w[2] = u_(f_(C) / f_(D));
+  w[3] = d;
+}
 REF(r_flat_private) {
   (void)k, (void)W;
   w[0] = B;
@@ -518,6 +527,7 @@ static const emu_case_t cases[] = {
      "WMMA B operand: lane 21's register 3 (0x"},
     {"gfx1100", "k_flat", IN_BITS, "XXXX", r_flat, 0, NULL},
     {"gfx1100", "k_flat_private", IN_BITS, "XXXX", r_flat_private, 0, NULL},
+    {"gfx1100", "k_fdiv", IN_FLOATS, "FFFX", r_fdiv, 0, NULL},
     {"gfx1100", "k_wait_order", IN_BITS, "XXXX", r_wait_order, 0, NULL},
     {"gfx1100", "k_nowait_vm", IN_BITS, NULL, NULL, 0,
      "v_add_nc_u32_e32 v7, v6, v5: reads v6 before the load that writes it has returned "

@@ -250,6 +250,7 @@ typedef struct kgrt_emu_operand {
   uint8_t kind;
   uint8_t count; /* registers (1, 2, 3, 4, 8, 16) */
   uint8_t neg, abs;
+  uint8_t sext; /* SDWA sext(): the selected byte or word sign-extended */
   uint16_t reg;
   uint64_t value;   /* K: the constant's bits */
   double fvalue;    /* K: a float constant as written (1.0, 0.5, 0.15915494...) */
@@ -308,7 +309,7 @@ typedef struct kgrt_emu_inst {
   uint8_t clamp,
       omod_mul; /* clamp; output multiplier: 0 none, 2 mul:2, 4 mul:4, 1 div:2 */
   uint8_t op_sel, op_sel_hi, neg_lo, neg_hi;
-  uint8_t sdwa, dst_sel, dst_unused, src_sel[2], sext[2];
+  uint8_t sdwa, dst_sel, dst_unused, src_sel[2];
   uint8_t bytes;  /* memory: bytes a lane moves */
   uint8_t sign;   /* memory: sign-extend a narrow load */
   uint8_t d16_hi; /* memory: a 16-bit load into the high half (1) or low half (2) */

@@ -268,7 +268,8 @@ static int emu_operand(char *s, kgrt_emu_operand_t *o, int wave64) {
     ++s;
   }
   if (strncmp(s, "sext(", 5) == 0 &&
-      s[strlen(s) - 1] == ')') { /* SDWA: selects sign-extend */
+      s[strlen(s) - 1] == ')') { /* SDWA: the selection sign-extended */
+    o->sext = 1;
     s[strlen(s) - 1] = '\0';
     s += 5;
   }
@@ -574,7 +575,6 @@ static int emu_parse_half(char *text, kgrt_emu_inst_t *in, int wave64, char *why
                 in->opc == KGRT_EMU_OP_V_PK_ADD_F32 || in->opc == KGRT_EMU_OP_V_PK_MUL_F32
             ? 7
             : 0;
-  /* sdwa: by default a source is sign-extended only with sext() (not used) */
   int nd = emu_ndst(in, nops);
   if (nd > nops)
     nd = nops;

@@ -13,7 +13,8 @@
  * half reads the first's destination (k_vopd, the Q8_0 Llama's GEMM),
  * clamped u32 add/sub (k_clamp), wrapping LDS addresses (k_lds_addr), flat
  * accesses through the private aperture (k_flat_private, the f32 GEMM's),
- * v_div_scale of a denominator above 2^126 (k_fdiv, the bf16 SiLU's). The
+ * v_div_scale of a denominator above 2^126 (k_fdiv, the bf16 SiLU's), SDWA
+ * sext() sources (gfx942 k_sdwa, conv2d's). The
  * memory counters: vmcnt(N) proves the older loads returned (k_wait_order).
  * Kernels that must fail with a message naming the instruction: an
  * out-of-bounds store, an LDS load past the descriptor's LDS, an
@@ -401,6 +402,13 @@ REF(r_flat) {
   w[2] = D;
   w[3] = A;
 }
+REF(r_sdwa) {
+  (void)k, (void)W;
+  w[0] = A + (uint32_t)(int32_t)(int8_t)(B & 0xff);
+  w[1] = A + (uint32_t)(int32_t)(int16_t)(B >> 16);
+  w[2] = A + ((B >> 8) & 0xff);
+  w[3] = (((C >> 8) & 0xff) * D) & 0xffff;
+}
 REF(r_fdiv) {
   (void)k, (void)W;
   const uint32_t n = (A & 0x807fffffu) | 0x42800000u, d = (B & 0x807fffffu) | 0x7e800000u;
@@ -555,6 +563,7 @@ static const emu_case_t cases[] = {
      "reads v12 before the load that writes it has returned (ds_read_b32 v12, v16 at "},
     {"gfx942", "k_mfma32", IN_MMA_F16, NULL, NULL, 0, NULL},
     {"gfx942", "k_mfma16", IN_MMA_BF16, NULL, NULL, 0, NULL},
+    {"gfx942", "k_sdwa", IN_BITS, "XXXX", r_sdwa, 0, NULL},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

@@ -241,10 +241,16 @@ enum { KGRT_EMU_NONE = 0, KGRT_EMU_S, KGRT_EMU_V, KGRT_EMU_A, KGRT_EMU_K, KGRT_E
 #define KGRT_EMU_SGPR_NULL 125
 #define KGRT_EMU_SGPR_EXEC 126
 
+/* The private aperture (src_private_base): a flat address whose high half is
+ * KGRT_EMU_PRIVATE_HI is the lane's scratch offset in its low half. 2^47 is
+ * above every user-space address of the host. */
+#define KGRT_EMU_PRIVATE_HI 0x8000u
+
 typedef struct kgrt_emu_operand {
   uint8_t kind;
   uint8_t count; /* registers (1, 2, 3, 4, 8, 16) */
   uint8_t neg, abs;
+  uint8_t sext; /* SDWA sext(): the selected byte or word sign-extended */
   uint16_t reg;
   uint64_t value;   /* K: the constant's bits */
   double fvalue;    /* K: a float constant as written (1.0, 0.5, 0.15915494...) */
@@ -303,12 +309,13 @@ typedef struct kgrt_emu_inst {
   uint8_t clamp,
       omod_mul; /* clamp; output multiplier: 0 none, 2 mul:2, 4 mul:4, 1 div:2 */
   uint8_t op_sel, op_sel_hi, neg_lo, neg_hi;
-  uint8_t sdwa, dst_sel, dst_unused, src_sel[2], sext[2];
+  uint8_t sdwa, dst_sel, dst_unused, src_sel[2];
   uint8_t bytes;  /* memory: bytes a lane moves */
   uint8_t sign;   /* memory: sign-extend a narrow load */
   uint8_t d16_hi; /* memory: a 16-bit load into the high half (1) or low half (2) */
   uint8_t stride64;
-  uint8_t dual;            /* a v_dual_ pair: the second half in inst[1] of the pair */
+  uint8_t flat; /* flat_load/flat_store: the private aperture reaches scratch */
+  uint8_t dual; /* a v_dual_ pair: the second half in inst[1] of the pair */
   int32_t offset, offset1; /* memory offsets; ds 2addr: offset0, offset1;
                             * s_waitcnt: vmcnt, lgkmcnt (-1: not waited on) */
   int64_t target;          /* branches: the target's address */

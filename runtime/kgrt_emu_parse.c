@@ -169,6 +169,7 @@ static int emu_mnemonic(char *m, kgrt_emu_inst_t *in) {
       in->bytes = (uint8_t)bytes;
       in->sign = (uint8_t)sign;
       in->stride64 = mem[i].stride64 == 1;
+      in->flat = m[0] == 'f';
       in->d16_hi = mem[i].stride64 == 2 ? 1 : mem[i].stride64 == 3 ? 2 : 0;
       if (store_hi) {
         if (bytes > 2 || (mem[i].opc != KGRT_EMU_OP_DS_STORE &&
@@ -246,6 +247,11 @@ static int emu_special(const char *s, kgrt_emu_operand_t *o, int wave64) {
     o->kind = KGRT_EMU_NONE;
     return 0;
   }
+  if (strcmp(s, "src_private_base") == 0) { /* 64-bit: the aperture, low half 0 */
+    o->kind = KGRT_EMU_K, o->count = 1;
+    o->value = (uint64_t)KGRT_EMU_PRIVATE_HI << 32;
+    return 0;
+  }
   return -1;
 }
 
@@ -262,7 +268,8 @@ static int emu_operand(char *s, kgrt_emu_operand_t *o, int wave64) {
     ++s;
   }
   if (strncmp(s, "sext(", 5) == 0 &&
-      s[strlen(s) - 1] == ')') { /* SDWA: selects sign-extend */
+      s[strlen(s) - 1] == ')') { /* SDWA: the selection sign-extended */
+    o->sext = 1;
     s[strlen(s) - 1] = '\0';
     s += 5;
   }
@@ -568,7 +575,6 @@ static int emu_parse_half(char *text, kgrt_emu_inst_t *in, int wave64, char *why
                 in->opc == KGRT_EMU_OP_V_PK_ADD_F32 || in->opc == KGRT_EMU_OP_V_PK_MUL_F32
             ? 7
             : 0;
-  /* sdwa: by default a source is sign-extended only with sext() (not used) */
   int nd = emu_ndst(in, nops);
   if (nd > nops)
     nd = nops;

@@ -148,18 +148,19 @@ static uint32_t emu_int_scalar(int op, uint32_t a, uint32_t b, uint32_t c, uint3
   }
 }
 
-/* SDWA: a source's selected byte or word, zero-extended. */
-static inline uint32_t emu_sdwa_src(uint32_t v, int sel) {
+/* SDWA: a source's selected byte or word, zero- or (sext()) sign-extended. */
+static inline uint32_t emu_sdwa_src(uint32_t v, int sel, int sext) {
   switch (sel) {
   case KGRT_EMU_SEL_BYTE0:
   case KGRT_EMU_SEL_BYTE1:
   case KGRT_EMU_SEL_BYTE2:
   case KGRT_EMU_SEL_BYTE3:
-    return (v >> (8 * (sel - KGRT_EMU_SEL_BYTE0))) & 0xff;
+    v = (v >> (8 * (sel - KGRT_EMU_SEL_BYTE0))) & 0xff;
+    return sext ? (uint32_t)(int32_t)(int8_t)v : v;
   case KGRT_EMU_SEL_WORD0:
-    return v & 0xffff;
   case KGRT_EMU_SEL_WORD1:
-    return v >> 16;
+    v = sel == KGRT_EMU_SEL_WORD0 ? v & 0xffff : v >> 16;
+    return sext ? (uint32_t)(int32_t)(int16_t)v : v;
   default:
     return v;
   }
@@ -433,7 +434,8 @@ static int emu_vcmp(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t
         continue;
       uint32_t a = A.p[l & A.m], b = B.p[l & B.m];
       if (in->sdwa)
-        a = emu_sdwa_src(a, in->src_sel[0]), b = emu_sdwa_src(b, in->src_sel[1]);
+        a = emu_sdwa_src(a, in->src_sel[0], in->src[0].sext),
+        b = emu_sdwa_src(b, in->src_sel[1], in->src[1].sext);
       int bit;
       if (in->opc == KGRT_EMU_OP_V_CMP_CLASS_F32)
         bit = emu_class(kgrt_emu_u((float)emu_fsrc(a, KGRT_EMU_T_F32, &in->src[0])), b);
@@ -612,7 +614,8 @@ static int emu_general(kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in) {
       continue;
     }
     if (in->sdwa)
-      a = emu_sdwa_src(a, in->src_sel[0]), b = emu_sdwa_src(b, in->src_sel[1]);
+      a = emu_sdwa_src(a, in->src_sel[0], in->src[0].sext),
+      b = emu_sdwa_src(b, in->src_sel[1], in->src[1].sext);
     uint32_t r = emu_int_scalar(in->opc, a, b, cc, l);
     D[l] = in->sdwa ? emu_sdwa_dst(D[l], r, in->dst_sel, in->dst_unused) : r;
   }

@@ -51,8 +51,11 @@ static float emu_div_scale(float s0, float s1, float s2, int *vcc) {
   }
   if (e1 == 0) /* a denormal denominator */
     return ldexpf(s0, 64);
+  /* the guide's "1.0 / 64'F(S1.f32) == DENORM.f64": the reciprocal an f32
+   * denormal (|S1| > 2^126); then, unless the quotient is one too, both
+   * operands are scaled down */
   const float r = 1.0f / s1, q = s2 / s1;
-  if (emu_exp(r) == 0 && emu_exp(q) != 0) {
+  if (emu_exp(r) == 0 && emu_exp(q) == 0) {
     *vcc = 1;
     return s0 == s1 ? ldexpf(s0, 64) : s0;
   }

@@ -2,8 +2,8 @@
  * the two-address forms, ds_add_u32, ds_bpermute_b32) within the workgroup's
  * LDS as the descriptor sizes it, and global loads, stores and atomics
  * within the launch's ranges (kgrt_emu_find_range); flat loads and stores
- * are global ones (kgen's flat pointers are global: an LDS aperture address
- * is out of bounds). Any lane's access
+ * are global ones, or the lane's scratch through the private aperture
+ * (KGRT_EMU_PRIVATE_HI; an LDS aperture address is out of bounds). Any lane's access
  * outside them is an error, never a silent read. Every access completes at
  * once: s_waitcnt has nothing to wait for.
  *
@@ -128,6 +128,26 @@ static int emu_ds(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t *
   return 0;
 }
 
+/* A flat load or store of lane l at offset off of its private memory. */
+static int emu_flat_private(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w,
+                            const kgrt_emu_inst_t *in, const kgrt_emu_operand_t *data,
+                            uint32_t off, uint32_t l) {
+  const uint32_t n = in->bytes;
+  if ((uint64_t)off + n > w->scratch_bytes)
+    return kgrt_emu_fail(c,
+                         "lane %u: flat access of %u bytes at private offset %u, past "
+                         "the %u bytes of scratch the descriptor grants",
+                         l, n, off, w->scratch_bytes);
+  unsigned char *p = w->scratch + (size_t)l * w->scratch_bytes + off;
+  if (in->opc == KGRT_EMU_OP_GLOBAL_LOAD)
+    emu_load_regs(w, in, &in->dst[0], 0, p, n, l);
+  else if (in->opc == KGRT_EMU_OP_GLOBAL_STORE)
+    emu_store_regs(w, data, 0, p, n, l, in->d16_hi);
+  else
+    return kgrt_emu_fail(c, "lane %u: an atomic on private memory", l);
+  return 0;
+}
+
 static int emu_global(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst_t *in) {
   const uint64_t exec = kgrt_emu_exec_mask(w);
   const int op = in->opc;
@@ -149,6 +169,11 @@ static int emu_global(kgrt_emu_ctx_t *c, kgrt_emu_wave_t *w, const kgrt_emu_inst
     else
       addr = kgrt_emu_v64(w, vaddr, l);
     addr += (uint64_t)(int64_t)in->offset;
+    if (in->flat && addr >> 32 == KGRT_EMU_PRIVATE_HI) {
+      if (emu_flat_private(c, w, in, data, (uint32_t)addr, l) != 0)
+        return -1;
+      continue;
+    }
     if (last == NULL || addr < last->lo || addr + n > last->hi) {
       last = kgrt_emu_find_range(c->l, addr, n);
       if (last == NULL)

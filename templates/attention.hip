@@ -379,7 +379,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
           mx[i][s] = kg_max(mx[i][s], kg_shfl_xor(mx[i][s], (unsigned)x));
         const float m_new = kg_max(m_run[i][s], mx[i][s]);
         m_use[i][s] = m_new == -__builtin_inff() ? 0.0f : m_new * SC;
-        const float alpha = kg_exp2(m_run[i][s] * SC - m_use[i][s]);
+        /* 1 exactly when the maximum stays (a hidden row's among them):
+         * m_run SC - m_use, contracted to an FMA, is m_run SC's rounding
+         * error, not 0 */
+        const float alpha =
+            m_new == m_run[i][s] ? 1.0f : kg_exp2(m_run[i][s] * SC - m_use[i][s]);
         m_run[i][s] = m_new;
         l_run[i][s] *= alpha;
         mx[i][s] = alpha;

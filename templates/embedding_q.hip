@@ -6,7 +6,8 @@
  * offsets are bytes). One workgroup per id: thread t decodes the groups of
  * 32 t, t + BLOCK, ... ({{DEQ}}: weight e is sc[e / 16] q[e] - mn, the
  * exact products of ggml's dequantization) and stores each group's 32
- * values, rounded to Y_T, in vectors of 16 bytes. */
+ * values, rounded to Y_T, in vectors of 16 bytes (kg_opaque: a weight of -0
+ * stays -0 in f16, as ggml's is). */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const unsigned short) table, KG_GLOBAL(const int) ids, KG_GLOBAL({{Y_T}}) y, long vocab, long base) {
   kg_dep_launch();
@@ -30,7 +31,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       kg_vec<{{Y_T}}, V> v;
 #pragma unroll
       for (int e = 0; e < V; ++e)
-        v.v[e] = kg_from_f32<{{Y_T}}>(sc[(s * V + e) >> 4] * q[s * V + e] - mn);
+        v.v[e] = kg_from_f32<{{Y_T}}>(kg_opaque(sc[(s * V + e) >> 4] * q[s * V + e] - mn));
       kg_stv<V>(y, row * {{D}}L + g * 32 + s * V, v);
     }
   }

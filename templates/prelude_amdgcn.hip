@@ -68,6 +68,14 @@ KG_INLINE float kg_f16_bits_to_f32(unsigned short h) {
 KG_INLINE unsigned short kg_f32_to_f16_bits(float f) {
   return __builtin_bit_cast(unsigned short, (_Float16)f);
 }
+/* x, hidden from the optimizer (no instruction). LLVM 19 selects the f16
+ * rounding of a product, (_Float16)(a * b), as v_fma_mix a, b, +0, whose
+ * result for a product of -0 is +0 (llvm-project #214544, fixed after 19); a
+ * kernel whose results must keep the sign of zero rounds kg_opaque(a * b). */
+KG_INLINE float kg_opaque(float x) {
+  asm("" : "+v"(x));
+  return x;
+}
 KG_INLINE unsigned kg_f32_bits(float f) { return __builtin_bit_cast(unsigned, f); }
 KG_INLINE float kg_bits_f32(unsigned u) { return __builtin_bit_cast(float, u); }
 

@@ -62,6 +62,9 @@ struct kg_bf16 {
   unsigned short bits;
 };
 
+/* x as it is (prelude_amdgcn.hip says why kernels use it). */
+KG_INLINE float kg_opaque(float x) { return x; }
+
 /* f16 <-> f32 with PTX's own conversions (exact widening; round to nearest
  * even when narrowing), so cuda_fp16.h is not needed. */
 KG_INLINE float kg_f16_bits_to_f32(unsigned short h) {

@@ -98,6 +98,9 @@ KG_INLINE unsigned kg_f32_bits(float f) {
   memcpy(&u, &f, sizeof u);
   return u;
 }
+/* x as it is (prelude_amdgcn.hip says why kernels use it). */
+KG_INLINE float kg_opaque(float x) { return x; }
+
 KG_INLINE float kg_bits_f32(unsigned u) {
   float f;
   memcpy(&f, &u, sizeof f);

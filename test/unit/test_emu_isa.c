@@ -11,7 +11,10 @@
  * from accumulation registers (gfx942 k_lds), LDS loads of inactive lanes
  * (k_lds_inactive, k_lds), and the emu's own: a v_dual_ pair whose second
  * half reads the first's destination (k_vopd, the Q8_0 Llama's GEMM),
- * clamped u32 add/sub (k_clamp), wrapping LDS addresses (k_lds_addr). The
+ * clamped u32 add/sub (k_clamp), wrapping LDS addresses (k_lds_addr), flat
+ * accesses through the private aperture (k_flat_private, the f32 GEMM's),
+ * v_div_scale of a denominator above 2^126 (k_fdiv, the bf16 SiLU's), SDWA
+ * sext() sources (gfx942 k_sdwa, conv2d's). The
  * memory counters: vmcnt(N) proves the older loads returned (k_wait_order).
  * Kernels that must fail with a message naming the instruction: an
  * out-of-bounds store, an LDS load past the descriptor's LDS, an
@@ -399,6 +402,28 @@ REF(r_flat) {
   w[2] = D;
   w[3] = A;
 }
+REF(r_sdwa) {
+  (void)k, (void)W;
+  w[0] = A + (uint32_t)(int32_t)(int8_t)(B & 0xff);
+  w[1] = A + (uint32_t)(int32_t)(int16_t)(B >> 16);
+  w[2] = A + ((B >> 8) & 0xff);
+  w[3] = (((C >> 8) & 0xff) * D) & 0xffff;
+}
+REF(r_fdiv) {
+  (void)k, (void)W;
+  const uint32_t n = (A & 0x807fffffu) | 0x42800000u, d = (B & 0x807fffffu) | 0x7e800000u;
+  w[0] = u_(f_(A) / f_(B));
+  w[1] = u_(f_(n) / f_(d));
+  w[2] = u_(f_(C) / f_(D));
+  w[3] = d;
+}
+REF(r_flat_private) {
+  (void)k, (void)W;
+  w[0] = B;
+  w[1] = C;
+  w[2] = D;
+  w[3] = A;
+}
 REF(r_wait_order) {
   (void)k, (void)W;
   w[0] = C;
@@ -509,6 +534,8 @@ static const emu_case_t cases[] = {
     {"gfx1100", "k_wmma_f16", IN_MMA_NOCOPY, NULL, NULL, 0,
      "WMMA B operand: lane 21's register 3 (0x"},
     {"gfx1100", "k_flat", IN_BITS, "XXXX", r_flat, 0, NULL},
+    {"gfx1100", "k_flat_private", IN_BITS, "XXXX", r_flat_private, 0, NULL},
+    {"gfx1100", "k_fdiv", IN_FLOATS, "FFFX", r_fdiv, 0, NULL},
     {"gfx1100", "k_wait_order", IN_BITS, "XXXX", r_wait_order, 0, NULL},
     {"gfx1100", "k_nowait_vm", IN_BITS, NULL, NULL, 0,
      "v_add_nc_u32_e32 v7, v6, v5: reads v6 before the load that writes it has returned "
@@ -536,6 +563,7 @@ static const emu_case_t cases[] = {
      "reads v12 before the load that writes it has returned (ds_read_b32 v12, v16 at "},
     {"gfx942", "k_mfma32", IN_MMA_F16, NULL, NULL, 0, NULL},
     {"gfx942", "k_mfma16", IN_MMA_BF16, NULL, NULL, 0, NULL},
+    {"gfx942", "k_sdwa", IN_BITS, "XXXX", r_sdwa, 0, NULL},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

@@ -455,6 +455,54 @@ BEGIN k_flat
   s_endpgm
 END k_flat
 
+// f32 division as LLVM expands a / b (v_div_scale, v_rcp, FMAs, v_div_fmas,
+// v_div_fixup): a / b; a in [64, 128) over a denominator above 2^126 (its
+// reciprocal an f32 denormal: v_div_scale scales both down by 2^-64; the
+// bf16 SiLU of -87 in the quantized GEMVs divides so); c / d
+.macro FDIV d, n, den
+  v_div_scale_f32 v11, null, \den, \den, \n
+  v_rcp_f32 v12, v11
+  v_fma_f32 v13, -v11, v12, 1.0
+  v_fmac_f32 v12, v13, v12
+  v_div_scale_f32 v13, vcc_lo, \n, \den, \n
+  v_mul_f32 v14, v13, v12
+  v_fma_f32 v15, -v11, v14, v13
+  v_fmac_f32 v14, v15, v12
+  v_fma_f32 v11, -v11, v14, v13
+  v_div_fmas_f32 v11, v11, v12, v14
+  v_div_fixup_f32 \d, v11, \den, \n
+.endm
+BEGIN k_fdiv
+  LOAD4
+  FDIV v5, v1, v2
+  s_mov_b32 s8, 0x807fffff
+  v_and_or_b32 v16, v1, s8, 0x42800000
+  v_and_or_b32 v17, v2, s8, 0x7e800000
+  FDIV v6, v16, v17
+  FDIV v7, v3, v4
+  v_mov_b32 v8, v17
+  STORE4
+END k_fdiv
+
+// flat loads and stores into the lane's private memory: a pointer of
+// src_private_base's high half and a scratch offset (kgen's f32 GEMM with
+// RoPE and the KV write reads its arguments so)
+BEGIN k_flat_private
+  LOAD4
+  scratch_store_b64 off, v[1:2], off offset:8
+  s_mov_b64 s[8:9], src_private_base
+  v_mov_b32 v12, 8
+  v_mov_b32 v13, s9
+  flat_load_b32 v5, v[12:13] offset:4
+  flat_store_b32 v[12:13], v3
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  scratch_load_b32 v6, off, off offset:8
+  v_mov_b32 v7, v4
+  v_mov_b32 v8, v1
+  s_waitcnt vmcnt(0)
+  STORE4
+END k_flat_private
+
 // memory counters: loads land in order, so vmcnt(1) proves the first of two
 // returned; a value used before its s_waitcnt fails (k_nowait_*)
 BEGIN k_wait_order
@@ -572,6 +620,8 @@ KD k_d16, 1024
 KD k_wmma_f16
 KD k_wmma_bf16
 KD k_flat
+KD k_fdiv
+KD k_flat_private, 0, 48, 16, 1
 KD k_wait_order
 KD k_nowait_vm
 KD k_nowait_lgkm, 1024

@@ -243,6 +243,17 @@ table:
   .endr
   .long 0x2000 + 7 * 64, 0x2000 + 7 * 65, 0x2000 + 7 * 66, 0x2000 + 7 * 67
 
+// SDWA sources: a selected byte or word, sign-extended under sext() (kgen's
+// conv2d computes its input offsets so), zero-extended without
+BEGIN k_sdwa
+  LOAD4
+  v_add_u32_sdwa v12, v2, sext(v3) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:BYTE_0
+  v_add_u32_sdwa v13, v2, sext(v3) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_1
+  v_add_u32_sdwa v14, v2, v3 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:BYTE_1
+  v_mul_lo_u16_sdwa v15, v4, v5 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_1 src1_sel:DWORD
+  STORE4
+END k_sdwa
+
 .macro KD name, lds=0, accum=32
   .p2align 6
   .amdhsa_kernel \name
@@ -271,6 +282,7 @@ KD k_d16, 1024
 KD k_nowait, 1024
 KD k_mfma32
 KD k_mfma16
+KD k_sdwa
 
 // kgrt's ELF reader wants the metadata note; the emu reads the descriptors
 .amdgpu_metadata

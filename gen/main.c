@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "cache.h"
+#include "caps.h"
 #include "compile.h"
 #include "defines.h"
 #include "diag.h"
@@ -68,12 +69,11 @@ typedef struct options {
   double compile_memory_mib; /* --max-compile-memory */
 } options_t;
 
-/* The most distinct kernels one target compiles: a real model repeats a few
- * dozen (its layers share their code); each costs compile time. */
-#define KG_MAX_DISTINCT_KERNELS 1024
-
 static void usage(FILE *f) {
-  fputs(
+  kg_sandbox_opts_t lim;
+  kg_sandbox_opts_default(&lim);
+  fprintf(
+      f,
       "usage: kgen --arch ARCH[,ARCH...] [options] MODEL.lua [-o DIR]\n"
       "\n"
       "Expands the model's ops into HIP specialised per target, compiles them to code\n"
@@ -100,19 +100,22 @@ static void usage(FILE *f) {
       "  --define NAME=VALUE  a value the model reads with define(NAME); a weight\n"
       "                       file's header with weights_file(NAME), a JSON file\n"
       "                       with json_file(NAME) (repeatable)\n"
-      "  --max-memory=MIB     memory cap of kgen while the model runs (default 256)\n"
-      "  --max-instructions=N Lua instruction budget (default 200000000)\n"
-      "  --max-seconds=S      wall-clock limit for running the model (default 4)\n"
+      "  --max-memory=MIB     memory cap of kgen while the model runs (default %zu)\n"
+      "  --max-instructions=N Lua instruction budget (default %llu)\n"
+      "  --max-seconds=S      wall-clock limit for running the model (default %g)\n"
       "  --max-compile-seconds=S  wall-clock and CPU limit of each compiler kgen runs\n"
       "                       (a child process; comgr and NVRTC in a forked child)\n"
-      "                       (default 600)\n"
+      "                       (default %d)\n"
       "  --max-compile-memory=MIB address-space limit of each such compiler (comgr,\n"
-      "                       NVRTC: growth past kgen's own) (default 8192)\n"
+      "                       NVRTC: growth past kgen's own) (default %d)\n"
       "  --list-targets       the targets kgen knows\n"
       "  --list-ops           the ops a model can call, with their docs\n"
+      "  --list-limits        the limits kgen puts on a model and on its compilers,\n"
+      "                       with their defaults\n"
       "  -v                   say which compiler ran, and the commands\n"
       "  --version, --help\n",
-      f);
+      lim.max_memory >> 20, (unsigned long long)lim.max_instructions, lim.max_seconds,
+      KG_DEFAULT_COMPILE_SECONDS, KG_DEFAULT_COMPILE_MEMORY_MIB);
 }
 
 static int parse_arches(options_t *o, const char *list, kg_diag_t *d) {
@@ -160,6 +163,7 @@ enum {
   OPT_DEFINE,
   OPT_LIST_TARGETS,
   OPT_LIST_OPS,
+  OPT_LIST_LIMITS,
   OPT_VERSION,
   OPT_HELP,
 };
@@ -207,6 +211,7 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
       {"max-compile-memory", required_argument, 0, OPT_MAX_COMPILE_MEM},
       {"list-targets", no_argument, 0, OPT_LIST_TARGETS},
       {"list-ops", no_argument, 0, OPT_LIST_OPS},
+      {"list-limits", no_argument, 0, OPT_LIST_LIMITS},
       {"version", no_argument, 0, OPT_VERSION},
       {"help", no_argument, 0, OPT_HELP},
       {0, 0, 0, 0},
@@ -311,6 +316,9 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
     case OPT_LIST_OPS:
       *list = c;
       break;
+    case OPT_LIST_LIMITS:
+      kg_caps_print(stdout);
+      return 1;
     case OPT_VERSION:
       printf("kgen %s\n", KGEN_VERSION);
       return 1;
@@ -768,8 +776,8 @@ int main(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   o.sim = 1;
   o.code_object_version = 5;
-  o.compile_seconds = 600;
-  o.compile_memory_mib = 8192;
+  o.compile_seconds = KG_DEFAULT_COMPILE_SECONDS;
+  o.compile_memory_mib = KG_DEFAULT_COMPILE_MEMORY_MIB;
   kg_sandbox_opts_default(&o.limits);
   o.limits.define_names = (const char *const *)o.define_names;
   o.limits.define_values = o.define_values;

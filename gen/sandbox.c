@@ -24,7 +24,6 @@
 #include "userfile.h"
 
 #define KG_SB_HOOK_PERIOD 1000  /* VM instructions between two hook calls */
-#define KG_SB_GRACE_SECONDS 0.5 /* the watchdog waits this long past the limit */
 /* bytes the message handler may use past the cap */
 #define KG_SB_MSGH_RESERVE ((size_t)1 << 20)
 /* Bytes kgen's C may allocate in the Lua state between calls into Lua (to

@@ -24,6 +24,9 @@
 /* The largest model file or module kgen reads: a model is a short script. */
 #define KG_SB_SOURCE_MAX ((size_t)16 << 20)
 #define KG_SB_USERFILES "kgen.sandbox.userfiles" /* registry: user chunk path -> true */
+/* The watchdog ends C code that never returns to Lua this long past the
+ * wall-clock limit. */
+#define KG_SB_GRACE_SECONDS 0.5
 
 struct kg_sandbox {
   lua_State *L;

@@ -1,0 +1,25 @@
+-- --list-limits prints the limits kgen enforces, from the constants that
+-- enforce them: each value below is also what an error test of that limit
+-- meets (errors/memory_cap, errors/instruction_budget, hostile/*).
+-- RUN: %kgen --list-limits | FileCheck %s
+-- RUN: %kgen --list-limits > %t.a && %kgen --list-limits > %t.b && cmp %t.a %t.b
+-- RUN: %kgen --help | FileCheck %s --check-prefix=HELP
+-- CHECK: # kgen's limits
+-- CHECK-NEXT: model-file 16 MiB
+-- CHECK-NEXT: memory 256 MiB --max-memory
+-- CHECK-NEXT: instructions 200000000 --max-instructions
+-- CHECK-NEXT: wall-clock 4 s --max-seconds
+-- CHECK-NEXT: watchdog 0.5 s
+-- CHECK-NEXT: syms 64
+-- CHECK-NEXT: tensors 65536
+-- CHECK-NEXT: ops 16384
+-- CHECK-NEXT: inputs 4096
+-- CHECK: kernels 1024
+-- CHECK: compile-seconds 600 s --max-compile-seconds
+-- CHECK-NEXT: compile-memory 8192 MiB --max-compile-memory
+-- HELP: --max-memory=MIB memory cap of kgen while the model runs (default 256)
+-- HELP: --max-instructions=N Lua instruction budget (default 200000000)
+-- HELP: --max-seconds=S wall-clock limit for running the model (default 4)
+-- HELP: (default 600)
+-- HELP: (default 8192)
+-- HELP: --list-limits

@@ -166,6 +166,26 @@ static int read_size_field(lua_State *L, const kg_graph_t *g, int idx, const cha
   return rc;
 }
 
+/* node.moved_in or moved_out (lua/kgen/op.lua makes them of node.moved): a
+ * table of sizes (see read_size) by 1-based operand or result, at most `n`;
+ * sets bit i of *mask for each one given. */
+static int read_moved(lua_State *L, int top, const kg_graph_t *g, const char *key, int n,
+                      kgrt_expr_t *e, unsigned *mask, const char *op, kg_diag_t *d) {
+  *mask = 0;
+  if (kg_front_field(L, top, key) == LUA_TTABLE) {
+    const int t = lua_gettop(L);
+    for (int i = 0; i < n; i++) {
+      if (lua_rawgeti(L, t, i + 1) != LUA_TNIL) {
+        KG_TRY(read_size(L, g, &e[i], op, d));
+        *mask |= 1u << i;
+      }
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
 /* One way to generate the node's kernel, from the table at idx (the node
  * itself, or an entry of node.variants). */
 static int read_variant(lua_State *L, int idx, const kg_graph_t *g, const kg_node_t *n,
@@ -324,6 +344,10 @@ int kg_front_read_node(lua_State *L, const kg_graph_t *g, kg_node_t *n, kg_diag_
     return kg_error(d, "internal error: %s: bad in-place operand", n->op);
   n->inplace = (int)inplace - 1;
   n->split_norm = kg_front_bool(L, top, "split_norm");
+  KG_TRY(read_moved(L, top, g, "moved_in", n->num_inputs, n->moved_in, &n->moved_in_mask,
+                    n->op, d));
+  KG_TRY(read_moved(L, top, g, "moved_out", n->num_outputs, n->moved_out,
+                    &n->moved_out_mask, n->op, d));
   /* a pipeline stage's rank (on_rank) or a broadcast's root; -1: every rank */
   const int64_t rank = kg_front_int(L, top, "rank", -1);
   if (rank < -1 || rank >= g->ranks)

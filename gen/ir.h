@@ -164,7 +164,13 @@ typedef struct kg_node {
   int output;                /* tensor id: outputs[0] */
   int num_outputs;           /* results, in the order the op returns them */
   int outputs[KG_MAX_OUTPUTS];
-  int inplace;                  /* operand index the kernel updates in place, or -1 */
+  int inplace; /* operand index the kernel updates in place, or -1 */
+  /* the bytes a kernel of the node reads from operand i (bit i of
+   * moved_in_mask) or writes to result j (moved_out_mask) where the op says
+   * they are fewer than the tensor's (node.moved: a KV cache, say) */
+  unsigned moved_in_mask, moved_out_mask;
+  kgrt_expr_t moved_in[KG_MAX_INPUTS];
+  kgrt_expr_t moved_out[KG_MAX_OUTPUTS];
   kgrt_collective_t collective; /* a collective step (no variants), else NONE */
   /* the rank it runs on (a pipeline stage, on_rank), -1: every rank; a
    * broadcast: its root (the result is on every rank) */

@@ -238,6 +238,15 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
   lw->per_block = (uint32_t)lua_tointeger(L, -1);
   lua_getfield(L, -5, "repeat");
   lw->repeat = lua_isinteger(L, -1) ? (uint32_t)lua_tointeger(L, -1) : 1;
+  /* the root node's node.moved of result j times moved_times[j] */
+  if (lua_getfield(L, res, "moved_times") == LUA_TTABLE)
+    for (int j = 0; j < KG_MAX_OUTPUTS; j++) {
+      lua_rawgeti(L, -1, j + 1);
+      const lua_Integer m = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
+      lw->moved_times[j] = m >= 0 && m < INT32_MAX ? m + 1 : 0;
+      lua_pop(L, 1);
+    }
+  lua_pop(L, 1);
   /* a KG_SHARED_BUFFER is dynamic shared memory on cuda only (the preludes) */
   lua_getfield(L, -6, "shared_bytes");
   lw->dyn_shared = strcmp(t->platform, "cuda") == 0 && lua_isinteger(L, -1)
@@ -287,7 +296,44 @@ static int expr_equal(const kgrt_expr_t *a, const kgrt_expr_t *b) {
   return 1;
 }
 
-static int add_buffer(const kg_graph_t *g, kg_lowered_t *lw, int tensor, int is_const) {
+/* What a launch of kernel k moves in `tensor` where one of its nodes says it
+ * touches fewer bytes than the tensor's (node.moved): its root node, or a
+ * region's RoPE or KV-cache node. Scale 0 where none does. */
+static kgrt_expr_t arg_moved(const kg_graph_t *g, const kg_kernel_t *k,
+                             const kg_lowered_t *lw, int tensor) {
+  int nodes[1 + 2 * KG_MAX_REGIONS], num = 0;
+  nodes[num++] = k->node;
+  for (int r = 0; r < k->num_regions && r < KG_MAX_REGIONS; r++) {
+    if (k->rope[r] >= 0)
+      nodes[num++] = k->rope[r];
+    if (k->cache[r] >= 0)
+      nodes[num++] = k->cache[r];
+  }
+  const int storage = kg_tensor_storage(g, tensor);
+  for (int c = 0; c < num; c++) {
+    const kg_node_t *n = &g->nodes[nodes[c]];
+    for (int i = 0; i < n->num_inputs; i++)
+      if ((n->moved_in_mask >> i & 1) && kg_tensor_storage(g, n->inputs[i]) == storage)
+        return n->moved_in[i];
+    for (int j = 0; j < n->num_outputs; j++)
+      if ((n->moved_out_mask >> j & 1) &&
+          kg_tensor_storage(g, n->outputs[j]) == storage) {
+        kgrt_expr_t e = n->moved_out[j];
+        const int64_t times = c == 0 ? lw->moved_times[j] - 1 : -1;
+        if (times == 0) { /* this variant never touches it */
+          e = kg_expr_const(0);
+          e.sym[0] = KGRT_MOVED_NONE;
+        } else if (times > 1 && __builtin_mul_overflow(e.scale, times, &e.scale)) {
+          e = kg_expr_const(0); /* past 2^63: the tensor's bytes */
+        }
+        return e;
+      }
+  }
+  return kg_expr_const(0);
+}
+
+static int add_buffer(const kg_graph_t *g, const kg_kernel_t *k, kg_lowered_t *lw,
+                      int tensor, int is_const) {
   kg_larg_t *a = &lw->args[lw->num_args++];
   a->kind = KGRT_ARG_BUFFER;
   a->tensor = kg_tensor_storage(g, tensor);
@@ -297,6 +343,8 @@ static int add_buffer(const kg_graph_t *g, kg_lowered_t *lw, int tensor, int is_
     a->offset += g->tensors[t].view_offset;
   a->is_const = is_const;
   a->value = kg_expr_const(0);
+  a->moved = k->collective == KGRT_COLLECTIVE_NONE ? arg_moved(g, k, lw, tensor)
+                                                   : kg_expr_const(0);
   return 0;
 }
 
@@ -461,8 +509,8 @@ static int lower_collective(const kg_graph_t *g, const kg_kernel_t *k, kg_lowere
   memset(lw, 0, sizeof *lw);
   lw->code = -1;
   snprintf(lw->name, sizeof lw->name, "%s", k->name);
-  add_buffer(g, lw, k->ins[0], 1);
-  add_buffer(g, lw, k->outs[0], 0);
+  add_buffer(g, k, lw, k->ins[0], 1);
+  add_buffer(g, k, lw, k->outs[0], 0);
   if (kg_tensor_numel(g, &g->tensors[k->ins[0]], &lw->units))
     return kg_node_error(d, g, k->node, "%s: more than %d symbolic dims", k->name,
                          KGRT_EXPR_SYMS);
@@ -539,11 +587,11 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   }
   const int is_map = (decl->fuse & KG_FUSE_CHAIN) != 0;
   for (int i = 0; i < k->num_ins; i++)
-    add_buffer(g, lw, k->ins[i],
+    add_buffer(g, k, lw, k->ins[i],
                (is_map || k->epilogue_root >= 0 || i != n->inplace) &&
                    !(k->writable & (1u << i)));
   for (int i = 0; i < k->num_outs; i++)
-    add_buffer(g, lw, k->outs[i], 0);
+    add_buffer(g, k, lw, k->outs[i], 0);
   if ((decl->fuse & KG_FUSE_NORM) && norm_prologue(g, k, h, d)) {
     kg_holes_free(h);
     free(given);

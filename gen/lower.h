@@ -18,6 +18,7 @@ typedef struct kg_larg {
   uint64_t offset;   /* buffers: the view's start in the storage, in bytes */
   int is_const;      /* buffers read only */
   kgrt_expr_t value; /* KGRT_ARG_I64 */
+  kgrt_expr_t moved; /* buffers: a node's node.moved for it (scale 0: its bytes) */
 } kg_larg_t;
 
 typedef struct kg_lowered {
@@ -33,6 +34,10 @@ typedef struct kg_lowered {
   kgrt_expr_t select;  /* the variant's run-time choice (scale 0: always) */
   int64_t select_min, select_max;
   uint32_t flags; /* KGRT_KERNEL_* for the table */
+  /* the params rule's moved_times, plus 1: the root node's node.moved of
+   * result j times moved_times[j] - 1 in this kernel (a decode attention's
+   * parts: its splits; 0 for a variant that never touches them); 0: once */
+  int64_t moved_times[KG_MAX_OUTPUTS];
   /* content addressing: the kernel whose code this one runs (itself, or the
    * first with the same expanded text and launch facts) and that code's
    * symbol, <model>_<ops>_<8 hex digits of the text's hash> */

@@ -227,6 +227,8 @@ static void step_arg(const kg_graph_t *g, const kg_larg_t *a, kg_buf_t *out) {
     expr(&zero, out);
     kg_buf_puts(out, ", ");
     expr(&a->value, out);
+    kg_buf_puts(out, ", ");
+    expr(&zero, out);
     kg_buf_puts(out, "},\n");
     return;
   }
@@ -259,6 +261,8 @@ static void step_arg(const kg_graph_t *g, const kg_larg_t *a, kg_buf_t *out) {
   expr(&bytes, out);
   kg_buf_puts(out, ", ");
   expr(&zero, out);
+  kg_buf_puts(out, ", ");
+  expr(&a->moved, out);
   kg_buf_puts(out, "},\n");
 }
 

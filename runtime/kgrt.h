@@ -186,8 +186,11 @@ typedef struct kgrt_step_profile {
   const char *kernel; /* the kernel's name (the table's string) */
   int launched;       /* 0: skipped at these dims (no units, or not selected) */
   uint32_t workgroups;
-  double us;      /* device time of the launch, median over the reps */
-  uint64_t bytes; /* the bytes its buffer arguments span at these dims */
+  double us; /* device time of the launch, median over the reps */
+  /* the bytes its buffer arguments span at these dims, or where the op
+   * knows it touches fewer (a KV cache: one layer's keys of the context; the
+   * decode attention's parts), those */
+  uint64_t bytes;
 } kgrt_step_profile_t;
 
 /* Runs the whole plan `reps` times, launch by launch, each launch between

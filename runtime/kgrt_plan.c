@@ -390,7 +390,9 @@ kgrt_status_t kgrt_model_profile(kgrt_model_t *model, uint32_t reps,
     out[s].launched = 1;
     for (uint32_t i = 0; i < kern->num_args; ++i)
       if (kern->args[i].kind == KGRT_ARG_BUFFER) {
-        kgrt_expr_eval(&step->args[i].bytes, model->dims, &v);
+        const kgrt_step_arg_t *a = &step->args[i];
+        const int given = a->moved.scale != 0 || a->moved.sym[0] == KGRT_MOVED_NONE;
+        kgrt_expr_eval(given ? &a->moved : &a->bytes, model->dims, &v);
         out[s].bytes += (uint64_t)v;
       }
   }

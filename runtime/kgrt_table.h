@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 10
+#define KGRT_TABLE_ABI 11
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
@@ -137,7 +137,13 @@ typedef struct kgrt_step_arg {
   uint64_t offset;    /* arena byte offset */
   kgrt_expr_t bytes;  /* buffers: bytes the kernel may touch */
   kgrt_expr_t value;  /* KGRT_ARG_I64: the value */
+  /* buffers: the bytes a launch reads and writes in it where the op says
+   * they are fewer than `bytes` (a KV cache: one layer's keys of the
+   * context), for the profile; scale 0: `bytes`, or none where sym[0] is
+   * KGRT_MOVED_NONE */
+  kgrt_expr_t moved;
 } kgrt_step_arg_t;
+#define KGRT_MOVED_NONE (-2)
 
 /* kgrt_step_t.collective: a step that combines a value over the ranks of a
  * split model instead of launching a kernel (its kernel is unused). Its two

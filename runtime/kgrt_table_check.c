@@ -396,6 +396,9 @@ kgrt_status_t kgrt_table_check_arch(const kgrt_model_table_t *table,
         continue;
       }
       uint64_t capacity = 0;
+      if (a->moved.scale != 0)
+        KGRT_RETURN_IF_ERROR(
+            kgrt_table_check_expr(table, max, &a->moved, 1, 0, &v, err, what));
       KGRT_RETURN_IF_ERROR(
           kgrt_table_check_expr(table, max, &a->bytes, 1, 0, &v, err, what));
       KGRT_RETURN_IF_ERROR(

@@ -39,6 +39,11 @@ end
 ---                        other value)
 ---   node.inplace = k     the kernel updates operand k (1-based) in place; the result
 ---                        is that operand's memory (a KV cache, say), no new buffer
+---   node.moved = { inputs = { [k] = size }, outputs = { [k] = size } }
+---                        the bytes a kernel of the node reads from operand k
+---                        or writes to result k (1-based), where fewer than
+---                        the tensor's (a KV cache: one layer's keys of the
+---                        context); what kgrt_model_profile counts for it
 ---   node.grid_of = t     row kernels: rows = numel(t) / node.cols (default: result)
 ---   node.dim_args = {..} sizes passed as i64 kernel arguments after the buffers
 ---                        (each an integer, a sym, a tensor (its numel) or a list)
@@ -250,6 +255,16 @@ function kg.node(opname, ins, a, build)
   local recs = {}
   for i, t in ipairs(ins) do recs[i] = tensor_of(opname, t) end
   node.inputs = recs
+  if node.moved then -- by operand and result, as sizes (kgen's C: moved_in, moved_out)
+    for key, n in pairs { inputs = #recs, outputs = #node.outputs } do
+      local list = {}
+      for k, s in pairs(node.moved[key] or {}) do
+        assert(math.type(k) == "integer" and k >= 1 and k <= n, opname)
+        list[k] = size_list(opname, s)
+      end
+      node["moved_" .. key:sub(1, key == "inputs" and 2 or 3)] = list
+    end
+  end
   normalize_variant(opname, node)
   for _, v in ipairs(node.variants or {}) do normalize_variant(opname, v) end
   -- the model's line of the op, for what its params rule raises (kg_context)

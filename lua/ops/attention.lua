@@ -190,6 +190,9 @@ local function attention_params(target, info)
   return {
     BLOCK = waves * target.wave, VEC = 16 // dt.size, per_block = bm,
     ["repeat"] = info.kvh * splits, shared_bytes = lds,
+    -- the parts (result 2) are written and read once a split; prefill never
+    -- touches them
+    moved_times = { 1, decode and splits or 0 },
     holes = {
       SHARED_BYTES = lds, FRAG = name, BM = bm, BN = bn, BNW = bnw, DP = dp, LDQ = ldq, LDP = ldp,
       LDV = bn + pad,
@@ -335,6 +338,20 @@ local function describe(q, k, v, a, where)
   return info, holes, tq, s_size
 end
 
+--- What the profile counts (node.moved): of a KV cache, the keys and values
+--- one layer holds up to the context (`keys`, a size of elements; nil: k and v
+--- whole); of the decode path's parts, each row's D floats, maximum and sum,
+--- written and read once a split (the params rule's moved_times).
+local function moved(q, k, info, keys, has_decode)
+  local m = { inputs = {}, outputs = {} }
+  if keys then
+    keys[#keys + 1] = k.dtype.size
+    m.inputs[2], m.inputs[3] = keys, keys
+  end
+  if has_decode then m.outputs[2] = { q.shape[1], info.h, (info.d + 2) * 4 * 2 } end
+  return m
+end
+
 local function copy(t)
   local r = {}
   for key, v in pairs(t) do r[key] = v end
@@ -399,6 +416,8 @@ kg.op {
           persistent = true },
       }
     end
+    node.moved = moved(q, k, info, #k.shape == 4 and { info.kvh, s_size, info.d } or nil,
+      has_decode)
     node.out_dtype, node.out_shape = q.dtype, q.shape
   end,
 }
@@ -525,6 +544,9 @@ kg.op {
           persistent = true },
       }
     end
+    -- of the pools, at most B sequences' whole block tables (the contexts
+    -- are data: a bound, not the count)
+    node.moved = moved(q, k, info, { nb, maxb * a.block_size, info.kvh, info.d }, has_decode)
     node.out_dtype, node.out_shape = q.dtype, q.shape
   end,
 }

@@ -77,6 +77,8 @@ kg.op {
       SLOTS = tostring(slots), D = tostring(d),
     }
     node.params_info = { dtype = cache.dtype.name, new_dtype = new.dtype.name, cols = d }
+    -- the profile's bytes: the T tokens' rows it writes, not the whole cache
+    node.moved = { inputs = { [1] = { new.shape[1], kvh, d, cache.dtype.size } } }
     node.out_dtype, node.out_shape = cache.dtype, cache.shape
   end,
 }

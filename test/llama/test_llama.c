@@ -108,6 +108,45 @@ static void check_step(const char *spec, int step, const float *logits, const do
          sure ? "" : " (too close to call)");
 }
 
+/* The profile counts what a decode step moves (kgrt_step_profile_t.bytes):
+ * of the KV caches, each attention reads one layer's keys and values up to
+ * the context, so between contexts S1 and S2 an attention step's bytes grow
+ * by 2 KVH D (S2 - S1) elements and no other step's change; before, every
+ * step that took a cache counted both caches whole. */
+static void check_profile_bytes(const char *spec, kgrt_model_t *m) {
+  enum { S1 = 8, S2 = 40, MAX_STEPS = 256 };
+  static kgrt_step_profile_t p1[MAX_STEPS], p2[MAX_STEPS];
+  kgrt_error_t err = {0};
+  uint32_t n1 = 0, n2 = 0;
+  size_t cache = 0;
+  OK(kgrt_model_tensor_bytes(m, "k_cache", &cache, &err));
+  const size_t elems =
+      (size_t)config.layers * config.kv_heads * config.context * config.head_dim;
+  const uint64_t per_key = 2u * config.kv_heads * config.head_dim * (cache / elems);
+  OK(kgrt_model_set_dim(m, "T", 1, &err));
+  OK(kgrt_model_set_dim(m, "S", S1, &err));
+  OK(kgrt_model_profile(m, 1, p1, MAX_STEPS, &n1, &err));
+  OK(kgrt_model_set_dim(m, "S", S2, &err));
+  OK(kgrt_model_profile(m, 1, p2, MAX_STEPS, &n2, &err));
+  CHECK_EQ(n1, n2);
+  int attention = 0;
+  for (uint32_t s = 0; s < n1 && s < n2; ++s) {
+    if (!p1[s].launched || !p2[s].launched)
+      continue;
+    const int is_attention = strstr(p1[s].kernel, "attention") != NULL;
+    const uint64_t want = is_attention ? per_key * (S2 - S1) : 0;
+    attention += is_attention;
+    test_checks++;
+    if (p2[s].bytes - p1[s].bytes != want || (is_attention && p1[s].bytes < per_key * S1))
+      TEST_FAIL_("%s: profile step %u (%s): %llu bytes at S %d, %llu at S %d; want %llu "
+                 "more",
+                 spec, s, p1[s].kernel, (unsigned long long)p1[s].bytes, S1,
+                 (unsigned long long)p2[s].bytes, S2, (unsigned long long)want);
+  }
+  CHECK_EQ(attention, config.layers);
+done:;
+}
+
 static void run_device(const char *spec, const char *path, const llm_model_t *lm) {
   kgrt_error_t err = {0};
   kgrt_device_t *dev = NULL;
@@ -175,6 +214,7 @@ static void run_device(const char *spec, const char *path, const llm_model_t *lm
                           &err));
   for (int i = 0; i < STEPS; ++i)
     CHECK_EQ(device_tokens[i], host_tokens[i + 1]);
+  check_profile_bytes(spec, m);
   /* a test whose tokens were all too close to call would prove nothing */
   test_checks++;
   if (called < (STEPS + 1) / 2)

@@ -622,11 +622,11 @@ static void bind_model_init(bind_model_t *m, const gguf_file_t *f) {
     m->outputs[i].dims[0] = (kgrt_dim_t){(int64_t)f->size[i] / 4, -1};
     const int64_t bytes = (int64_t)f->size[i];
     m->step_args[i][0] = (kgrt_step_arg_t){KGRT_SPACE_WEIGHT, (uint32_t)i, 0,
-                                           constant(bytes), constant(0)};
+                                           constant(bytes),   constant(0), constant(0)};
     m->step_args[i][1] = (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, (uint32_t)i, 0,
-                                           constant(bytes), constant(0)};
-    m->step_args[i][2] =
-        (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, constant(0), constant(bytes)};
+                                           constant(bytes),   constant(0), constant(0)};
+    m->step_args[i][2] = (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0,          0, constant(0),
+                                           constant(bytes),  constant(0)};
     m->steps[i] = (kgrt_step_t){.kernel = 0,
                                 .units = constant(bytes),
                                 .per_block = 64,

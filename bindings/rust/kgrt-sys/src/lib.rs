@@ -161,7 +161,7 @@ c_consts! {
     pub const KGRT_ERROR_MESSAGE_MAX: usize = 512;
     pub const KGRT_MAX_RANKS: u32 = 64;
     // kgrt_table.h
-    pub const KGRT_TABLE_ABI: u32 = 10;
+    pub const KGRT_TABLE_ABI: u32 = 11;
     pub const KGRT_MAX_DIMS: usize = 8;
     pub const KGRT_EXPR_SYMS: usize = 4;
     pub const KGRT_MAX_BUFFER_BYTES: u64 = 1 << 48;
@@ -188,6 +188,7 @@ c_consts! {
     pub const KGRT_COLLECTIVE_ALL_REDUCE: kgrt_collective_t = 1;
     pub const KGRT_COLLECTIVE_ALL_GATHER: kgrt_collective_t = 2;
     pub const KGRT_COLLECTIVE_BROADCAST: kgrt_collective_t = 3;
+    pub const KGRT_MOVED_NONE: i16 = -2;
     // kgrt_weights.h
     pub const KGRT_WEIGHTS_MAX_DIMS: usize = 8;
     pub const KGRT_WEIGHTS_NAME_MAX: usize = 255;
@@ -311,6 +312,7 @@ c_structs! {
         pub offset: u64,
         pub bytes: kgrt_expr_t,
         pub value: kgrt_expr_t,
+        pub moved: kgrt_expr_t,
     }
     /// One launch (or collective) of the plan.
     pub struct kgrt_step_t {

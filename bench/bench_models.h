@@ -15,6 +15,7 @@
 #include "gemv_q4_0_m8.h"
 #include "gemv_q8_0.h"
 #include "greedy_1.h"
+#include "greedy_rt_1.h"
 #include "norm_qkv_gemv.h"
 #include "norm_qkv_gemv_unfused.h"
 #include "norm_swiglu_gemv.h"

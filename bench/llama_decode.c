@@ -157,6 +157,7 @@ static void bench_model(kgrt_device_t *dev, int which, double copy_gbps) {
 
   /* prefill: 512 random tokens at positions 0 .. 511 */
   int32_t tokens[PROMPT], pos[PROMPT], last = PROMPT - 1, seed = 0;
+  const float greedy[4] = {0.0f, 0.0f, 1.0f, 0.0f}; /* params: the argmax */
   for (int i = 0; i < PROMPT; ++i) {
     tokens[i] = (int32_t)(next() % 128256);
     pos[i] = i;
@@ -167,6 +168,7 @@ static void bench_model(kgrt_device_t *dev, int which, double copy_gbps) {
   OK(kgrt_model_set_input(m, "pos", pos, sizeof pos, &err));
   OK(kgrt_model_set_input(m, "last", &last, sizeof last, &err));
   OK(kgrt_model_set_input(m, "seed", &seed, sizeof seed, &err));
+  OK(kgrt_model_set_input(m, "params", greedy, sizeof greedy, &err));
   double prefill_us = 0;
   OK(kgrt_model_time(m, 2, 5, &prefill_us, &err));
   const int L = models[which].layers, KVH = models[which].kv_heads,

@@ -101,6 +101,7 @@ int main(int argc, char **argv) {
   OK(kgrt_model_bind_weights(m, w, 0, &err));
   failures = 0;
   int32_t pos[64], last, seed = 0, tok = 0;
+  const float greedy[4] = {0.0f, 0.0f, 1.0f, 0.0f}; /* params: the argmax */
   for (int step = 0; step <= STEPS; ++step) {
     const int T = step == 0 ? P : 1, pos0 = step == 0 ? 0 : P + step - 1;
     for (int t = 0; t < T; ++t)
@@ -113,6 +114,7 @@ int main(int argc, char **argv) {
     OK(kgrt_model_set_input(m, "pos", pos, sizeof(int32_t) * (size_t)T, &err));
     OK(kgrt_model_set_input(m, "last", &last, sizeof last, &err));
     OK(kgrt_model_set_input(m, "seed", &seed, sizeof seed, &err));
+    OK(kgrt_model_set_input(m, "params", greedy, sizeof greedy, &err));
     for (int v = 0; v < V; ++v)
       got[v] = NAN;
     OK(kgrt_model_run(m, &err));

@@ -133,6 +133,7 @@ static void *rank_main(void *arg) {
   /* 1. prefill of 2048 tokens */
   static int32_t tokens[PREFILL], pos[PREFILL];
   int32_t last = PREFILL - 1, seed = 0;
+  const float greedy[4] = {0.0f, 0.0f, 1.0f, 0.0f}; /* params: the argmax */
   uint64_t s = 12345;
   for (int i = 0; i < PREFILL; ++i) {
     tokens[i] = (int32_t)(next(&s) % 128256);
@@ -144,6 +145,7 @@ static void *rank_main(void *arg) {
   OK(kgrt_model_set_input(m, "pos", pos, sizeof pos, err));
   OK(kgrt_model_set_input(m, "last", &last, sizeof last, err));
   OK(kgrt_model_set_input(m, "seed", &seed, sizeof seed, err));
+  OK(kgrt_model_set_input(m, "params", greedy, sizeof greedy, err));
   OK(kgrt_model_time(m, 2, 5, &j->prefill_us, err));
   j->prefill_prof = calloc(PROFILE_CAP, sizeof *j->prefill_prof);
   if (j->prefill_prof == NULL) {

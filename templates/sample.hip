@@ -23,13 +23,18 @@
  * from params[row] (temperature, top-k, top-p, min-p; a temperature that is
  * not > 0 draws the argmax, a setting out of its range is off), its
  * uniform from its own key seed[row] and counter (0, counter[row], 0, 0),
- * so that a row's draw is its own wherever it sits in the batch.{{/if}} */
+ * so that a row's draw is its own wherever it sits in the batch.{{#if PARTS}}
+ * With PARTS: the GREEDY path where the row's temperature is not > 0;
+ * otherwise part 0 samples the whole row and the others leave.{{/if}}{{/if}} */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{X_T}}) x, KG_GLOBAL(const int) seed,{{#if RUNTIME}} KG_GLOBAL(const float) params, KG_GLOBAL(const int) counter,{{/if}} KG_GLOBAL(int) y{{#if PARTS}}, KG_GLOBAL(int) part, KG_GLOBAL(int) cnt{{/if}}) {
   kg_dep_launch();
   kg_dep_wait(); /* early launch: nothing is read before it (common.hip) */
   const int tid = (int)threadIdx.x;
-{{#if GREEDY}}
+{{#if GREEDY}}{{#if RUNTIME}}
+  const float greedy_t = kg_ld(params, (long)blockIdx.x / {{PARTS}} * 4);
+  if (!(greedy_t > 0.0f && greedy_t <= 3.0e38f)) {
+{{/if}}
   (void)seed;
   const long row = (long)blockIdx.x / {{PARTS}};
   const long p = (long)blockIdx.x % {{PARTS}};
@@ -77,7 +82,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   at = kg_block_argbest<{{WAVE}}, {{BLOCK}}>(best, at);
   if (tid == 0)
     kg_st(y, row, at);
-{{/if}}{{#if SPLIT}}
+{{#if RUNTIME}}  return;
+  }
+  if ((long)blockIdx.x % {{PARTS}} != 0)
+    return;
+{{/if}}{{/if}}{{#if SPLIT}}
   const long row = (long)blockIdx.x / {{PARTS}};
   const long p = (long)blockIdx.x % {{PARTS}};
   const long base = row * {{COLS}};
@@ -258,10 +267,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   if (tid == 0)
     kg_st(y, row, (int)(first != 0x7fffffff ? kidx[first] : nk > 0 ? kidx[nk - 1] : 0u));
 {{/if}}{{#if SAMPLE}}
-  const long base = (long)blockIdx.x * {{COLS}};
+  const long base = (long)blockIdx.x{{#if PARTS}} / {{PARTS}}{{/if}} * {{COLS}};
   /* the inverse-CDF chunk: a whole number of vectors */
   constexpr long CH = ({{COLS}} / {{VEC}} + {{BLOCK}} - 1) / {{BLOCK}} * {{VEC}};
-{{#if RUNTIME}}  const long row = (long)blockIdx.x;
+{{#if RUNTIME}}  const long row = (long)blockIdx.x{{#if PARTS}} / {{PARTS}}{{/if}};
   const float temp = kg_ld(params, row * 4), fk = kg_ld(params, row * 4 + 1);
   const float fp = kg_ld(params, row * 4 + 2), fm = kg_ld(params, row * 4 + 3);
   if (!(temp > 0.0f && temp <= 3.0e38f)) {
@@ -388,6 +397,6 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   }
   pick = kg_block_argbest<{{WAVE}}, {{BLOCK}}>(pick != 0x7fffffff ? 1u : 0u, pick);
   if (tid == 0)
-    kg_st(y, (long)blockIdx.x, pick != 0x7fffffff ? pick : (last_kept > 0 ? last_kept - 1 : 0));
+    kg_st(y, (long)blockIdx.x{{#if PARTS}} / {{PARTS}}{{/if}}, pick != 0x7fffffff ? pick : (last_kept > 0 ? last_kept - 1 : 0));
 {{/if}}
 }

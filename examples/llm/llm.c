@@ -7,10 +7,11 @@
  * a run, the sampled token read back (4 bytes) and streamed as text (valid
  * UTF-8: a character cut across tokens goes out once whole, llm_utf8.h),
  * and ends with a summary: the prompt's and the generation's tokens, times
- * and rates, and why it stopped.
+ * and rates, why it stopped and how it sampled.
  *
  *   llm [--device SPEC] [--tp N | --pp N] [--prompt TEXT | --tokens ID,...]
- *       [--chat [--chat-format NAME] [--system TEXT]] [-n N] MODEL
+ *       [--chat [--chat-format NAME] [--system TEXT]] [-n N]
+ *       [--temp T] [--top-k K] [--top-p P] [--min-p P] [--seed S] MODEL
  *
  * --device: hip, cuda or sim:ARCH (default sim:gfx1100); -n: tokens to
  * generate (default 32; generation also stops at an end-of-generation token
@@ -21,9 +22,14 @@
  * GPUs, tensor parallel or as a pipeline, which needs a table built for it
  * (LLM_TABLE_TP2: tp = 2, LLM_TABLE_PP2: pp = 2): rank r runs on GPU r of a
  * "hip" or "cuda" device, or on its own sim device, in its own thread, all
- * joined to one communicator; rank 0 streams the text. Errors are one line
- * and exit code 1. */
+ * joined to one communicator; rank 0 streams the text. The sampling is the
+ * table's params input, set at run time: --temp (default 0: greedy, the
+ * argmax), --top-k (0: off), --top-p (1: off), --min-p (0: off), --seed
+ * (default 0; the draw of the token at position p is Philox of the seed at
+ * p, so a seed gives the same text every time). Errors are one line and
+ * exit code 1. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,9 +62,60 @@ static int usage(void) {
   fprintf(
       stderr,
       "usage: llm [--device SPEC] [--tp N | --pp N] [--prompt TEXT | --tokens ID,...] "
-      "[--chat [--chat-format NAME] [--system TEXT]] [-n N] "
-      "MODEL.gguf|MODEL.safetensors\n");
+      "[--chat [--chat-format NAME] [--system TEXT]] [-n N] [--temp T] [--top-k K] "
+      "[--top-p P] [--min-p P] [--seed S] MODEL.gguf|MODEL.safetensors\n");
   return 1;
+}
+
+/* How the tokens are drawn: the table's params input (temperature, top_k,
+ * top_p, min_p) and its seed input. */
+typedef struct sampling {
+  float params[4];
+  uint32_t seed;
+} sampling_t;
+
+/* A sampling flag: the params slot it sets (-1: the seed), its range
+ * (lo_open: > lo, else >= lo; hi_open: < hi, else <= hi), whether it takes
+ * an integer, and the range in words for its error. */
+typedef struct sampling_flag {
+  const char *name;
+  int slot;
+  double lo, hi;
+  int lo_open, hi_open, integer;
+  const char *range;
+} sampling_flag_t;
+
+static const sampling_flag_t sampling_flags[] = {
+    {"--temp", 0, 0, 3e38, 0, 0, 0, "a number >= 0 (0: greedy)"},
+    {"--top-k", 1, 0, 1 << 24, 0, 0, 1, "an integer from 0 to 16777216 (0: off)"},
+    {"--top-p", 2, 0, 1, 1, 0, 0, "a number in (0, 1] (1: off)"},
+    {"--min-p", 3, 0, 1, 0, 1, 0, "a number in [0, 1) (0: off)"},
+    {"--seed", -1, 0, 4294967295.0, 0, 0, 1, "an integer from 0 to 4294967295"},
+};
+
+/* The sampling flag named `name`, or NULL. */
+static const sampling_flag_t *sampling_flag(const char *name) {
+  for (size_t i = 0; i < sizeof sampling_flags / sizeof sampling_flags[0]; ++i)
+    if (strcmp(sampling_flags[i].name, name) == 0)
+      return &sampling_flags[i];
+  return NULL;
+}
+
+/* Sets flag f's value from text into *s; -1 after a one-line error. */
+static int sampling_set(sampling_t *s, const sampling_flag_t *f, const char *text) {
+  char *end;
+  errno = 0;
+  const double v = f->integer ? (double)strtoll(text, &end, 10) : strtod(text, &end);
+  if (end == text || *end != 0 || errno != 0 || !isfinite(v) ||
+      (f->lo_open ? v <= f->lo : v < f->lo) || (f->hi_open ? v >= f->hi : v > f->hi)) {
+    fprintf(stderr, "llm: %s takes %s, got '%s'\n", f->name, f->range, text);
+    return -1;
+  }
+  if (f->slot < 0)
+    s->seed = (uint32_t)v;
+  else
+    s->params[f->slot] = (float)v;
+  return 0;
 }
 
 /* The max of sym `name` in the table, or 0. */
@@ -85,10 +142,11 @@ static int parse_ids(const char *s, int32_t *ids, int cap) {
   return n;
 }
 
-/* Runs tokens[0 .. T) at positions pos0 ..; the next token into *next. */
+/* Runs tokens[0 .. T) at positions pos0 ..; the next token, drawn as
+ * `how` says, into *next. */
 static kgrt_status_t run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0,
-                         int32_t *next, kgrt_error_t *err) {
-  int32_t pos[MAX_PROMPT], last = T - 1, seed = pos0;
+                         const sampling_t *how, int32_t *next, kgrt_error_t *err) {
+  int32_t pos[MAX_PROMPT], last = T - 1, seed = (int32_t)how->seed;
   for (int t = 0; t < T; ++t)
     pos[t] = pos0 + t;
   kgrt_status_t st;
@@ -99,6 +157,7 @@ static kgrt_status_t run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0
       (st = kgrt_model_set_input(m, "pos", pos, sizeof(int32_t) * (size_t)T, err)) ||
       (st = kgrt_model_set_input(m, "last", &last, sizeof last, err)) ||
       (st = kgrt_model_set_input(m, "seed", &seed, sizeof seed, err)) ||
+      (st = kgrt_model_set_input(m, "params", how->params, sizeof how->params, err)) ||
       (st = kgrt_model_run(m, err)))
     return st;
   return kgrt_model_get_output(m, "next_token", next, sizeof *next, err);
@@ -136,6 +195,7 @@ typedef struct rank_job {
   const int32_t *ids;
   int n;
   long gen;
+  sampling_t how;
   const llm_tokenizer_t *tok; /* NULL: print ids */
   int echo;                   /* print the prompt's text first */
   int rc;
@@ -183,7 +243,7 @@ static void *rank_main(void *arg) {
   double t0 = now_s();
   for (int at = 0; at < j->n; at += (int)t_max) {
     int T = j->n - at < t_max ? j->n - at : (int)t_max;
-    if (run(m, j->ids + at, T, at, &next, &err) != KGRT_STATUS_OK) {
+    if (run(m, j->ids + at, T, at, &j->how, &next, &err) != KGRT_STATUS_OK) {
       fprintf(stderr, "llm: %s\n", err.message);
       goto done;
     }
@@ -211,7 +271,7 @@ static void *rank_main(void *arg) {
     }
     if (made == j->gen)
       break;
-    if (run(m, &next, 1, pos++, &next, &err) != KGRT_STATUS_OK) {
+    if (run(m, &next, 1, pos++, &j->how, &next, &err) != KGRT_STATUS_OK) {
       fprintf(stderr, "\nllm: %s\n", err.message);
       goto done;
     }
@@ -230,7 +290,13 @@ static void *rank_main(void *arg) {
         gen_s, stop);
     if (stop[0] == '-')
       fprintf(stderr, " %ld", j->gen);
-    fprintf(stderr, "\n");
+    const float *p = j->how.params;
+    if (p[0] > 0.0f)
+      fprintf(stderr,
+              "; sampled at temperature %g, top-k %g, top-p %g, min-p %g, seed %u\n",
+              (double)p[0], (double)p[1], (double)p[2], (double)p[3], j->how.seed);
+    else
+      fprintf(stderr, "; greedy\n");
   }
   j->rc = 0;
 done:
@@ -312,8 +378,14 @@ int main(int argc, char **argv) {
   int chat = 0;
   long gen = 32, tp = 1;
   const char *mode = NULL; /* "tp" or "pp": the flag that set tp */
+  /* greedy: temperature 0; top-k, top-p and min-p off */
+  sampling_t how = {{0.0f, 0.0f, 1.0f, 0.0f}, 0};
   for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
+    const sampling_flag_t *f = sampling_flag(argv[i]);
+    if (f != NULL && i + 1 < argc) {
+      if (sampling_set(&how, f, argv[++i]) != 0)
+        return 1;
+    } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
       device = argv[++i];
     else if (strcmp(argv[i], "--chat") == 0)
       chat = 1;
@@ -447,6 +519,7 @@ int main(int argc, char **argv) {
                            .ids = ids,
                            .n = n,
                            .gen = gen,
+                           .how = how,
                            .tok = have_tok ? &tok : NULL,
                            .echo = !chat,
                            .rc = 1};

@@ -12,7 +12,10 @@
 -- One table serves prefill and decode: T (the tokens of this run, a sym) and
 -- S (the context after it, a sym) are set at run time.
 --   inputs   tokens [T] i32, pos [T] i32 (S - T .. S - 1), last [1] i32 (the
---            row whose logits are wanted: T - 1), seed [1] i32 (sampling)
+--            row whose logits are wanted: T - 1), seed [1] i32 and params
+--            [1, 4] f32 (the sampling: temperature (0: greedy), top_k (0:
+--            off), top_p (1: off), min_p (0: off); the draw is Philox of
+--            the seed at the drawn token's position, as a batch table's)
 --   state    k_cache, v_cache [layers, kv_heads, context, head_dim]: the KV
 --            cache, kept on the device across runs (kv_append updates it)
 --   outputs  logits [1, vocab] f32 (the last row's), next_token [1] i32
@@ -51,7 +54,6 @@
 --   norms [f32]: the dtype of norm weights and biases (GGUF files store
 --     them in f32, Hugging Face files in the model's dtype)
 --   max_tokens [512]: T's maximum; context [2048]: the KV cache's slots
---   sampling [greedy]: { temperature, top_k, top_p, min_p } for `sample`
 --   tp [1]: tensor parallel over tp ranks (Megatron style): this table is
 --     one rank's part. Q, K, V, gate and up are split by their output rows,
 --     O and down by their input columns and followed by an all_reduce (each
@@ -207,15 +209,6 @@ local function weight_formats(cfg, dtype, layers)
   return formats
 end
 
-local function sampling_attrs(cfg)
-  local s = rawget(cfg, "sampling")
-  if s == nil then return { temperature = 0 } end
-  if type(s) ~= "table" then fail("config sampling must be a table") end
-  local a = {}
-  for _, key in ipairs { "temperature", "top_k", "top_p", "min_p" } do a[key] = rawget(s, key) end
-  return a
-end
-
 local dtype_of_name = { f32 = f32, f16 = f16, bf16 = bf16, q8_0 = q8_0, q4_0 = q4_0,
   q4_k = q4_k, q6_k = q6_k }
 
@@ -255,7 +248,7 @@ end
 --- output.weight, the weights' formats by kind from its tensors (layer 0's,
 --- and weights.layers where a layer's differ, as in Q4_K_M files), the norms' dtype from blk.0.attn_norm.weight, qkv_bias
 --- where it has blk.0.attn_q.bias. `extra` (dtype, context, max_tokens,
---- sampling, tp, pp, ...) is added and wins over the file.
+--- tp, pp, ...) is added and wins over the file.
 function M.gguf_config(info, extra)
   extra = extra or {}
   if type(info) ~= "table" or type(info.meta) ~= "table" or type(info.tensors) ~= "table" then
@@ -346,7 +339,7 @@ local hf_dtypes = { float16 = f16, bfloat16 = bf16 }
 --- or attention_bias), the activations' dtype from torch_dtype (float16,
 --- bfloat16), the RoPE layout "half" (HF does not permute q and k), and the
 --- weights' formats by kind (weights.layers where a layer's differ) and the
---- norms' dtype from the file's tensors. `extra` (dtype, context, max_tokens, sampling, tp,
+--- norms' dtype from the file's tensors. `extra` (dtype, context, max_tokens, tp,
 --- pp, ...) is added and wins over the files.
 function M.hf_config(json, info, extra)
   extra = extra or {}
@@ -478,7 +471,9 @@ function M.config(cfg)
   if c.max_tokens > c.context then
     fail("config max_tokens %d is more than the context %d", c.max_tokens, c.context)
   end
-  c.sampling = sampling_attrs(cfg)
+  if rawget(cfg, "sampling") ~= nil then
+    fail("config sampling: a table samples with its params input, set at run time")
+  end
   c.tp = int_key(cfg, "tp", 1)
   c.pp = int_key(cfg, "pp", 1)
   c.mm = {} -- the matmuls' attributes
@@ -654,6 +649,7 @@ function M.build(cfg)
     pos = input("pos", i32, { T })
     last = input("last", i32, { 1 })
     seed = input("seed", i32, { 1 })
+    params = input("params", f32, { 1, 4 })
   end
   -- the KV cache: one for the whole model, or each pipeline stage its own
   local kcs, vcs, first = {}, {}, {}
@@ -706,14 +702,13 @@ function M.build(cfg)
     return logits
   end)
   output("logits", logits)
-  if not c.batch then output("next_token", sample(logits, seed, c.sampling)) end
   -- i32 has no arithmetic of its own: pos + 1 through f32 (exact below 2^24)
   local rows = c.batch and last.shape[1] or 1
   local p = reshape(embedding(reshape(cast(pos, f32), { T, 1 }), last), { rows })
   local next_pos = cast(affine(p, { mul = 1, add = 1 }), i32)
+  -- each sequence's draw: Philox of its seed at the drawn token's position
+  output("next_token", sample(logits, seed, params, next_pos))
   if c.batch then
-    -- each sequence's draw: Philox of its seed at the drawn token's position
-    output("next_token", sample(logits, seed, params, next_pos))
     output("next_ctx", cast(affine(cast(kv.paged.ctx, f32), { mul = 1, add = 1 }), i32))
   end
   output("next_pos", next_pos)

@@ -18,7 +18,10 @@
 -- the same wherever it sits in a batch (models.llama passes a request's seed
 -- and the position of the token drawn). One workgroup per row; a
 -- temperature that is not > 0 takes the argmax, a setting out of its range
--- is off (top_k outside [1, V), top_p or min_p outside (0, 1)).
+-- is off (top_k outside [1, V), top_p or min_p outside (0, 1)). Where the
+-- rows are known at build time (a batch-1 table's one row), PARTS
+-- workgroups a row: the argmax split as the attributes' greedy is, or,
+-- at a temperature > 0, the first of them samples the row alone.
 local kg = require "kgen"
 local fail = kg.fail
 
@@ -28,18 +31,22 @@ kg.template {
     "SEED1", "SEED2", "SPLIT", "STEPS", "TOPK", "TOPP", "X_T" },
   libs = { "sample" },
   params = function(target, info)
-    if info.parts then -- greedy, split: PARTS workgroups per row (tiles of one row)
-      return { BLOCK = info.block, VEC = info.vec, per_block = 1, ["repeat"] = info.parts }
-    end
-    local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
-    local block = kg.row_block(target, info.cols, vec)
     -- the radix-select histograms take about 192 bytes of LDS per thread (both
     -- instantiations of kg_radix_pass); stay inside the target's static LDS
     -- (48 KiB on sm_90, 64 KiB on gfx targets)
-    while block > target.wave and 192 * block + 4096 > target.lds_bytes do
-      block = block // 2
+    local function fit(block)
+      while block > target.wave and 192 * block + 4096 > target.lds_bytes do
+        block = block // 2
+      end
+      return block
     end
-    return { BLOCK = block, VEC = vec }
+    if info.parts then -- greedy, split: PARTS workgroups per row (tiles of one row)
+      -- at run time a part may sample the row: the radix select's LDS
+      local block = info.runtime and fit(info.block) or info.block
+      return { BLOCK = block, VEC = info.vec, per_block = 1, ["repeat"] = info.parts }
+    end
+    local vec = kg.vector_width(kg.dtypes[info.dtype], { info.cols })
+    return { BLOCK = fit(kg.row_block(target, info.cols, vec)), VEC = vec }
   end,
 }
 
@@ -110,15 +117,36 @@ kg.op {
       rows_of(seed, nil, "seed (with params)", kg.dtypes.i32)
       rows_of(counter, nil, "counter", kg.dtypes.i32)
       node.template = "sample"
-      node.grid = "rows"
-      node.grid_of = x
-      node.cols = cols
+      -- rows known at build time (a batch-1 table's one): the argmax split
+      -- over PARTS workgroups a row as the attributes' greedy is
+      local fixed = true
+      for _, d in ipairs(lead) do fixed = fixed and math.type(d) == "integer" end
+      local vec = kg.vector_width(x.dtype, { cols })
+      local chunk = GREEDY_BLOCK * vec * GREEDY_STEPS
+      local parts = fixed and (cols + chunk - 1) // chunk or nil
+      if parts then
+        node.grid, node.tile_units = "tiles", lead
+        local pshape = {}
+        for i, d in ipairs(lead) do pshape[i] = d end
+        pshape[#pshape + 1] = 2 * parts
+        node.extra_outputs = {
+          { dtype = kg.dtypes.i32, shape = pshape, hidden = true },
+          { dtype = kg.dtypes.i32, shape = lead, hidden = true, persistent = true },
+        }
+      else
+        node.grid = "rows"
+        node.grid_of = x
+        node.cols = cols
+      end
       node.holes = {
-        CHUNK = "", PARTS = "", STEPS = "1", SPLIT = "", CAND = "", X_T = x.dtype.ctype,
-        COLS = tostring(cols), GREEDY = "", SAMPLE = "1", RUNTIME = "1", INV_T = "",
-        TOPK = "", TOPP = "", MINP = "", SEED1 = "", SEED2 = "",
+        CHUNK = parts and tostring(chunk) or "", PARTS = parts and tostring(parts) or "",
+        STEPS = parts and tostring(GREEDY_STEPS) or "1", SPLIT = "", CAND = "",
+        X_T = x.dtype.ctype, COLS = tostring(cols), GREEDY = parts and "1" or "",
+        SAMPLE = "1", RUNTIME = "1", INV_T = "", TOPK = "", TOPP = "", MINP = "",
+        SEED1 = "", SEED2 = "",
       }
-      node.params_info = { dtype = x.dtype.name, cols = cols }
+      node.params_info = { dtype = x.dtype.name, cols = cols, parts = parts,
+        block = GREEDY_BLOCK, vec = vec, runtime = true }
       node.out_dtype, node.out_shape = kg.dtypes.i32, lead
       return
     end

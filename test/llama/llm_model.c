@@ -481,6 +481,7 @@ double llm_nmse(const float *a, const double *ref, int n) {
 kgrt_status_t llm_run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0,
                       kgrt_error_t *err) {
   int32_t pos[LLM_RUN_MAX_T], last = T - 1, seed = 0;
+  const float greedy[4] = {0.0f, 0.0f, 1.0f, 0.0f}; /* temperature 0: the argmax */
   if (T < 1 || T > LLM_RUN_MAX_T) {
     if (err != NULL) {
       err->status = KGRT_STATUS_OUT_OF_RANGE;
@@ -498,7 +499,8 @@ kgrt_status_t llm_run(kgrt_model_t *m, const int32_t *tokens, int T, int pos0,
            kgrt_model_set_input(m, "tokens", tokens, sizeof(int32_t) * (size_t)T, err)) ||
       (st = kgrt_model_set_input(m, "pos", pos, sizeof(int32_t) * (size_t)T, err)) ||
       (st = kgrt_model_set_input(m, "last", &last, sizeof last, err)) ||
-      (st = kgrt_model_set_input(m, "seed", &seed, sizeof seed, err)))
+      (st = kgrt_model_set_input(m, "seed", &seed, sizeof seed, err)) ||
+      (st = kgrt_model_set_input(m, "params", greedy, sizeof greedy, err)))
     return st;
   return kgrt_model_run(m, err);
 }

@@ -38,7 +38,9 @@ def generate(m, prompt, n):
         m.set_input("tokens", np.array(tokens, dtype=np.int32))
         m.set_input("pos", np.arange(pos0, pos0 + t, dtype=np.int32))
         m.set_input("last", np.array([t - 1], dtype=np.int32))
-        m.set_input("seed", np.array([pos0], dtype=np.int32))
+        m.set_input("seed", np.array([0], dtype=np.int32))
+        # temperature 0: the argmax (top_k 0, top_p 1, min_p 0: off)
+        m.set_input("params", np.array([[0, 0, 1, 0]], dtype=np.float32))
         m.run()
         return int(m.output("next_token")[0])
     out = [run(prompt, 0)]

@@ -25,6 +25,10 @@
 -- CHECK-NEXT: {{^}}llama_q4_0_decode_embedding_{{[0-9a-f]+$}}
 -- CHECK-NEXT: {{^}}llama_q4_0_decode_rmsnorm_{{[0-9a-f]+$}}
 -- CHECK-NEXT: {{^}}llama_q4_0_decode_matmul_cast_gemv_q_{{[0-9a-f]+$}}
+-- the next position's kernels, then the sample (they give its counter)
+-- CHECK-NEXT: {{^}}llama_q4_0_decode_cast_{{[0-9a-f]+$}}
+-- CHECK-NEXT: {{^}}llama_q4_0_decode_embedding_{{[0-9a-f]+$}}
+-- CHECK-NEXT: {{^}}llama_q4_0_decode_affine_cast_{{[0-9a-f]+$}}
 -- CHECK-NEXT: {{^}}llama_q4_0_decode_sample_{{[0-9a-f]+$}}
 -- CHECK-NOT: {{_rope_[0-9a-f]|_kv_append_[0-9a-f]|_rmsnorm_}}
 local llama = require "models.llama"

@@ -2,7 +2,8 @@
 -- row, top-p + min-p by radix cuts and an inverse-CDF scan in one
 -- workgroup a row (the model's settings as constants the compiler folds),
 -- and the same path with each row's settings, key and counter read at run
--- time; no scratch on either target.
+-- time (split as the greedy one where the rows are known at build time);
+-- no scratch on either target.
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W32
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W64
 -- RUN: %kgen --arch gfx1100 --emit=meta %s -o - | FileCheck %s --check-prefix=META
@@ -59,6 +60,21 @@
 -- CHECK: const bool use_topk = fk >= 1.0f && fk < (float)128256;
 -- CHECK: ctr.y = (unsigned)kg_ld(counter, row);
 -- CHECK: kg_philox4x32_10(ctr, (unsigned)kg_ld(seed, row), 0u)
+-- run time, one row known at build time (a batch-1 table's): the argmax
+-- split over 63 parts of 2048 f32 where the temperature is not > 0, else
+-- part 0 samples the row alone
+-- CHECK-LABEL: sample_sample_{{[0-9a-f]+}}(KG_GLOBAL(const float) x, KG_GLOBAL(const int) seed, KG_GLOBAL(const float) params, KG_GLOBAL(const int) counter, KG_GLOBAL(int) y, KG_GLOBAL(int) part, KG_GLOBAL(int) cnt)
+-- CHECK: const float greedy_t = kg_ld(params, (long)blockIdx.x / 63 * 4);
+-- CHECK-NEXT: if (!(greedy_t > 0.0f && greedy_t <= 3.0e38f)) {
+-- CHECK: last = kg_atomic_add(cnt, row, 1) == 63 - 1;
+-- CHECK: if ((long)blockIdx.x % 63 != 0)
+-- CHECK-NEXT: return;
+-- CHECK: const long row = (long)blockIdx.x / 63;
+-- CHECK: ctr.y = (unsigned)kg_ld(counter, row);
+-- CHECK: kg_philox4x32_10(ctr, (unsigned)kg_ld(seed, row), 0u)
+-- CHECK: kg_st(y, (long)blockIdx.x / 63, pick
+-- META: .name: sample_sample_{{[0-9a-f]+}}
+-- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- META: .name: sample_sample_{{[0-9a-f]+}}
 -- META-NOT: .private_segment_fixed_size: {{[1-9]}}
 -- META: .name: sample_sample_{{[0-9a-f]+}}
@@ -77,3 +93,5 @@ output("y", sample(x, s, { temperature = 0.7, top_k = 50, top_p = 0.9, min_p = 0
 output("z", sample(x, s, { temperature = 0.7, top_k = 300, top_p = 0.9, min_p = 0.05 }))
 output("r", sample(x, input("keys", i32, { B }), input("params", f32, { B, 4 }),
   input("counter", i32, { B })))
+output("o", sample(input("x1", f32, { 1, 128256 }), input("key1", i32, { 1 }),
+  input("params1", f32, { 1, 4 }), input("counter1", i32, { 1 })))

@@ -40,7 +40,8 @@ fn decode_host(m: &mut kgrt::Model, prompt: &[i32], n: usize) -> Vec<i32> {
         m.set_input("tokens", toks).unwrap();
         m.set_input("pos", &pos).unwrap();
         m.set_input("last", &[t as i32 - 1]).unwrap();
-        m.set_input("seed", &[pos0]).unwrap();
+        m.set_input("seed", &[0i32]).unwrap();
+        m.set_input("params", &[0f32, 0.0, 1.0, 0.0]).unwrap(); // greedy
         m.run().unwrap();
         m.output::<i32>("next_token").unwrap()[0]
     };

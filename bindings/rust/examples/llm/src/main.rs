@@ -169,7 +169,9 @@ fn run(m: &mut kgrt::Model, tokens: &[i32], pos0: usize) -> kgrt::Result<i32> {
     m.set_input("tokens", tokens)?;
     m.set_input("pos", &pos)?;
     m.set_input("last", &[t as i32 - 1])?;
-    m.set_input("seed", &[pos0 as i32])?;
+    m.set_input("seed", &[0i32])?;
+    // temperature 0: the argmax (top_k 0, top_p 1, min_p 0: off)
+    m.set_input("params", &[0f32, 0.0, 1.0, 0.0])?;
     m.run()?;
     let mut next = [0i32];
     m.get_output("next_token", &mut next)?;
@@ -273,8 +275,6 @@ fn generate(a: &Args) -> Result<(), String> {
         m.set_input("pos", &[ids.len() as i32])
             .map_err(|e| e.message)?;
         m.set_input("last", &[0i32]).map_err(|e| e.message)?;
-        m.set_input("seed", &[ids.len() as i32])
-            .map_err(|e| e.message)?;
         m.link("next_token", "tokens").map_err(|e| e.message)?;
         m.link("next_pos", "pos").map_err(|e| e.message)?;
         m.step_dim("S", 1).map_err(|e| e.message)?;

@@ -72,9 +72,15 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   T *const Ps = Qs + BM * LDQ;                     /* per wave [FM RF][LDP] */
   T *const Ks = Ps + (PREG ? 0 : {{WM}} * WK * FM * RF * LDP); /* [STAGES][BN][LDQ] */
   T *const Vs = Ks + STAGES * BN * LDQ;            /* [STAGES] VSTAGE */
-{{#if PAGED}}  /* each row's position in this pass (-1: another pass's), at the end */
+{{#if STREAM}}  /* at the end: each row's position and pass (-1: none), then the passes'
+   * table (below) */
+  constexpr int PMAX = BM + 1; /* passes of a tile at most: one per token */
+  int *const Rp = (int *)(void *)(lds + {{SHARED_BYTES}} - BM * 8 - (PMAX + 2) * 32);
+  int *const Rq = Rp + BM;
+  int *const Pt = Rq + BM; /* [PMAX + 2][8] */
+{{else}}{{#if PAGED}}  /* each row's position in this pass (-1: another pass's), at the end */
   int *const Rp = (int *)(void *)(lds + {{SHARED_BYTES}} - BM * 4);
-{{/if}}  /* element r of a fragment's accumulator: its row, its key or column, and
+{{/if}}{{/if}}  /* element r of a fragment's accumulator: its row, its key or column, and
    * which of the lane's rows it is in */
   auto rowof = [](int r) { return TR ? F::col(r) : F::row(r); };
   auto colof = [](int r) { return TR ? F::row(r) : F::col(r); };
@@ -104,11 +110,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     const int c = kg_ld(ctx, s);
     return c < 0 ? 0 : c > CTX_MAX ? CTX_MAX : c;
   };
-  /* the pass's keys [kb, ke) (key tiles at multiples of BN, so a row's
-   * tiles never depend on the rows beside it), its rows' positions p_lo ..
-   * p_hi, its sequence sq, and this split's tiles [t_begin, t_end) of the
-   * keys: at least MINT a split */
-  int kb = 0, ke = 0, sq = 0, p_lo = 0, p_hi = 0, t_begin = 0, t_end = 0, per = 0;
+  /* a pass's keys [kb, ke) (key tiles at multiples of BN, so a row's tiles
+   * never depend on the rows beside it), its rows' positions p_lo .. p_hi,
+   * and this split's tiles [t_begin, t_end) of the keys: at least MINT a
+   * split */
+  int kb = 0, ke = 0, p_lo = 0, p_hi = 0, t_begin = 0, t_end = 0, per = 0;
   (void)p_lo;
   (void)p_hi;
   auto split_tiles = [&](int ntiles) {
@@ -149,8 +155,9 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const int t_end = t_begin + per < ntiles ? t_begin + per : ntiles;
 {{/if}}
   /* key tile kt's keys in [lo, hi) into stage s (zeros past ke and D) */
-  auto load_kv = [&](int s, int kt, int lo, int hi) {
-    const int j0 = kb + kt * BN;
+{{#if PAGED}}  int lkb = 0, lke = 0, lsq = 0; /* the item load_kv copies: its keys, sequence */
+{{/if}}  auto load_kv = [&](int s, int kt, int lo, int hi) {
+    const int j0 = {{#if PAGED}}lkb{{else}}kb{{/if}} + kt * BN;
     for (int u = tid; u < BN * CPR; u += {{BLOCK}}) {
       const int r = u / CPR, c = u % CPR * {{VEC}};
       if (j0 + r < lo || j0 + r >= hi)
@@ -158,7 +165,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{#if PAGED}}      /* key j is slot j % BS of the sequence's block j / BS (zeros for a
        * block outside the pool) */
       const int j = j0 + r;
-      const int blk = j < ke && c < D ? kg_ld(bt, (long)sq * {{MAXB}} + j / {{BS}}) : -1;
+      const int blk = j < lke && c < D ? kg_ld(bt, (long)lsq * {{MAXB}} + j / {{BS}}) : -1;
       const bool ok = blk >= 0 && blk < {{NBLK}};
       const long src = layer * {{LSTRIDE}}L + kvh * {{KVS}}L +
                        ((long)blk * {{BS}} + j % {{BS}}) * {{KJS}}L + c;
@@ -218,10 +225,117 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     const long src = ((long)(rho / G) * H + kvh * G + rho % G) * D + c;
     kg_tile_copy<{{VEC}}>(&Qs[r * LDQ + c], q, ok ? src : 0, ok);
   }
-{{#if PAGED}}  for (int ta = t_lo; ta <= t_hi;) {
+{{#if PAGED}}{{#if PARTIAL}}  /* the tile's tokens in passes, a pass a sequence's run of tokens (a
+   * sequence's tokens are contiguous; the rows of other passes are hidden
+   * from its keys), each with its keys [kb, ke), its rows' positions p_lo ..
+   * p_hi and this split's tiles of them. The passes' tiles run through the
+   * ring as one stream of items, so that a pass's first tiles are copied
+   * while the pass before multiplies its last. A row's state changes only
+   * at its own pass's tiles, in their order: the same bits as a pass at a
+   * time. Thread 0 writes the table: Pt[p] = sequence, kb, ke, p_lo, p_hi,
+   * mixed, first tile, first item; Pt[np][7] the items in all (a sentinel);
+   * Pt[PMAX + 1][0] the items, too. Each row's position (Rp, clamped to
+   * [-1, CTX_MAX] so that position arithmetic stays in 32 bits) and pass
+   * (Rq; -1: none). */
+  auto position = [&](int t) {
+    const int p = kg_ld(pos, t);
+    return p < 0 ? -1 : p > CTX_MAX ? CTX_MAX : p;
+  };
+  if (tid == 0) {
+    for (int u = 0; u < BM; u++)
+      Rp[u] = Rq[u] = -1;
+    int np = 0, items = 0;
+    for (int ta = t_lo; ta <= t_hi;) {
+      const int sa = kg_ld(seq, ta);
+      int tb = ta;
+      while (tb < t_hi && kg_ld(seq, tb + 1) == sa)
+        tb++;
+      const int pa = ta;
+      const bool mixed = ta > t_lo || tb < t_hi;
+      ta = tb + 1;
+      if (sa < 0 || sa >= (int)sk)
+        continue; /* not a sequence: its rows see no key (zeros) */
+      const int cs = context(sa);
+      p_lo = CTX_MAX;
+      p_hi = -1;
+      for (int t = pa; t <= tb; t++) {
+        const int p = position(t);
+        p_lo = p < p_lo ? p : p_lo;
+        p_hi = p > p_hi ? p : p_hi;
+        for (int g = 0; g < G; g++) {
+          const int rho = t * G + g;
+          if (rho >= r0 && rho < r0 + BM && rho < rows) {
+            Rp[rho - r0] = p;
+            Rq[rho - r0] = np;
+          }
+        }
+      }
+      kb = decode_kb(cs);
+      ke = cs;
+      split_tiles(ke > kb ? (ke - kb + BN - 1) / BN : 0);
+      int *const P = Pt + np * 8;
+      P[0] = sa;
+      P[1] = kb;
+      P[2] = ke;
+      P[3] = p_lo;
+      P[4] = p_hi;
+      P[5] = mixed;
+      P[6] = t_begin;
+      P[7] = items;
+      items += t_end - t_begin;
+      np++;
+    }
+    Pt[np * 8 + 7] = items;
+    Pt[(PMAX + 1) * 8] = items;
+  }
+  __syncthreads(); /* the table and the rows' positions and passes */
+  const int nitems = Pt[(PMAX + 1) * 8];
+  /* item it of the stream: pass lp (load_item) or cp (the loop's), tile
+   * P[6] + it - P[7] of its keys; both passes only move forward */
+  int lp = 0, cp = 0;
+  auto load_item = [&](int s, int it) {
+    while (Pt[(lp + 1) * 8 + 7] <= it)
+      lp++;
+    const int *const P = Pt + lp * 8;
+    lsq = P[0];
+    lkb = P[1];
+    lke = P[2];
+    load_kv(s, P[6] + it - P[7], 0, ALL);
+  };
+#pragma unroll
+  for (int s = 0; s < AHEAD; s++) {
+    if (s < nitems)
+      load_item(s, s);
+    kg_async_commit();
+  }
+  for (int it = 0; it < nitems; it++) {
+    const int stage = it % STAGES;
+    while (Pt[(cp + 1) * 8 + 7] <= it)
+      cp++;
+    kb = Pt[cp * 8 + 1];
+    ke = Pt[cp * 8 + 2];
+    p_lo = Pt[cp * 8 + 3];
+    p_hi = Pt[cp * 8 + 4];
+    const bool mixed = Pt[cp * 8 + 5] != 0;
+    const int kt = Pt[cp * 8 + 6] + it - Pt[cp * 8 + 7];
+    if constexpr (AHEAD == 0) {
+      __syncthreads(); /* every wave is done with the one stage */
+      load_item(0, it);
+      kg_async_commit();
+      kg_async_wait<0>();
+    } else {
+      kg_async_wait<AHEAD - 1>();
+    }
+    __syncthreads(); /* item it is in; the stage refilled next is free */
+    if constexpr (AHEAD > 0) {
+      if (it + AHEAD < nitems)
+        load_item((it + AHEAD) % STAGES, it + AHEAD);
+      kg_async_commit();
+    }
+{{else}}  for (int ta = t_lo; ta <= t_hi;) {
     /* this pass: tokens ta .. tb of sequence sq (a sequence's tokens are
      * contiguous; rows of other sequences are hidden from its keys) */
-    sq = kg_ld(seq, ta);
+    const int sq = kg_ld(seq, ta);
     int tb = ta;
     while (tb < t_hi && kg_ld(seq, tb + 1) == sq)
       tb++;
@@ -249,15 +363,16 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
       const int rho = r0 + u, t = rho / G;
       Rp[u] = rho < rows && t >= pa && t <= tb ? position(t) : -1;
     }
-{{#if PARTIAL}}    kb = decode_kb(cs);
-    ke = cs;
-{{else}}    kb = 0;
+    kb = 0;
 {{#if WINDOW}}    if (p_lo - {{WINDOW}} + 1 > 0)
       kb = (p_lo - {{WINDOW}} + 1) / BN * BN;
 {{/if}}    ke = cs;
 {{#if CAUSAL}}    ke = p_hi + 1 < ke ? p_hi + 1 : ke;
-{{/if}}{{/if}}    split_tiles(ke > kb ? (ke - kb + BN - 1) / BN : 0);
-{{/if}}#pragma unroll
+{{/if}}    split_tiles(ke > kb ? (ke - kb + BN - 1) / BN : 0);
+    lsq = sq;
+    lkb = kb;
+    lke = ke;
+{{/if}}{{/if}}{{#if STREAM}}{{else}}#pragma unroll
   for (int s = 0; s < AHEAD; s++) {
     if (t_begin + s < t_end)
       load_kv(s, t_begin + s, fresh, ALL);
@@ -279,7 +394,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         load_kv((kt + AHEAD - t_begin) % STAGES, kt + AHEAD, 0, ALL);
       kg_async_commit();
     }
-    const int j0 = kb + kt * BN + wk * BNW; /* this wave's first key */
+{{/if}}    const int j0 = kb + kt * BN + wk * BNW; /* this wave's first key */
     const T *ks = Ks + (stage * BN + wk * BNW) * LDQ;
     const T *vs = Vs + stage * VSTAGE + (TR ? wk * BNW : wk * BNW * LDQ);
     const T *qs = Qs + wr0 * LDQ;
@@ -355,9 +470,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{/if}}{{#if SOFTCAP}}          float s = kg_tanh(sacc[i][j][r] * {{CAP_IN}}) * {{CAP_OUT}};
 {{/if}}          if (edge) {
             const int key = j * KF + colof(r);
-{{#if PAGED}}            const int rpos = Rp[wr0 + i * RF + rowof(r)];
-            const int pos = rpos - j0;
-            bool hide = key > last || rpos < 0;
+{{#if PAGED}}            const int rrow = wr0 + i * RF + rowof(r);
+            const int pos = Rp[rrow] - j0;
+{{#if STREAM}}            bool hide = key > last || Rq[rrow] != cp || Rp[rrow] < 0;
+{{else}}            bool hide = key > last || Rp[rrow] < 0;
+{{/if}}
 {{else}}            const int pos = (rbase + i * RF + rowof(r)) / G + offj;
             (void)pos;
             bool hide = key > last;
@@ -455,10 +572,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     if constexpr (!PREG)
       kg_wave_sync(); /* the P tile is read before the next tile writes it */
   }
-{{#if PAGED}}    kg_async_wait<0>();
+{{#if PAGED}}{{#if STREAM}}{{else}}    kg_async_wait<0>();
     __syncthreads(); /* every wave is done with the ring: the next pass fills it */
   }
-{{/if}}  kg_async_wait<0>();
+{{/if}}{{/if}}  kg_async_wait<0>();
 
   /* each row's sum over its lanes */
 #pragma unroll

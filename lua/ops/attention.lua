@@ -131,8 +131,11 @@ local function attention_params(target, info)
     local ring = t.stages * (bn * ldq + (tr and dp * (bn + pad) or bn * ldq)) * dt.size
     local part = (wk > 1 or decode) and wk * bm * (dp + 4) * 4 + wk * bm * 8 or 0
     local ptiles = preg and 0 or waves * fm * frows * ldp * dt.size
-    -- paged: each row's position in a pass, at the end
-    local rows = info.paged and (bm * 4 + 15) // 16 * 16 or 0
+    -- paged: each row's position, at the end; decode (its passes' tiles in
+    -- one stream) each row's pass too, and the passes' table (bm + 3 rows of
+    -- 8 ints)
+    local rows = info.paged and (decode and bm * 8 + (bm + 3) * 32 or bm * 4) or 0
+    rows = (rows + 15) // 16 * 16
     local lds = bm * ldq * dt.size + ptiles + math.max(ring, part) + rows
     -- the floats of the accumulators a lane holds: O's and S's fragments
     local accs = fm * (dp + bnw) // kf * (fm_rows * fn // target.wave)
@@ -213,7 +216,8 @@ kg.template {
   holes = { "BM", "BN", "BNW", "BS", "CAP_IN", "CAP_OUT", "CAUSAL", "D", "DIRECT", "DP",
     "FINAL", "FM", "FRAG", "G", "GATHER", "H", "KJS", "KVS", "LSTRIDE", "LDP", "LDQ", "LDR", "LDV",
     "MAXB", "MINT", "NBLK", "OLDKV", "PAGED", "PARTIAL", "PLAIN", "PTD", "Q_T", "REPEAT", "RTMAX",
-    "SCALE2", "SCRATCH", "SHARED_BYTES", "SOFTCAP", "SPLITS", "STAGES", "TD", "WINDOW", "WK", "WM" },
+    "SCALE2", "SCRATCH", "SHARED_BYTES", "SOFTCAP", "SPLITS", "STAGES", "STREAM", "TD", "WINDOW",
+    "WK", "WM" },
   libs = { "mma" },
   params = attention_params,
 }
@@ -397,6 +401,7 @@ kg.op {
       local hl, pi = copy(holes), copy(info)
       pi.mode = mode
       hl.PARTIAL = mode == "decode" and "1" or ""
+      hl.STREAM = ""
       node.variants[#node.variants + 1] = {
         template = "attention", label = mode, grid = "tiles", tile_units = { tq, info.g },
         dim_args = { tq, s_size, info.layer }, holes = hl, params_info = pi, select = select,
@@ -527,6 +532,8 @@ kg.op {
       local hl, pi = copy(holes), copy(info)
       pi.mode = mode
       hl.PARTIAL = mode == "decode" and "1" or ""
+      -- decode: the key tiles of a row tile's sequences in one stream
+      hl.STREAM = hl.PARTIAL
       node.variants[#node.variants + 1] = {
         template = "attention", label = "paged_" .. mode, grid = "tiles",
         tile_units = { tq, info.g }, dim_args = { tq, nb, info.layer }, holes = hl,

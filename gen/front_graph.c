@@ -139,14 +139,16 @@ static int check_ranks(const kg_graph_t *g, kg_diag_t *d) {
 
 /* Dead nodes: no model output, state, in-place update or live node needs
  * their results (a matmul a split rewrote into parts, say). Marked dead (no
- * kernel), their operand uses dropped, back to front so chains die too. */
+ * kernel), their operand uses dropped, back to front so chains die too. A
+ * persistent result after the first (the counts a kernel keeps for itself)
+ * keeps no node. */
 static void mark_dead(kg_graph_t *g) {
   for (int n = g->num_nodes - 1; n >= 0; n--) {
     kg_node_t *node = &g->nodes[n];
     int needed = node->inplace >= 0;
     for (int k = 0; k < node->num_outputs && !needed; k++) {
       const kg_tensor_t *t = &g->tensors[node->outputs[k]];
-      needed = t->uses > 0 || t->output_index >= 0 || t->persistent;
+      needed = t->uses > 0 || t->output_index >= 0 || (t->persistent && k == 0);
     }
     if (needed)
       continue;

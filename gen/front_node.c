@@ -198,6 +198,15 @@ static int read_variant(lua_State *L, int idx, const kg_graph_t *g, const kg_nod
     return kg_error(d, "internal error: %s: a kernel without a template", n->op);
   KG_TRY(kg_front_ident(L, idx, "label", n->op, &v->label, d));
   v->fuse_key = kg_front_string(L, idx, "fuse_key");
+  char *hidden = kg_front_string(L, idx, "hidden");
+  int hk = !hidden                        ? KG_HIDDEN_ALL
+           : strcmp(hidden, "none") == 0  ? KG_HIDDEN_NONE
+           : strcmp(hidden, "plain") == 0 ? KG_HIDDEN_PLAIN
+                                          : -1;
+  free(hidden);
+  if (hk < 0)
+    return kg_error(d, "internal error: %s: an unknown hidden rule", n->op);
+  v->hidden = (kg_hidden_t)hk;
   char *grid = kg_front_string(L, idx, "grid");
   int gk = !grid                        ? KG_GRID_MAP
            : strcmp(grid, "rows") == 0  ? KG_GRID_ROWS

@@ -211,8 +211,7 @@ static int fuse_nodes(const kg_graph_t *g, const norms_t *nm, const char *taken_
       }
       k->output = node->output;
       if (node->inplace < 0)
-        for (int i = 0; i < node->num_outputs; i++)
-          k->outs[k->num_outs++] = node->outputs[i];
+        k->outs[k->num_outs++] = node->output;
       k->tmpl = node->variants[v].tmpl;
       kg_buf_t names;
       kg_buf_init(&names);
@@ -238,6 +237,8 @@ static int fuse_nodes(const kg_graph_t *g, const norms_t *nm, const char *taken_
         if (kg_fuse_is_matmul(g, n))
           kg_fuse_take_norm(g, nm, n, v, k);
       }
+      if (node->inplace < 0)
+        kg_fuse_take_hidden(g, n, v, k);
       p->num_kernels++;
     }
   }

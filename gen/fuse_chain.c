@@ -26,11 +26,16 @@ static int sole_consumer(const kg_graph_t *g, int t) {
 }
 
 /* A node that can take an epilogue: every variant's template accepts one,
- * reads x and w at operands 0 and 1 and writes one result. */
+ * reads x and w at operands 0 and 1 and writes one result the model sees
+ * (and, maybe, hidden ones: no op reads them, no output is one). */
 int kg_fuse_is_matmul(const kg_graph_t *g, int node) {
-  if (node < 0 || g->nodes[node].num_inputs != 2 || g->nodes[node].num_outputs != 1 ||
-      g->nodes[node].num_variants < 1)
+  if (node < 0 || g->nodes[node].num_inputs != 2 || g->nodes[node].num_variants < 1)
     return 0;
+  for (int i = 1; i < g->nodes[node].num_outputs; i++) {
+    const kg_tensor_t *t = &g->tensors[g->nodes[node].outputs[i]];
+    if (t->uses > 0 || t->output_index >= 0)
+      return 0;
+  }
   for (int v = 0; v < g->nodes[node].num_variants; v++)
     if (!(kg_fuse_roles(g, node, v) & KG_FUSE_EPILOGUE))
       return 0;
@@ -219,6 +224,25 @@ int kg_fuse_splice(const kg_graph_t *g, int n, kg_kernel_t *k, const int *mm, in
   return 0;
 }
 
+/* Kernel k's hidden results, of node n's variant v: all of them
+ * (KG_HIDDEN_ALL), none, or (KG_HIDDEN_PLAIN) where k is n alone or with
+ * an epilogue chain (one matmul, no norm taken in or written; set
+ * k->scratch). Call once k's matmuls and norms are known. */
+void kg_fuse_take_hidden(const kg_graph_t *g, int n, int v, kg_kernel_t *k) {
+  const kg_node_t *node = &g->nodes[n];
+  const kg_hidden_t h = node->variants[v].hidden;
+  if (h == KG_HIDDEN_NONE || node->num_outputs < 2)
+    return;
+  if (h == KG_HIDDEN_PLAIN) {
+    if (k->num_mm > 1 || k->num_regions > 0 || k->norm >= 0 || k->norm_out >= 0 ||
+        k->row_scale >= 0)
+      return;
+    k->scratch = 1;
+  }
+  for (int i = 1; i < node->num_outputs; i++)
+    k->outs[k->num_outs++] = node->outputs[i];
+}
+
 /* Kernel name: <model>_<op>[_<op>...] of the nodes it covers (lower.c
  * appends its content's hash); a norm taken in leads (norm: that node). */
 void kg_fuse_collect_ops(const kg_graph_t *g, int n, int norm, kg_buf_t *names,
@@ -260,6 +284,7 @@ int kg_fuse_epilogue(const kg_graph_t *g, const norms_t *nm, int n, const int *m
       k->ins[k->num_ins++] = g->nodes[mm[i]].inputs[1];
     kg_fuse_write_norm(g, nm, mm[0], v, k);
     kg_fuse_take_norm(g, nm, mm[0], v, k);
+    kg_fuse_take_hidden(g, mm[0], v, k);
     kg_buf_t names, e;
     kg_buf_init(&names);
     int count = 0;

@@ -39,6 +39,7 @@ static inline unsigned kg_fuse_roles(const kg_graph_t *g, int node, int v) {
 int kg_fuse_is_map(const kg_graph_t *g, int node);
 /* A node that can take an epilogue (every variant's template accepts one). */
 int kg_fuse_is_matmul(const kg_graph_t *g, int node);
+void kg_fuse_take_hidden(const kg_graph_t *g, int n, int v, kg_kernel_t *k);
 /* Do variants p and q read the same facts besides their holes (fuse_key)? */
 int kg_fuse_same_key(const kg_variant_t *p, const kg_variant_t *q);
 /* Does map node n's value get spliced into its consumer? */

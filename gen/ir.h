@@ -130,6 +130,8 @@ typedef enum kg_grid {
                       chosen by the template's params rule */
 } kg_grid_t;
 
+typedef enum kg_hidden { KG_HIDDEN_ALL, KG_HIDDEN_NONE, KG_HIDDEN_PLAIN } kg_hidden_t;
+
 typedef struct kg_variant {
   char *tmpl;  /* template: "map", "rmsnorm", ... */
   int decl;    /* its declaration: graph.templates[decl] */
@@ -137,6 +139,10 @@ typedef struct kg_variant {
   char *fuse_key; /* what its params rule reads besides the holes (a GEMM's tile
                      override), or NULL: variants fuse (a pair, regions) only with
                      equal keys */
+  /* which of the node's hidden results (outputs 1 ..) its kernels take:
+   * KG_HIDDEN_ALL (every kernel), _NONE, or _PLAIN (only a kernel of this
+   * node alone or with an epilogue chain: no pair, regions or norm) */
+  kg_hidden_t hidden;
   kg_grid_t grid;
   int64_t cols;           /* rows grid: the row length */
   int grid_of;            /* rows grid: rows = numel(this tensor) / cols */
@@ -229,6 +235,9 @@ typedef struct kg_kernel {
    * (else -1), and the matmuls it computes (acc0, acc1 in expr) */
   int epilogue_root;
   int num_mm;
+  /* it takes its node's hidden results, of a KG_HIDDEN_PLAIN variant (its
+   * params rule sees info.scratch): outs after its result */
+  int scratch;
   /* sibling matmuls of one x computed as regions of one N (KG_FUSE_REGIONS):
    * 0, or how many (2 or 3); their weights follow x, their results are outs */
   int num_regions;

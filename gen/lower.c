@@ -177,10 +177,13 @@ static void region_epi_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes
  * target, info: the node's params_info; for regions n is their columns in all,
  * regions is true and region_epilogue says whether a region's result goes on
  * to a rotation or a cache); source: the template file to expand, templates/<source>.hip
- * (the rule's own, or another that takes the same holes on this target). */
+ * (the rule's own, or another that takes the same holes on this target).
+ * info.scratch says whether the kernel has its node's hidden results
+ * (kg_kernel_t.scratch); the rule's answer scratch = false says that it
+ * takes none of them on this target (*hidden 0, else 1). */
 static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                            const kg_target_t *t, kg_lowered_t *lw, kg_holes_t *h,
-                           given_t *given, char source[64], kg_diag_t *d) {
+                           given_t *given, char source[64], int *hidden, kg_diag_t *d) {
   lua_State *L = kg_sandbox_lua(sb);
   int top = lua_gettop(L);
   KG_TRY(kg_sandbox_require(sb, "kgen", d));
@@ -208,10 +211,14 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
     lua_setfield(L, -2, "regions");
     lua_pushboolean(L, region_epilogue(k));
     lua_setfield(L, -2, "region_epilogue");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "scratch");
   } else if (v->params_ref >= 0) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, v->params_ref);
     lua_pushboolean(L, k->num_mm == 2); /* a gate/up pair: two accumulators */
     lua_setfield(L, -2, "pair");
+    lua_pushboolean(L, k->scratch); /* it takes the node's hidden results */
+    lua_setfield(L, -2, "scratch");
   } else { /* map kernels: the dtypes of every operand and the result */
     lua_createtable(L, 0, 1);
     lua_createtable(L, k->num_ins + 1, 0);
@@ -253,6 +260,9 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
                        ? (uint32_t)lua_tointeger(L, -1)
                        : 0;
   params_holes(L, res, h, given);
+  lua_getfield(L, res, "scratch");
+  *hidden = !k->scratch || lua_isnil(L, -1) || lua_toboolean(L, -1);
+  lua_pop(L, 1);
   lua_getfield(L, res, "source");
   const char *file = lua_tostring(L, -1);
   const kg_template_t *decl = &g->templates[v->decl];
@@ -568,7 +578,8 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   kg_holes_t *h = kg_holes_new();
   given_t *given = kg_xcalloc(1, sizeof *given);
   char source[64];
-  if (template_params(sb, g, k, t, lw, h, given, source, d)) {
+  int hidden = 1;
+  if (template_params(sb, g, k, t, lw, h, given, source, &hidden, d)) {
     kg_holes_free(h);
     free(given);
     return -1;
@@ -590,7 +601,7 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     add_buffer(g, k, lw, k->ins[i],
                (is_map || k->epilogue_root >= 0 || i != n->inplace) &&
                    !(k->writable & (1u << i)));
-  for (int i = 0; i < k->num_outs; i++)
+  for (int i = 0; i < (hidden ? k->num_outs : 1); i++)
     add_buffer(g, k, lw, k->outs[i], 0);
   if ((decl->fuse & KG_FUSE_NORM) && norm_prologue(g, k, h, d)) {
     kg_holes_free(h);

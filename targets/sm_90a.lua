@@ -58,6 +58,12 @@ return {
       { mma = "mma", shape = { 16, 8, 16 }, bm = 64, bn = 32, waves_m = 2, waves_n = 2,
         cost = 0.25 } },
   },
+  -- split K of the small-M GEMM (lua/ops/matmul.lua gemm_splits): enough
+  -- splits for wg_per_cu workgroups a compute unit, each split at least
+  -- min_tiles k tiles (a decode step of 64 sequences: N = 4096 is 128 tiles
+  -- of 64 x 32 for 132 SMs; K = 14336 in 4 splits of 56 tiles, 512
+  -- workgroups)
+  gemm_split = { wg_per_cu = 4, min_tiles = 4 },
   -- warp-level tiles (mma.sync): conv2d's, and a matmul tile override that
   -- leaves no warpgroup tile (lua/ops/matmul.lua gemm_tile)
   gemm_warp = {

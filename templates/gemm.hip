@@ -61,7 +61,7 @@
  * rsqrt(sum of its RS_K / NPC sums / RS_K + RS_EPS) before any epilogue, so
  * no kernel computes the norm. */
 {{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{W_T}}) wr1,{{#if R2}} KG_GLOBAL(const {{W_T}}) wr2,{{/if}}{{/if}}{{#if NOG_T}} KG_GLOBAL(const {{NOG_T}}) nog,{{/if}}{{#if RSCALE}} KG_GLOBAL(const float) rsum,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}{{#if NOUT}}, KG_GLOBAL({{NOUT_T}}) z, KG_GLOBAL(float) part{{/if}}, long M{{/if}}) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{W_T}}) wr1,{{#if R2}} KG_GLOBAL(const {{W_T}}) wr2,{{/if}}{{/if}}{{#if NOG_T}} KG_GLOBAL(const {{NOG_T}}) nog,{{/if}}{{#if RSCALE}} KG_GLOBAL(const float) rsum,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}{{#if NOUT}}, KG_GLOBAL({{NOUT_T}}) z, KG_GLOBAL(float) part{{/if}}{{#if KSPLIT}}, KG_GLOBAL(float) kpart, KG_GLOBAL(int) kcnt{{/if}}, long M{{/if}}) {
   typedef {{FRAG}} F;
   /* the LDS ring: As[STAGES][BM * LD], Bs[STAGES][BN * LD] (and Bs1) */
   KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
@@ -74,14 +74,23 @@
 {{/if}}
   const long bid = (long)blockIdx.x;
   const long rest = bid % {{REPEAT}};
-  const long batch = rest / {{TILES_N}};
+  const long batch = {{#if KSPLIT}}0; /* w unbatched; rest / TILES_N is the split */{{else}}rest / {{TILES_N}};{{/if}}
   const long m0 = bid / {{REPEAT}} * {{BM}}, n0 = rest % {{TILES_N}} * {{BN}};
   /* unit: the waves that multiply one fragment together (F::WAVES) */
   const int tid = (int)threadIdx.x, unit = tid / {{WAVE}} / F::WAVES;
   const int wm = unit / {{WN}} * ({{BM}} / {{WM}}), wn = unit % {{WN}} * ({{BN}} / {{WN}});
   const long xoff = batch * M * {{K}}L, woff = batch * {{N}}L * {{K}}L;
-  const int KT = ({{K}} + {{BK}} - 1) / {{BK}};
-
+{{#if KSPLIT}}  /* split K (KSPLIT: the small-M GEMM, alone or with an epilogue; w
+   * unbatched): KSPLIT workgroups per tile (REPEAT = TILES_N KSPLIT, the
+   * split in place of the batch), each taking KT consecutive k tiles from
+   * kt0; each writes its f32 products to kpart [KSPLIT, M, N] and counts
+   * itself in kcnt [tile] (persistent, zeroed at load); the last of a
+   * tile's splits to count resets the count, adds the parts in split order
+   * (the same bits whatever the schedule or M) and stores as one would */
+  const int KT = ({{K}} + {{BK}} - 1) / {{BK}} / {{KSPLIT}};
+  const int split = (int)(rest / {{TILES_N}}), kt0 = split * KT;
+{{else}}  const int KT = ({{K}} + {{BK}} - 1) / {{BK}};
+{{/if}}
   /* tile kt of x and w into stage s: copy u = tid + i BLOCK of a tile is
    * row u / CPR, column u % CPR * VEC (CPR = BK / VEC copies per row), in
    * loops of constant trips. Where the BLOCK threads cover whole rows (ROWS)
@@ -92,7 +101,7 @@
   constexpr int RP = ROWS ? {{BLOCK}} / CPR : 1;
   const int cr = tid / CPR, cc = tid % CPR * {{VEC}};
   auto load_tile = [&](int s, int kt) {
-    const long k0 = (long)kt * {{BK}};
+    const long k0 = {{#if KSPLIT}}(long)(kt0 + kt){{else}}(long)kt{{/if}} * {{BK}};
 #pragma unroll
     for (int i = 0; i < ({{BM}} * CPR + {{BLOCK}} - 1) / {{BLOCK}}; i++) {
       const int u = tid + i * {{BLOCK}};
@@ -313,7 +322,45 @@
 {{/if}}  }
 {{#if WG}}  F::template wait<0>(acc[0][0]);
 {{#if PAIR}}  F::template wait<0>(acc_up[0][0]);
-{{/if}}{{/if}}
+{{/if}}{{/if}}{{#if KSPLIT}}
+  /* split K: this split's products to kpart, then counted; the last adds */
+#pragma unroll
+  for (int i = 0; i < {{FM}}; i++)
+#pragma unroll
+    for (int j = 0; j < {{FN}}; j++)
+#pragma unroll
+      for (int r = 0; r < F::ACC; r++) {
+        const long m = m0 + wm + i * F::M + F::row(r), n = n0 + wn + j * F::N + F::col(r);
+        if (m < M && n < {{N}})
+          kg_st(kpart, ((long)split * M + m) * {{N}}L + n, acc[i][j][r]);
+      }
+  __shared__ int last;
+  __syncthreads(); /* every thread's part of the split is written */
+  if (tid == 0) {
+    const long at = bid / {{REPEAT}} * {{TILES_N}} + rest % {{TILES_N}};
+    kg_fence_device(); /* release: the split before the count */
+    last = kg_atomic_add(kcnt, at, 1) == {{KSPLIT}} - 1;
+    if (last)
+      kg_st(kcnt, at, 0); /* every split has counted: ready for the next run */
+  }
+  __syncthreads();
+  if (!last)
+    return;
+  kg_fence_device(); /* acquire: the other splits' parts */
+#pragma unroll
+  for (int i = 0; i < {{FM}}; i++)
+#pragma unroll
+    for (int j = 0; j < {{FN}}; j++)
+#pragma unroll
+      for (int r = 0; r < F::ACC; r++) {
+        const long m = m0 + wm + i * F::M + F::row(r), n = n0 + wn + j * F::N + F::col(r);
+        float sum = 0.0f;
+        if (m < M && n < {{N}})
+          for (int s = 0; s < {{KSPLIT}}; s++)
+            sum += kg_ld(kpart, ((long)s * M + m) * {{N}}L + n);
+        acc[i][j][r] = sum;
+      }
+{{/if}}
 {{#if RSCALE}}
   /* the split RMS norm x comes from (x is z, the operand times the norm's
    * weight): each row's products times its rsqrt, rsc (computed before the

@@ -59,7 +59,11 @@ end
 ---                        label names its kernel (default: its template), and its
 ---                        fuse_key (a string) is what its params_info holds
 ---                        besides the holes: variants of different keys are never
----                        fused into one kernel (a pair, regions)
+---                        fused into one kernel (a pair, regions); hidden says
+---                        which kernels take the node's hidden results: "all"
+---                        (default), "none", or "plain" (a kernel of the node
+---                        alone or with an epilogue chain; its params rule
+---                        sees info.scratch = true)
 --- A size is an integer, a sym, a tensor (its numel) or a list of those (product).
 -- kgen's C reads sizes as lists of integers and sym records.
 local function size_list(what, s)

@@ -29,6 +29,12 @@ local fail = kg.fail
 -- The most rows of x the GEMV kernels serve (float acc[CPW][MMAX] in registers).
 local MMAX = 8
 
+-- Split K of the small-M GEMM (add_gemm, kg.gemm_params): at most
+-- KSPLIT_MAX splits on any target (the parts are planned once for every
+-- arch of a table), parts of at most KSPLIT_FLOATS floats (an LM head's N
+-- has tiles enough), counts for tiles of at least KSPLIT_TILE x KSPLIT_TILE.
+local KSPLIT_MAX, KSPLIT_FLOATS, KSPLIT_TILE = 8, 1 << 23, 16
+
 -- The group decoders of each block format (templates/lib_quant.hip): from
 -- blocks staged in LDS (the GEMV) and straight from global memory (the GEMM).
 local QUANT_DEQ = {
@@ -84,7 +90,11 @@ end
 --- (a batch of decoding sequences: the target's small-grid tiles give N
 --- more workgroups), then v for the rows above it (its tile for the
 --- largest M, a prefill chunk).
-local function add_gemm(node, v, m, mmax, gemv, small_m)
+--- split: the small-M GEMM may split K (float w [N, K], unbatched; see
+--- KSPLIT_MAX): its kernel, where it is the matmul alone or with an
+--- epilogue chain, takes the node's hidden results, the f32 parts and the
+--- counts of finished splits (kg.gemm_params chooses the splits per target).
+local function add_gemm(node, v, m, mmax, gemv, small_m, split)
   local lo = gemv and MMAX + 1 or nil
   if small_m and mmax > small_m then
     local s = {}
@@ -94,6 +104,21 @@ local function add_gemm(node, v, m, mmax, gemv, small_m)
     s.params_info.m = small_m
     s.label = "gemm_small"
     s.select = { size = m, min = lo, max = small_m }
+    local n = v.params_info.n
+    if split and KSPLIT_MAX * small_m * n <= KSPLIT_FLOATS then
+      s.params_info.split_k = true
+      s.hidden = "plain"
+      v.hidden = "none"
+      for _, x in ipairs(node.variants) do x.hidden = "none" end
+      -- each split's f32 products [split, M, N], and per tile of the
+      -- smallest tile (KSPLIT_TILE square) the count of finished splits,
+      -- which the kernel keeps across runs (back to 0 by the last)
+      local ct = (small_m + KSPLIT_TILE - 1) // KSPLIT_TILE * ((n + KSPLIT_TILE - 1) // KSPLIT_TILE)
+      node.extra_outputs = {
+        { dtype = kg.dtypes.f32, shape = { KSPLIT_MAX, small_m, n }, hidden = true },
+        { dtype = kg.dtypes.i32, shape = { ct }, hidden = true, persistent = true },
+      }
+    end
     node.variants[#node.variants + 1] = s
     lo = small_m + 1
   end
@@ -678,6 +703,27 @@ local function fragment(op, target, t, ctype, ld, where)
     table.concat(t.shape or {}, "x")), 0)
 end
 
+--- The splits of K for the small-M GEMM (info.split_k, add_gemm) where its
+--- kernel takes the parts and counts (info.scratch: the matmul alone or with
+--- an epilogue chain) and the target has gemm_split: enough workgroups for
+--- wg_per_cu per compute unit at info.m rows, as the largest count up to
+--- that (and KSPLIT_MAX) that divides the K tiles and leaves each split at
+--- least min_tiles of them; else 1 (no split).
+local function gemm_splits(target, t, info, tiles_n)
+  local ks = target.gemm_split
+  if not (ks and info.split_k and info.scratch) or info.pair or info.quant
+      or t.bm < KSPLIT_TILE or t.bn < KSPLIT_TILE then
+    return 1
+  end
+  local tiles = (info.m + t.bm - 1) // t.bm * tiles_n
+  local kt = (info.k + t.bk - 1) // t.bk
+  local want = (ks.wg_per_cu * target.cus + tiles - 1) // tiles
+  for s = math.min(want, KSPLIT_MAX), 2, -1 do
+    if kt % s == 0 and kt // s >= ks.min_tiles then return s end
+  end
+  return 1
+end
+
 --- The launch parameters of a GEMM-shaped template (gemm, conv2d) on a
 --- target: the tile, its fragment struct and checks, the grid (per_block =
 --- the tile's rows; repeat = column tiles x info.batch) and the holes. info:
@@ -752,10 +798,13 @@ function kg.gemm_params(op, target, info)
   end
   local vec = kg.vector_width(dt, info.kn and { info.k, t.bk, info.n, t.bn } or { info.k, t.bk })
   local tiles_n = (info.n + t.bn - 1) // t.bn
+  local ksplit = gemm_splits(target, t, info, tiles_n)
   return {
     BLOCK = t.waves_m * t.waves_n * target.wave * (wg and 4 or 1), VEC = vec,
-    per_block = t.bm, ["repeat"] = tiles_n * info.batch, shared_bytes = lds,
+    per_block = t.bm, ["repeat"] = tiles_n * info.batch * ksplit, shared_bytes = lds,
+    scratch = ksplit > 1, -- the parts and counts: only a kernel that splits takes them
     holes = {
+      KSPLIT = ksplit > 1 and ksplit or "",
       SHARED_BYTES = lds,
       FRAG = frag, BM = t.bm, BN = t.bn, BK = t.bk, LD = ld, STAGES = t.stages,
       BSTAGES = bstages, QRAW = qraw and "1" or "",
@@ -763,15 +812,15 @@ function kg.gemm_params(op, target, info)
       QS = qs, QROW = qrow or 0, QBN = qbn, QDEQ = qraw and info.qdeq or "", BB = info.bb or 0,
       QB0 = info.qb and info.qb[1] or "0.0f", QB1 = info.qb and info.qb[2] or "0.0f",
       WM = t.waves_m, WN = t.waves_n, FM = wtm // fm, FN = wtn // fn,
-      TILES_N = tiles_n, REPEAT = tiles_n * info.batch,
+      TILES_N = tiles_n, REPEAT = tiles_n * info.batch * ksplit,
       WG = wg and "1" or "", SYNC = wg and "" or "1",
     },
   }
 end
 
-local GEMM_HOLES = { "BB", "BK", "BM", "BN", "BSTAGES", "FM", "FN", "FRAG", "K", "KN", "LD", "N",
-  "NK", "QB0", "QB1", "QBN", "QDEQ", "QRAW", "QROW", "QS", "QSYNC", "REPEAT", "SHARED_BYTES",
-  "STAGES", "SYNC", "T", "TILES_N", "WG", "WM", "WN", "W_T",
+local GEMM_HOLES = { "BB", "BK", "BM", "BN", "BSTAGES", "FM", "FN", "FRAG", "K", "KN", "KSPLIT",
+  "LD", "N", "NK", "QB0", "QB1", "QBN", "QDEQ", "QRAW", "QROW", "QS", "QSYNC", "REPEAT",
+  "SHARED_BYTES", "STAGES", "SYNC", "T", "TILES_N", "WG", "WM", "WN", "W_T",
   DEQ = "", RB = "" } -- quantized w only
 kg.template {
   name = "gemm",
@@ -925,7 +974,7 @@ kg.op {
           -- "model.lua:LINE: " of the call (level 4: error <- pcall <- build <- kg.op
           -- <- the model), for a tile that does not suit a target
           where = select(2, pcall(error, "", 4)) },
-      }, m, mmax, gemv, a.small_m)
+      }, m, mmax, gemv, a.small_m, not kn and wr == 2)
     end
   end,
 }

@@ -9,6 +9,13 @@
  * every M <= 8, the matrix units' gemv_mma on sm_90a): at M = 3 and 8 each
  * also runs row 0 alone, whose output must be the same bytes as row 0's
  * among the others.
+ * The small_m_* cases (--part split) set matmul's small_m = 64: at M = 17
+ * and 64 their GEMM is the small-M one, which splits K on sm_90a where it
+ * is the matmul alone or with an epilogue (a gate/up pair does not split);
+ * each run is done twice (the same bytes; without an epilogue the second
+ * of x doubled, exactly twice the values: the counts of finished splits
+ * are back to 0), and at M = 64 the first 9 and 17 rows alone must give
+ * the same bytes as among the 64 (the splits add in a fixed order).
  * The GEMV cases (splitk_*: a small N at a large K, where the waves of a
  * workgroup split K; kn_*: w [K, N]) run at M <= 8 only, their GEMM shapes
  * being what the other cases test; each of their runs is done twice and the
@@ -20,8 +27,9 @@
  *     every output compared with a float64 reference of the stored (rounded)
  *     inputs by NMSE (f32 1e-9, f16 1e-6, bf16 1e-4); NaN or inf fails.
  *     --part gemv runs only the small cases at M <= 8, --part gemm those at
- *     M > 8, --part real the real sizes (ctest runs the three parts as three
- *     tests).
+ *     M > 8, --part real the real sizes, --part split the small_m cases
+ *     (ctest runs the parts as tests of their own; split on sm_90a only,
+ *     the target that splits K).
  * Each case has its own rows M<i> (the others run at one row). The real sizes
  * (4096 x 4096, 14336 x 4096) are a second model; without --full they run
  * only at M <= 8 (the GEMV path; GEMM at M = 257 over them is minutes on the
@@ -65,56 +73,66 @@ typedef struct mm_case {
   int gemv; /* a GEMV case: M <= 8 only, each run twice (the same bytes) */
   int heads, kv_heads, half; /* MM_QKV_ROPE: N = (heads + 2 kv_heads) D; half layout */
   int inv; /* matmul's invariant = true: row 0 alone gives the same bytes */
+  /* matmul's small_m (a GEMM of its own for 9 .. small_m rows, which splits
+   * K on sm_90a): part "split", run at M = 17 and small_m only, each run
+   * twice (see doubles), and at M = small_m its first 9 and 17 rows alone
+   * give the same bytes */
+  int small_m;
 } mm_case_t;
 
 enum { QKV_SLOTS = 16 }; /* MM_QKV_ROPE's cache slots */
 
 static const mm_case_t cases[] = {
-    {"small", 64, 64, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0},
-    {"n129_k4097", 129, 4097, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0},
-    {"n4097_k96", 4097, 96, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0},
-    {"kn_n136_k80", 136, 80, 1, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0},
-    {"kn_n33_k47", 33, 47, 1, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0},
-    {"batched3", 40, 72, 0, 3, MM_PLAIN, 0, 0, 0, 0, 0, 0},
-    {"bias", 96, 128, 0, 0, MM_BIAS, 0, 0, 0, 0, 0, 0},
-    {"scale_silu", 80, 64, 0, 0, MM_SILU, 0, 0, 0, 0, 0, 0},
-    {"gelu_residual", 72, 104, 0, 0, MM_GELU_RES, 0, 0, 0, 0, 0, 0},
-    {"swiglu", 144, 136, 0, 0, MM_SWIGLU, 0, 0, 0, 0, 0, 0},
-    {"norm", 96, 128, 0, 0, MM_NORM, 0, 0, 0, 0, 0, 0},
-    {"norm_swiglu", 144, 136, 0, 0, MM_NORM_SWIGLU, 0, 0, 0, 0, 0, 0},
-    {"split_norm", 144, 128, 0, 0, MM_SPLIT_NORM, 0, 0, 0, 0, 0, 0},
-    {"split3", 40, 72, 0, 0, MM_SPLIT3, 0, 0, 0, 0, 0, 0},
+    {"small", 64, 64, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0, 0},
+    {"n129_k4097", 129, 4097, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0, 0},
+    {"n4097_k96", 4097, 96, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0, 0},
+    {"kn_n136_k80", 136, 80, 1, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0, 0},
+    {"kn_n33_k47", 33, 47, 1, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0, 0},
+    {"batched3", 40, 72, 0, 3, MM_PLAIN, 0, 0, 0, 0, 0, 0, 0},
+    {"bias", 96, 128, 0, 0, MM_BIAS, 0, 0, 0, 0, 0, 0, 0},
+    {"scale_silu", 80, 64, 0, 0, MM_SILU, 0, 0, 0, 0, 0, 0, 0},
+    {"gelu_residual", 72, 104, 0, 0, MM_GELU_RES, 0, 0, 0, 0, 0, 0, 0},
+    {"swiglu", 144, 136, 0, 0, MM_SWIGLU, 0, 0, 0, 0, 0, 0, 0},
+    {"norm", 96, 128, 0, 0, MM_NORM, 0, 0, 0, 0, 0, 0, 0},
+    {"norm_swiglu", 144, 136, 0, 0, MM_NORM_SWIGLU, 0, 0, 0, 0, 0, 0, 0},
+    {"split_norm", 144, 128, 0, 0, MM_SPLIT_NORM, 0, 0, 0, 0, 0, 0, 0},
+    {"split3", 40, 72, 0, 0, MM_SPLIT3, 0, 0, 0, 0, 0, 0, 0},
     /* regions: split K (a small N), and whole columns on gfx1100 and sm_90a */
-    {"regions_n96_k128", 96, 128, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0, 0},
-    {"regions_n4608_k64", 4608, 64, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0, 0},
+    {"regions_n96_k128", 96, 128, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0, 0, 0},
+    {"regions_n4608_k64", 4608, 64, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0, 0, 0},
     /* the epilogue: split K (half layout), and whole columns on gfx1100 and
      * sm_90a (interleaved, GQA 4:1) */
-    {"qkv_rope_half", 128, 64, 0, 0, MM_QKV_ROPE, 0, 0, 4, 2, 1, 0},
-    {"qkv_rope_wide", 3072, 64, 0, 0, MM_QKV_ROPE, 0, 0, 32, 8, 0, 0},
-    {"real_4096x4096", 4096, 4096, 0, 0, MM_PLAIN, 1, 0, 0, 0, 0, 0},
-    {"real_14336x4096", 14336, 4096, 0, 0, MM_PLAIN, 1, 0, 0, 0, 0, 0},
+    {"qkv_rope_half", 128, 64, 0, 0, MM_QKV_ROPE, 0, 0, 4, 2, 1, 0, 0},
+    {"qkv_rope_wide", 3072, 64, 0, 0, MM_QKV_ROPE, 0, 0, 32, 8, 0, 0, 0},
+    {"real_4096x4096", 4096, 4096, 0, 0, MM_PLAIN, 1, 0, 0, 0, 0, 0, 0},
+    {"real_14336x4096", 14336, 4096, 0, 0, MM_PLAIN, 1, 0, 0, 0, 0, 0, 0},
     /* split K: whole columns would give under 4 workgroups per CU */
-    {"splitk_n16_k4096", 16, 4096, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0, 0},
-    {"splitk_n64_k4096_bias", 64, 4096, 0, 0, MM_BIAS, 0, 1, 0, 0, 0, 0},
-    {"splitk_n40_k4097", 40, 4097, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0, 0},
-    {"splitk_n64_k4096_swiglu", 64, 4096, 0, 0, MM_SWIGLU, 0, 1, 0, 0, 0, 0},
-    {"splitk_n64_k4096_norm", 64, 4096, 0, 0, MM_NORM, 0, 1, 0, 0, 0, 0},
-    {"splitk_n48_k4096_norm_swiglu", 48, 4096, 0, 0, MM_NORM_SWIGLU, 0, 1, 0, 0, 0, 0},
+    {"splitk_n16_k4096", 16, 4096, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0, 0, 0},
+    {"splitk_n64_k4096_bias", 64, 4096, 0, 0, MM_BIAS, 0, 1, 0, 0, 0, 0, 0},
+    {"splitk_n40_k4097", 40, 4097, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0, 0, 0},
+    {"splitk_n64_k4096_swiglu", 64, 4096, 0, 0, MM_SWIGLU, 0, 1, 0, 0, 0, 0, 0},
+    {"splitk_n64_k4096_norm", 64, 4096, 0, 0, MM_NORM, 0, 1, 0, 0, 0, 0, 0},
+    {"splitk_n48_k4096_norm_swiglu", 48, 4096, 0, 0, MM_NORM_SWIGLU, 0, 1, 0, 0, 0, 0, 0},
     /* w [K, N] (kn_n136_k80 and kn_n33_k47 above run it at M <= 8 too) */
-    {"kn_n136_k80_bias", 136, 80, 1, 0, MM_BIAS, 0, 1, 0, 0, 0, 0},
-    {"kn_n80_k136_swiglu", 80, 136, 1, 0, MM_SWIGLU, 0, 1, 0, 0, 0, 0},
-    {"kn_n47_k33_gelu_res", 47, 33, 1, 0, MM_GELU_RES, 0, 1, 0, 0, 0, 0},
-    {"kn_real_4096x4096", 4096, 4096, 1, 0, MM_PLAIN, 1, 1, 0, 0, 0, 0},
+    {"kn_n136_k80_bias", 136, 80, 1, 0, MM_BIAS, 0, 1, 0, 0, 0, 0, 0},
+    {"kn_n80_k136_swiglu", 80, 136, 1, 0, MM_SWIGLU, 0, 1, 0, 0, 0, 0, 0},
+    {"kn_n47_k33_gelu_res", 47, 33, 1, 0, MM_GELU_RES, 0, 1, 0, 0, 0, 0, 0},
+    {"kn_real_4096x4096", 4096, 4096, 1, 0, MM_PLAIN, 1, 1, 0, 0, 0, 0, 0},
     /* invariant: N off the 16 columns of a workgroup, K from one chunk of 32
      * per wave to many, every fusion the batched Llama gives it */
-    {"inv_n100_k1024_bias", 100, 1024, 0, 0, MM_BIAS, 0, 1, 0, 0, 0, 1},
-    {"inv_n48_k32", 48, 32, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0, 1},
-    {"inv_norm_swiglu", 144, 256, 0, 0, MM_NORM_SWIGLU, 0, 1, 0, 0, 0, 1},
-    {"inv_norm", 96, 128, 0, 0, MM_NORM, 0, 1, 0, 0, 0, 1},
-    {"inv_regions", 96, 128, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0, 1},
-    {"inv_gelu_residual", 72, 96, 0, 0, MM_GELU_RES, 0, 1, 0, 0, 0, 1},
-    {"inv_qkv_rope_half", 128, 64, 0, 0, MM_QKV_ROPE, 0, 1, 4, 2, 1, 1},
-    {"inv_qkv_rope_wide", 3072, 64, 0, 0, MM_QKV_ROPE, 0, 1, 32, 8, 0, 1},
+    {"inv_n100_k1024_bias", 100, 1024, 0, 0, MM_BIAS, 0, 1, 0, 0, 0, 1, 0},
+    {"inv_n48_k32", 48, 32, 0, 0, MM_PLAIN, 0, 1, 0, 0, 0, 1, 0},
+    {"inv_norm_swiglu", 144, 256, 0, 0, MM_NORM_SWIGLU, 0, 1, 0, 0, 0, 1, 0},
+    {"inv_norm", 96, 128, 0, 0, MM_NORM, 0, 1, 0, 0, 0, 1, 0},
+    {"inv_regions", 96, 128, 0, 0, MM_REGIONS, 0, 1, 0, 0, 0, 1, 0},
+    {"inv_gelu_residual", 72, 96, 0, 0, MM_GELU_RES, 0, 1, 0, 0, 0, 1, 0},
+    {"inv_qkv_rope_half", 128, 64, 0, 0, MM_QKV_ROPE, 0, 1, 4, 2, 1, 1, 0},
+    {"inv_qkv_rope_wide", 3072, 64, 0, 0, MM_QKV_ROPE, 0, 1, 32, 8, 0, 1, 0},
+    /* small_m: split K where the matmul is alone or takes an epilogue
+     * (N off the tile), no split for a gate/up pair */
+    {"small_m_n72_k2048", 72, 2048, 0, 0, MM_PLAIN, 0, 0, 0, 0, 0, 0, 64},
+    {"small_m_n64_k1536_gelu_res", 64, 1536, 0, 0, MM_GELU_RES, 0, 0, 0, 0, 0, 0, 64},
+    {"small_m_swiglu", 64, 1024, 0, 0, MM_SWIGLU, 0, 0, 0, 0, 0, 0, 64},
 };
 enum { NCASES = (int)(sizeof cases / sizeof cases[0]), MMAX = 257 };
 
@@ -122,6 +140,12 @@ enum { NCASES = (int)(sizeof cases / sizeof cases[0]), MMAX = 257 };
  * pair)? */
 static inline int has_norm(mm_epi_t e) {
   return e == MM_NORM || e == MM_NORM_SWIGLU || e == MM_SPLIT_NORM;
+}
+/* Does case c output f32? MM_QKV_ROPE, and a small_m case without an
+ * epilogue: its split sums stored unrounded (cast), so that any change in
+ * the order they are added shows in the bytes. */
+static inline int f32_out(const mm_case_t *c) {
+  return c->epi == MM_QKV_ROPE || (c->small_m && c->epi == MM_PLAIN);
 }
 static inline int has_up(mm_epi_t e) {
   return e == MM_SWIGLU || e == MM_NORM_SWIGLU || e == MM_SPLIT_NORM;
@@ -147,12 +171,18 @@ static void emit_case(FILE *f, int i, const mm_case_t *c, const char *dt) {
   else
     fprintf(f, "  local w = weight(\"c%d_w\", %s, {%lld, %lld})\n", i, dt, (long long)d0,
             (long long)d1);
-  const char *attrs = c->kn    ? ", {w_layout = \"kn\"}"
-                      : c->inv ? ", {invariant = true}"
-                               : "";
+  char small[32];
+  snprintf(small, sizeof small, ", {small_m = %d}", c->small_m);
+  const char *attrs = c->kn        ? ", {w_layout = \"kn\"}"
+                      : c->inv     ? ", {invariant = true}"
+                      : c->small_m ? small
+                                   : "";
   switch (c->epi) {
   case MM_PLAIN:
-    fprintf(f, "  output(\"c%d_y\", matmul(x, w%s))\n", i, attrs);
+    fprintf(f,
+            f32_out(c) ? "  output(\"c%d_y\", cast(matmul(x, w%s), f32))\n"
+                       : "  output(\"c%d_y\", matmul(x, w%s))\n",
+            i, attrs);
     break;
   case MM_BIAS:
     fprintf(f, "  local b = weight(\"c%d_b\", %s, {%lld})\n", i, dt, (long long)c->n);
@@ -345,7 +375,7 @@ static void ref_qkv(const mm_case_t *c, int64_t rows, const double *xw, const do
 static kgrt_status_t get_result(kgrt_model_t *model, int i, int64_t ny, void *out,
                                 kgrt_error_t *err) {
   const mm_case_t *c = &cases[i];
-  const size_t es = kn_dtype_size(dtype);
+  const size_t es = kn_dtype_size(f32_out(c) ? KGRT_DTYPE_F32 : dtype);
   char name[32];
   snprintf(name, sizeof name, "c%d_y", i);
   if (c->epi == MM_QKV_ROPE) { /* f32: q [rows, H D], then the two caches */
@@ -433,11 +463,19 @@ static int set_doubled(kgrt_model_t *model, int i, const host_t *x) {
   return rc;
 }
 
+/* Is case c's second run (again) of x doubled, whose output must be exactly
+ * twice the first's? A small_m case without an epilogue: doubling scales
+ * every product, split part, sum and rounding exactly, and an output left
+ * from the first run (a split's count not reset) shows. */
+static int doubles(const mm_case_t *c) {
+  return c->small_m && c->epi == MM_PLAIN;
+}
+
 /* Runs case i at M rows on a freshly loaded model (outputs start poisoned)
  * and copies its output (ny elements) to got; with `again`, runs it a second
  * time and copies that output there (MM_SPLIT_NORM: with x doubled, which
  * the norm takes out: the producer's sums must be new, nothing kept from
- * the first run). 0, or -1 after a FAIL line. */
+ * the first run; doubles(c): with x doubled). 0, or -1 after a FAIL line. */
 static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t *in,
                      void *got, void *again, int64_t ny, const char *devname) {
   const mm_case_t *c = &cases[i];
@@ -526,7 +564,8 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
   int rc = 0;
   const int ran = kgrt_model_run(model, &err) == KGRT_STATUS_OK &&
                   get_result(model, i, ny, got, &err) == KGRT_STATUS_OK;
-  if (ran && again && c->epi == MM_SPLIT_NORM && set_doubled(model, i, &in->x) != 0) {
+  if (ran && again && (c->epi == MM_SPLIT_NORM || doubles(c)) &&
+      set_doubled(model, i, &in->x) != 0) {
     rc = -1; /* set_bytes said FAIL */
   } else if (!ran ||
              (again && (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
@@ -543,28 +582,30 @@ static int run_model(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t 
  * residual row, its position; the same weights and caches) must give the
  * same bytes for row 0 (MM_QKV_ROPE: row 0 of q). */
 static void check_alone(kgrt_device_t *dev, int i, int64_t m_rows, const mm_data_t *in,
-                        const void *got, const char *devname) {
+                        const void *got, const char *devname, int64_t sub) {
   const mm_case_t *c = &cases[i];
   const int qkv = c->epi == MM_QKV_ROPE;
   mm_data_t one = *in;
-  one.x.n = c->k;
+  one.x.n = sub * c->k;
   if (c->epi == MM_GELU_RES)
-    one.extra.n = c->n;
+    one.extra.n = sub * c->n;
   if (qkv)
-    one.pos.n = 1;
-  const int64_t row = qkv ? (int64_t)c->heads * qkv_d(c) : c->n;
+    one.pos.n = 1; /* (sub is 1) */
+  const int64_t row = qkv ? (int64_t)c->heads * qkv_d(c) : sub * c->n;
   const int64_t ny = qkv ? row + 2 * qkv_cache(c) : row;
-  const size_t es = kn_dtype_size(qkv ? KGRT_DTYPE_F32 : dtype);
+  const size_t es = kn_dtype_size(f32_out(c) ? KGRT_DTYPE_F32 : dtype);
   void *alone = malloc((size_t)ny * es);
-  if (alone && run_model(dev, i, 1, &one, alone, NULL, ny, devname) == 0) {
+  if (alone && run_model(dev, i, sub, &one, alone, NULL, ny, devname) == 0) {
     checked++;
     if (memcmp(alone, got, (size_t)row * es) != 0) {
-      printf("FAIL %s %-23s M=%-4lld %s: row 0 alone differs from row 0 among %lld\n",
-             devname, c->name, (long long)m_rows, STR(KN_DTYPE), (long long)m_rows);
+      printf("FAIL %s %-23s M=%-4lld %s: rows 0 .. %lld alone differ from those among "
+             "%lld\n",
+             devname, c->name, (long long)m_rows, STR(KN_DTYPE), (long long)sub - 1,
+             (long long)m_rows);
       failures++;
     } else {
-      printf("ok   %s %-23s M=%-4lld %s: row 0 alone the same bytes\n", devname, c->name,
-             (long long)m_rows, STR(KN_DTYPE));
+      printf("ok   %s %-23s M=%-4lld %s: rows 0 .. %lld alone the same bytes\n", devname,
+             c->name, (long long)m_rows, STR(KN_DTYPE), (long long)sub - 1);
     }
   }
   free(alone);
@@ -603,7 +644,7 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
 
   /* MM_QKV_ROPE checks q and both caches, as f32 */
   const int qkv = c->epi == MM_QKV_ROPE;
-  const int out_dtype = qkv ? KGRT_DTYPE_F32 : dtype;
+  const int out_dtype = f32_out(c) ? KGRT_DTYPE_F32 : dtype;
   const int64_t ny = qkv ? rows * c->heads * qkv_d(c) + 2 * qkv_cache(c) : rows * c->n;
   double *ref = malloc((size_t)(ny > rows * c->n ? ny : rows * c->n) * sizeof *ref);
   /* the norm's operand (MM_SPLIT_NORM: x + x wo^T) and result, unrounded:
@@ -662,7 +703,7 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
   }
   const size_t bytes = (size_t)ny * kn_dtype_size(out_dtype);
   void *got = malloc(bytes),
-       *again = c->gemv || c->epi == MM_SPLIT_NORM ? malloc(bytes) : NULL;
+       *again = c->gemv || c->small_m || c->epi == MM_SPLIT_NORM ? malloc(bytes) : NULL;
   if (run_model(dev, i, m_rows, &in, got, again, ny, devname) == 0) {
     double se = 0, ss = 0;
     int64_t bad = -1;
@@ -684,7 +725,11 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
       const double g = kn_load(again, e, out_dtype), f = kn_load(got, e, out_dtype);
       se2 += isfinite(g) ? (g - f) * (g - f) : INFINITY;
     }
+    int twice = 1;
+    for (int64_t e = 0; again && doubles(c) && e < ny; e++)
+      twice = twice && kn_load(again, e, out_dtype) == 2.0 * kn_load(got, e, out_dtype);
     const int same = !again || (c->epi == MM_SPLIT_NORM ? se2 / (ss > 0 ? ss : 1) <= bound
+                                : doubles(c)            ? twice
                                                         : memcmp(got, again, bytes) == 0);
     checked++;
     if (bad >= 0 || !(nmse <= bound) || !same) {
@@ -694,7 +739,9 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
         printf(", element %lld is %g", (long long)bad, kn_load(got, bad, out_dtype));
       if (!same)
         printf(", a second run gave other %s",
-               c->epi == MM_SPLIT_NORM ? "values (of 2 x)" : "bytes");
+               c->epi == MM_SPLIT_NORM ? "values (of 2 x)"
+               : doubles(c)            ? "values than twice the first (of 2 x)"
+                                       : "bytes");
       putchar('\n');
       failures++;
     } else {
@@ -702,9 +749,14 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
              (long long)m_rows, STR(KN_DTYPE), nmse,
              !again                    ? ""
              : c->epi == MM_SPLIT_NORM ? ", again of 2 x"
+             : doubles(c)              ? ", again of 2 x: twice the values"
                                        : ", twice the same");
       if (c->inv && m_rows > 1)
-        check_alone(dev, i, m_rows, &in, got, devname);
+        check_alone(dev, i, m_rows, &in, got, devname, 1);
+      if (c->small_m && m_rows == c->small_m) {
+        check_alone(dev, i, m_rows, &in, got, devname, 9);
+        check_alone(dev, i, m_rows, &in, got, devname, 17);
+      }
     }
   }
   free(got);
@@ -730,6 +782,8 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
 static const char *part_of(const mm_case_t *c, int64_t m_rows) {
   if (c->big)
     return "real";
+  if (c->small_m)
+    return "split";
   return m_rows <= 8 ? "gemv" : "gemm";
 }
 
@@ -744,7 +798,8 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[first], "--part") == 0 && first + 1 < argc &&
              (strcmp(argv[first + 1], "gemv") == 0 ||
               strcmp(argv[first + 1], "gemm") == 0 ||
-              strcmp(argv[first + 1], "real") == 0))
+              strcmp(argv[first + 1], "real") == 0 ||
+              strcmp(argv[first + 1], "split") == 0))
       part = argv[++first];
     else if (strcmp(argv[first], "--case") == 0 && first + 1 < argc)
       only = argv[++first];
@@ -753,7 +808,8 @@ int main(int argc, char **argv) {
   }
   if (first >= argc) {
     fprintf(stderr,
-            "usage: matmul_%s [--full] [--part gemv|gemm|real] [--case NAME] DEVICE...\n",
+            "usage: matmul_%s [--full] [--part gemv|gemm|real|split] [--case NAME] "
+            "DEVICE...\n",
             STR(KN_DTYPE));
     return 2;
   }
@@ -766,12 +822,17 @@ int main(int argc, char **argv) {
       failures++;
       continue;
     }
-    for (int i = 0; i < NCASES; i++)
-      for (int s = 0; s < NMS; s++)
-        if ((ms[s] <= 8 || (!cases[i].gemv && (!cases[i].big || full))) &&
-            (!part || strcmp(part, part_of(&cases[i], ms[s])) == 0) &&
+    for (int i = 0; i < NCASES; i++) {
+      const int64_t small[] = {17, cases[i].small_m};
+      const int64_t *mi = cases[i].small_m ? small : ms;
+      const int nm = cases[i].small_m ? 2 : NMS;
+      for (int s = 0; s < nm; s++)
+        if ((mi[s] <= 8 || cases[i].small_m ||
+             (!cases[i].gemv && (!cases[i].big || full))) &&
+            (!part || strcmp(part, part_of(&cases[i], mi[s])) == 0) &&
             (!only || strcmp(only, cases[i].name) == 0))
-          run_case(dev, i, ms[s], argv[a]);
+          run_case(dev, i, mi[s], argv[a]);
+    }
     kgrt_device_close(dev);
   }
   printf("matmul %s: %d checked, %s\n", STR(KN_DTYPE), checked,

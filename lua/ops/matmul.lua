@@ -118,6 +118,11 @@ local function add_gemm(node, v, m, mmax, gemv, small_m, split)
         { dtype = kg.dtypes.f32, shape = { KSPLIT_MAX, small_m, n }, hidden = true },
         { dtype = kg.dtypes.i32, shape = { ct }, hidden = true, persistent = true },
       }
+      -- the profile's bytes of the parts: each split's M x N floats written
+      -- and read once (the params rule's moved_times: the splits)
+      local parts = type(m) == "table" and { table.unpack(m) } or { m }
+      parts[#parts + 1], parts[#parts + 2] = n, 4 * 2
+      node.moved = { outputs = { [2] = parts } }
     end
     node.variants[#node.variants + 1] = s
     lo = small_m + 1
@@ -803,6 +808,7 @@ function kg.gemm_params(op, target, info)
     BLOCK = t.waves_m * t.waves_n * target.wave * (wg and 4 or 1), VEC = vec,
     per_block = t.bm, ["repeat"] = tiles_n * info.batch * ksplit, shared_bytes = lds,
     scratch = ksplit > 1, -- the parts and counts: only a kernel that splits takes them
+    moved_times = { 1, ksplit > 1 and ksplit or 0 },
     holes = {
       KSPLIT = ksplit > 1 and ksplit or "",
       SHARED_BYTES = lds,

@@ -80,6 +80,12 @@ typedef struct llm_model {
 #define LLM_TINY_SIZES                                                                   \
   .hidden = 256, .layers = 2, .heads = 8, .kv_heads = 2, .head_dim = 64, .ffn = 768,     \
   .vocab = LLM_TINY_VOCAB, .context = 64
+/* The f16 test Llama's (llama_f16.lua): Qwen2's shape, heads x head_dim =
+ * hidden (4 heads over 2 KV heads of 64), which llama.cpp's qwen2 loader
+ * requires; the only test Llama with 2 query heads per KV head. */
+#define LLM_TINY_SIZES_QWEN2                                                             \
+  .hidden = 256, .layers = 2, .heads = 4, .kv_heads = 2, .head_dim = 64, .ffn = 768,     \
+  .vocab = LLM_TINY_VOCAB, .context = 64
 /* llama_bf16.lua's config (and llama_tp2/4.lua's): Llama 3.1's RoPE scaling,
  * bf16 weights (weights_writer.h's WW_GGML_BF16). */
 /* clang-format off */
@@ -93,7 +99,7 @@ typedef struct llm_model {
  * Q8_0 (a sliding window of 16), Q4_K_M-style Q4_K (layer 0's attn_v and
  * ffn_down and the LM head in Q6_K), Q4_0. */
 #define LLM_TINY_F16                                                                     \
-  {LLM_TINY_SIZES, .rope_theta = 1000000, .rope_half = 1, .qkv_bias = 1,                 \
+  {LLM_TINY_SIZES_QWEN2, .rope_theta = 1000000, .rope_half = 1, .qkv_bias = 1,                 \
    .tied_embeddings = 1, .norm_eps = 1e-6,                                               \
    .fmt = {WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16,              \
            WW_GGML_F16, WW_GGML_F16, WW_GGML_F16, WW_GGML_F16}}

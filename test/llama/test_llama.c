@@ -35,15 +35,7 @@ static const double nmse_bound = 1e-4;
 #elif LLAMA_VARIANT == 2
 #include "llama_f16.h"
 #define TABLE kgen_llama_f16
-static const llm_config_t config = {LLM_TINY_SIZES,
-                                    .rope_theta = 1000000,
-                                    .rope_half = 1,
-                                    .qkv_bias = 1,
-                                    .tied_embeddings = 1,
-                                    .norm_eps = 1e-6,
-                                    .fmt = {WW_GGML_F16, WW_GGML_F16, WW_GGML_F16,
-                                            WW_GGML_F16, WW_GGML_F16, WW_GGML_F16,
-                                            WW_GGML_F16, WW_GGML_F16, WW_GGML_F16}};
+static const llm_config_t config = LLM_TINY_F16;
 static const double nmse_bound = 1e-6;
 #elif LLAMA_VARIANT == 3
 #include "llama_q8_0.h"

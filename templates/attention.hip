@@ -75,9 +75,13 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{#if STREAM}}  /* at the end: each row's position and pass (-1: none), then the passes'
    * table (below) */
   constexpr int PMAX = BM + 1; /* passes of a tile at most: one per token */
-  int *const Rp = (int *)(void *)(lds + {{SHARED_BYTES}} - BM * 8 - (PMAX + 2) * 32);
+  int *const Rp = (int *)(void *)(lds + {{SHARED_BYTES}} - BM * 8 - (PMAX + 2) * 32 -
+                                  PMAX * 12);
   int *const Rq = Rp + BM;
-  int *const Pt = Rq + BM; /* [PMAX + 2][8] */
+  int *const Pt = Rq + BM;             /* [PMAX + 2][8] */
+  int *const Tq = Pt + (PMAX + 2) * 8; /* [PMAX] the tile's tokens' sequences, */
+  int *const Tp = Tq + PMAX;           /* positions */
+  int *const Tc = Tp + PMAX;           /* and their sequences' contexts (-1: none) */
 {{else}}{{#if PAGED}}  /* each row's position in this pass (-1: another pass's), at the end */
   int *const Rp = (int *)(void *)(lds + {{SHARED_BYTES}} - BM * 4);
 {{/if}}{{/if}}  /* element r of a fragment's accumulator: its row, its key or column, and
@@ -241,25 +245,34 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     const int p = kg_ld(pos, t);
     return p < 0 ? -1 : p > CTX_MAX ? CTX_MAX : p;
   };
+  /* the tokens' facts, a thread each, so that their loads are in flight
+   * together (a tile holds at most PMAX tokens) */
+  for (int u = tid; u <= t_hi - t_lo; u += {{BLOCK}}) {
+    const int s = kg_ld(seq, t_lo + u);
+    Tq[u] = s;
+    Tp[u] = position(t_lo + u);
+    Tc[u] = s >= 0 && s < (int)sk ? context(s) : -1;
+  }
+  __syncthreads();
   if (tid == 0) {
     for (int u = 0; u < BM; u++)
       Rp[u] = Rq[u] = -1;
     int np = 0, items = 0;
     for (int ta = t_lo; ta <= t_hi;) {
-      const int sa = kg_ld(seq, ta);
+      const int sa = Tq[ta - t_lo];
       int tb = ta;
-      while (tb < t_hi && kg_ld(seq, tb + 1) == sa)
+      while (tb < t_hi && Tq[tb + 1 - t_lo] == sa)
         tb++;
       const int pa = ta;
       const bool mixed = ta > t_lo || tb < t_hi;
       ta = tb + 1;
-      if (sa < 0 || sa >= (int)sk)
+      if (Tc[pa - t_lo] < 0)
         continue; /* not a sequence: its rows see no key (zeros) */
-      const int cs = context(sa);
+      const int cs = Tc[pa - t_lo];
       p_lo = CTX_MAX;
       p_hi = -1;
       for (int t = pa; t <= tb; t++) {
-        const int p = position(t);
+        const int p = Tp[t - t_lo];
         p_lo = p < p_lo ? p : p_lo;
         p_hi = p > p_hi ? p : p_hi;
         for (int g = 0; g < G; g++) {

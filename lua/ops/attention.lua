@@ -132,9 +132,11 @@ local function attention_params(target, info)
     local part = (wk > 1 or decode) and wk * bm * (dp + 4) * 4 + wk * bm * 8 or 0
     local ptiles = preg and 0 or waves * fm * frows * ldp * dt.size
     -- paged: each row's position, at the end; decode (its passes' tiles in
-    -- one stream) each row's pass too, and the passes' table (bm + 3 rows of
-    -- 8 ints)
-    local rows = info.paged and (decode and bm * 8 + (bm + 3) * 32 or bm * 4) or 0
+    -- one stream) each row's pass too, the passes' table (bm + 3 rows of 8
+    -- ints) and the tile's tokens' sequences, positions and contexts (bm + 1
+    -- each)
+    local rows = info.paged and (decode and bm * 8 + (bm + 3) * 32 + (bm + 1) * 12 or bm * 4)
+      or 0
     rows = (rows + 15) // 16 * 16
     local lds = bm * ldq * dt.size + ptiles + math.max(ring, part) + rows
     -- the floats of the accumulators a lane holds: O's and S's fragments

@@ -73,6 +73,20 @@ local function split_plan(cols, vec, topk)
   return nil
 end
 
+--- A split row's grid and hidden results: a workgroup per part (tiles over
+--- the rows `lead`), each part's `words` i32 results per row, and per row
+--- the count of finished parts, kept across runs (back to 0 by the last).
+local function parts_grid(node, lead, words)
+  node.grid, node.tile_units = "tiles", lead
+  local pshape = {}
+  for i, d in ipairs(lead) do pshape[i] = d end
+  pshape[#pshape + 1] = words
+  node.extra_outputs = {
+    { dtype = kg.dtypes.i32, shape = pshape, hidden = true },
+    { dtype = kg.dtypes.i32, shape = lead, hidden = true, persistent = true },
+  }
+end
+
 local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
 
 kg.op {
@@ -125,14 +139,7 @@ kg.op {
       local chunk = GREEDY_BLOCK * vec * GREEDY_STEPS
       local parts = fixed and (cols + chunk - 1) // chunk or nil
       if parts then
-        node.grid, node.tile_units = "tiles", lead
-        local pshape = {}
-        for i, d in ipairs(lead) do pshape[i] = d end
-        pshape[#pshape + 1] = 2 * parts
-        node.extra_outputs = {
-          { dtype = kg.dtypes.i32, shape = pshape, hidden = true },
-          { dtype = kg.dtypes.i32, shape = lead, hidden = true, persistent = true },
-        }
+        parts_grid(node, lead, 2 * parts)
       else
         node.grid = "rows"
         node.grid_of = x
@@ -176,14 +183,7 @@ kg.op {
       -- each part's result (greedy: its best (key, index); split: its top-k
       -- rank values, two words each), and per row the count of finished
       -- parts, which the kernel keeps across runs (back to 0 by the last)
-      node.grid, node.tile_units = "tiles", lead
-      local pshape = {}
-      for i, d in ipairs(lead) do pshape[i] = d end
-      pshape[#pshape + 1] = 2 * parts * (split and topk or 1)
-      node.extra_outputs = {
-        { dtype = kg.dtypes.i32, shape = pshape, hidden = true },
-        { dtype = kg.dtypes.i32, shape = lead, hidden = true, persistent = true },
-      }
+      parts_grid(node, lead, 2 * parts * (split and topk or 1))
     else
       node.grid = "rows"
       node.grid_of = x

@@ -48,8 +48,10 @@ return {
   -- 64 -> 128 workgroups, 24.8 -> 22.6 and 67.3 -> 64.7 us; 3657 -> 3595 us)
   -- 64 x 32 on mma.sync (4 warps of 32 x 16), where a few rows leave most
   -- SMs idle even at 64 x 128 (a decode step of up to 64 sequences: the
-  -- matmul's small_m GEMM; N = 4096 is 32 workgroups at 64 x 128 and 128 at
-  -- 64 x 32, each streaming a quarter of the columns)
+  -- matmul's small_m GEMM where its kernel cannot split K, as the Q, K and V
+  -- regions: N = 6144 is 48 workgroups at 64 x 128 and 192 at 64 x 32; on
+  -- the H100 at 64 sequences, 54 us a layer at 64 x 32 against 62 at 64 x
+  -- 128 and 65 at 64 x 64)
   gemm_grid = {
     f16 = { { bn = 128, cost = 0.65 }, { bm = 64, bn = 128, waves_m = 1, cost = 0.6 },
       { mma = "mma", shape = { 16, 8, 16 }, bm = 64, bn = 32, waves_m = 2, waves_n = 2,
@@ -58,12 +60,24 @@ return {
       { mma = "mma", shape = { 16, 8, 16 }, bm = 64, bn = 32, waves_m = 2, waves_n = 2,
         cost = 0.25 } },
   },
-  -- split K of the small-M GEMM (lua/ops/matmul.lua gemm_splits): enough
-  -- splits for wg_per_cu workgroups a compute unit, each split at least
-  -- min_tiles k tiles (a decode step of 64 sequences: N = 4096 is 128 tiles
-  -- of 64 x 32 for 132 SMs; K = 14336 in 4 splits of 56 tiles, 512
-  -- workgroups)
-  gemm_split = { wg_per_cu = 4, min_tiles = 4 },
+  -- the small-M GEMM's tile where its kernel can split K (lua/ops/matmul.lua
+  -- gemm_params), in place of gemm_grid's choice, and the splits
+  -- (gemm_splits): enough for wg_per_cu workgroups a compute unit, each
+  -- split at least min_tiles k tiles. A decode step of up to 64 rows is
+  -- bound by the weights' bytes, and a tile N columns wide reads BM / N
+  -- bytes of x (from L2) per byte of w, so 64 x 32 tiles read twice the
+  -- weights' bytes again and 64 x 128 half; each split writes and reads
+  -- its M x N floats once more, so fewer is better once every SM has a
+  -- workgroup. Llama-3-8B bf16 at 64 sequences on the H100 (bench/results/
+  -- batch_decode.md, 2026-12-07), step 12.01 ms on 64 x 32 tiles (K split
+  -- 4 ways: 512 workgroups for N = 4096), 10.84 ms on 64 x 128 split 4 ways
+  -- (128), 12.05 ms split 8 ways, 12.92 ms on 64 x 256 split 8 ways: O and
+  -- down from 38 and 91 us a layer to 31 and 62
+  gemm_split = { wg_per_cu = 1, min_tiles = 4 },
+  gemm_small = {
+    f16 = { bm = 64, bn = 128, waves_m = 1 },
+    bf16 = { bm = 64, bn = 128, waves_m = 1 },
+  },
   -- warp-level tiles (mma.sync): conv2d's, and a matmul tile override that
   -- leaves no warpgroup tile (lua/ops/matmul.lua gemm_tile)
   gemm_warp = {

@@ -730,16 +730,24 @@ local function gemm_splits(target, t, info, tiles_n)
 end
 
 --- The launch parameters of a GEMM-shaped template (gemm, conv2d) on a
---- target: the tile, its fragment struct and checks, the grid (per_block =
---- the tile's rows; repeat = column tiles x info.batch) and the holes. info:
+--- target: the tile (the target's gemm_small for the small-M GEMM where its
+--- kernel can split K, else grid_tile's), its fragment struct and checks,
+--- the grid (per_block = the tile's rows; repeat = column tiles x
+--- info.batch) and the holes. info:
 --- dtype, k and n (the product's K and columns), kn (w [K, N]), batch, tile
 --- (overrides), pair (two weights), quant (w in a block format: bk a
 --- multiple of 32, a decoder group; a target's smaller bk is rounded up),
 --- where ("model.lua:LINE: " for errors).
 function kg.gemm_params(op, target, info)
   local dt = kg.dtypes[info.dtype]
-  local t = grid_tile(target, gemm_tile(op, target, info.dtype, info.tile, info.where), info,
-    dt.size)
+  local t = gemm_tile(op, target, info.dtype, info.tile, info.where)
+  local small = target.gemm_small and target.gemm_small[info.dtype]
+  if small and info.split_k and info.scratch and not info.tile and not info.pair
+      and t.mma == target.gemm[info.dtype].mma then
+    for key, v in pairs(small) do t[key] = v end
+  else
+    t = grid_tile(target, t, info, dt.size)
+  end
   if info.quant and t.bk % 32 ~= 0 then
     if info.tile and info.tile.bk then
       error(("%s%s: GEMM tile bk = %d: a quantized w needs a multiple of 32 (a decoder group)")

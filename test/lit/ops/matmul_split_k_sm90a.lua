@@ -1,19 +1,21 @@
 -- matmul, the small-M GEMM's split K on sm_90a (issue 55): at up to 64
 -- rows (small_m) the O-like projection (N 4096, K 4096) with its residual
--- add has 128 tiles of 64 x 32 for 132 SMs, so K is split 4 ways (gemm_split:
--- about 4 workgroups an SM, at least 4 k tiles a split): each workgroup
--- takes 16 of the 64 k tiles from kt0, writes its f32 products to kpart and
--- counts itself in kcnt; the last adds the 4 parts in split order and
--- stores through the epilogue. The GEMM for more rows, the gate/up pair
--- (which does not split) and every kernel on gfx1100 (no gemm_split) take
--- no parts.
+-- add takes the target's gemm_small tile, 64 x 128 on one warpgroup
+-- (wgmma), 32 tiles for 132 SMs, so K is split 4 ways (gemm_split: a
+-- workgroup an SM, at least 4 k tiles a split): each workgroup takes 16 of
+-- the 64 k tiles from kt0, writes its f32 products to kpart and counts
+-- itself in kcnt; the last adds the 4 parts in split order and stores
+-- through the epilogue. The GEMM for more rows, the gate/up pair (which
+-- does not split: gemm_grid chooses its tile) and every kernel on gfx1100
+-- (no gemm_split) take no parts.
 -- RUN: %kgen --arch sm_90a --emit=hip %s -o - | FileCheck %s
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefix=GFX
 -- CHECK-LABEL: matmul_split_k_sm90a_matmul_add_gemm_{{[0-9a-f]+}}(
 -- CHECK-NEXT: KG_GLOBAL(kg_bf16) y, KG_GLOBAL(float) kpart, KG_GLOBAL(int) kcnt, long M) {
+-- CHECK-NEXT: typedef kg_mma_wgmma_64x128x16<kg_bf16, 64> F;
 -- CHECK: const long batch = 0;
 -- CHECK: const int KT = (4096 + 64 - 1) / 64 / 4;
--- CHECK-NEXT: const int split = (int)(rest / 128), kt0 = split * KT;
+-- CHECK-NEXT: const int split = (int)(rest / 32), kt0 = split * KT;
 -- CHECK: const long k0 = (long)(kt0 + kt) * 64;
 -- CHECK: kg_st(kpart, ((long)split * M + m) * 4096L + n, acc[i][j][r]);
 -- CHECK: last = kg_atomic_add(kcnt, at, 1) == 4 - 1;

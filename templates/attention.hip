@@ -9,7 +9,9 @@
  * SPLITS and split % SPLITS. Its keys are [kb, ke): all, or those up to its
  * last row's position (CAUSAL) and from its first row's position - WINDOW + 1;
  * split s takes its share of their BN-key tiles (SPLITS > 1: decode), at
- * least MINT of them (the last splits may then have none).
+ * least MINT of them (the last splits may then have none; paged decode
+ * shares them among the first nsplit splits, fewer the more row tiles the
+ * run has).
  * Each key tile goes through a ring of STAGES LDS buffers (K as [BN][LDQ],
  * DP = D padded to whole fragments, the pad zeros; V likewise, or transposed
  * [DP][LDV] for the transposed product below); Q's tile stays in LDS.
@@ -121,8 +123,14 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   int kb = 0, ke = 0, p_lo = 0, p_hi = 0, t_begin = 0, t_end = 0, per = 0;
   (void)p_lo;
   (void)p_hi;
+  /* the splits that take keys this run: SPLITW workgroups a KV head over
+   * this run's row tiles, 1 to SPLITS (a step of a few sequences splits
+   * their contexts SPLITS ways; one of 64 has row tiles enough, and each
+   * workgroup streams its sequences' whole contexts, the other splits
+   * counting themselves only), the same for every row tile of the run */
+  const int nsplit = {{SPLITW}} / tiles < 1 ? 1 : {{SPLITW}} / tiles > {{SPLITS}} ? {{SPLITS}} : {{SPLITW}} / tiles;
   auto split_tiles = [&](int ntiles) {
-    const int per0 = (ntiles + {{SPLITS}} - 1) / {{SPLITS}};
+    const int per0 = (ntiles + nsplit - 1) / nsplit;
     const int pmin = ntiles < {{MINT}} ? ntiles : {{MINT}};
     per = per0 > pmin ? per0 : pmin;
     t_begin = split * per < ntiles ? split * per : ntiles;

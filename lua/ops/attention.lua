@@ -191,6 +191,14 @@ local function attention_params(target, info)
       info.dtype == "f32" and " (f16 or bf16 take half)" or ""))
   end
   local splits = decode and decode_splits(target, info, bm, bn) or 1
+  -- paged decode: the splits that take keys this run, SPLITW / (the run's
+  -- row tiles), 1 to SPLITS (templates/attention.hip): the workgroups per KV
+  -- head the target's decode table aims at, or the model's splits always
+  local splitw = splits
+  if decode and info.paged then
+    splitw = (info.decode or {}).splits and splits * info.rtmax
+      or math.max(1, target.attention.decode.wg_per_cu * target.cus // info.kvh)
+  end
   local scale2 = info.scale * 1.4426950408889634 -- log2 e: the softmax runs in base 2
   return {
     BLOCK = waves * target.wave, VEC = 16 // dt.size, per_block = bm,
@@ -202,6 +210,7 @@ local function attention_params(target, info)
       SHARED_BYTES = lds, FRAG = name, BM = bm, BN = bn, BNW = bnw, DP = dp, LDQ = ldq, LDP = ldp,
       LDV = bn + pad,
       WM = wm, WK = wk, FM = fm, STAGES = t.stages, SPLITS = splits, REPEAT = info.kvh * splits,
+      SPLITW = splitw,
       MINT = decode and t.min_tiles or 1,
       SCALE2 = kg.float_literal(scale2),
       CAP_IN = kg.float_literal(info.softcap and info.scale / info.softcap or 0),
@@ -218,7 +227,8 @@ kg.template {
   holes = { "BM", "BN", "BNW", "BS", "CAP_IN", "CAP_OUT", "CAUSAL", "D", "DIRECT", "DP",
     "FINAL", "FM", "FRAG", "G", "GATHER", "H", "KJS", "KVS", "LSTRIDE", "LDP", "LDQ", "LDR", "LDV",
     "MAXB", "MINT", "NBLK", "OLDKV", "PAGED", "PARTIAL", "PLAIN", "PTD", "Q_T", "REPEAT", "RTMAX",
-    "SCALE2", "SCRATCH", "SHARED_BYTES", "SOFTCAP", "SPLITS", "STAGES", "STREAM", "TD", "WINDOW",
+    "SCALE2", "SCRATCH", "SHARED_BYTES", "SOFTCAP", "SPLITS", "SPLITW", "STAGES", "STREAM", "TD",
+    "WINDOW",
     "WK", "WM" },
   libs = { "mma" },
   params = attention_params,

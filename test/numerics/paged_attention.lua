@@ -1,15 +1,15 @@
 -- paged_attention.lua - paged_attention (lua/ops/attention.lua) for
--- paged_attention_test.c: a batch of up to 8 sequences, T tokens in all,
+-- paged_attention_test.c: a batch of up to 32 sequences, T tokens in all,
 -- at most Q of one sequence (the plan's decode path at Q <= 16 / G), over
 -- two paged KV pools that kv_append fills with this step's keys at their
 -- slots in the same plan. --define dtype=f16|bf16.
 local dt = ({ f16 = f16, bf16 = bf16 })[define("dtype", "f16")]
-local T, B, Q = sym("T", 160), sym("B", 8), sym("Q", 160)
+local T, B, Q = sym("T", 160), sym("B", 32), sym("Q", 160)
 -- case: heads, KV heads, head dim, pool layers and blocks, block size,
 -- the block table's blocks a sequence, the layer, a window (0: none)
 local cases = {
-  { h = 8, kvh = 2, d = 64, layers = 2, blocks = 160, bs = 16, maxb = 24, layer = 1, window = 0 },
-  { h = 32, kvh = 8, d = 128, layers = 1, blocks = 80, bs = 32, maxb = 12, layer = 0, window = 48 },
+  { h = 8, kvh = 2, d = 64, layers = 2, blocks = 600, bs = 16, maxb = 24, layer = 1, window = 0 },
+  { h = 32, kvh = 8, d = 128, layers = 1, blocks = 300, bs = 32, maxb = 12, layer = 0, window = 48 },
 }
 for i, c in ipairs(cases) do
   local n = "c" .. (i - 1) .. "_"

@@ -9,7 +9,8 @@
  * (NaN: a key read from a block the sequence does not own, or past its
  * context, fails); kv_append writes this step's keys at their slots in the
  * same plan. Outputs start poisoned (a fresh load a run). The batches: eight
- * decoding sequences of contexts 1 to 384 (the decode path), sequences of
+ * decoding sequences of contexts 1 to 384 (the decode path), 32 of 129 to
+ * 300 (the decode path over many row tiles: fewer splits), sequences of
  * 1 to 4 tokens (decode, several rows a sequence), prefill chunks of 1 to
  * 100 tokens beside single tokens (the flash path), each against the
  * float64 attention of each sequence alone (NMSE: f16 1e-6, bf16 1e-4; NaN
@@ -32,10 +33,10 @@ typedef struct pa_case {
 
 /* paged_attention.lua's cases */
 static const pa_case_t cases[] = {
-    {8, 2, 64, 2, 160, 16, 24, 1, 0},
-    {32, 8, 128, 1, 80, 32, 12, 0, 48},
+    {8, 2, 64, 2, 600, 16, 24, 1, 0},
+    {32, 8, 128, 1, 300, 32, 12, 0, 48},
 };
-enum { NCASES = 2, TMAX = 160, BMAX = 8, CTX_MAX = 384 };
+enum { NCASES = 2, TMAX = 160, BMAX = 32, CTX_MAX = 384 };
 
 /* A sequence of a batch: which one, its tokens this step, its context after
  * the step (its tokens at positions ctx - n .. ctx - 1). */
@@ -377,6 +378,13 @@ static void run_device(const char *spec) {
   static const pa_seq_t decode8[] = {{1, 1, 1},   {2, 1, 17},  {3, 1, 64}, {4, 1, 65},
                                      {5, 1, 200}, {6, 1, 384}, {7, 1, 33}, {8, 1, 129}};
   run_batch(dev, spec, "decode x8", decode8, 8, out);
+  /* decode, 32 sequences of contexts 129 to 300: row tiles enough that the
+   * first splits alone take keys (attention.hip's nsplit) where the target
+   * splits a few sequences' contexts more ways */
+  pa_seq_t decode32[32];
+  for (int s = 0; s < 32; s++)
+    decode32[s] = (pa_seq_t){40 + s, 1, 129 + s * 37 % 172};
+  run_batch(dev, spec, "decode x32", decode32, 32, out);
   /* decode, several tokens a sequence (at most 16 / G = 4) */
   static const pa_seq_t multi[] = {
       {9, 2, 2}, {10, 4, 100}, {11, 3, 257}, {12, 4, 4}, {13, 1, 50}};

@@ -351,22 +351,28 @@ end
 -- with the offset it leaves.
 local QM_SLOTS, QM_CPS, QM_WAVES = 2, 16, 16
 -- where x does not fit whole (XW: two windows of a step's blocks): 8 chunks
--- a step, 3 slots (two steps in flight), at most QM_XW_TASKS tasks a
--- workgroup (each its own accumulators)
-local QM_XW_CPS, QM_XW_SLOTS, QM_XW_TASKS = 8, 3, 8
+-- a step (fewer for more than 8 rows, whose windows would not fit), 3 slots
+-- (two steps in flight), at most QM_XW_TASKS tasks a workgroup (each its
+-- own accumulators; more than 8 rows: at most QM_XW_ACC floats of them a
+-- lane, and more workgroups instead)
+local QM_XW_CPS, QM_XW_SLOTS, QM_XW_TASKS, QM_XW_ACC = 8, 3, 8, 64
 local QM_MAGIC = {
   kg_bf16 = { dtype = "bf16", bf16 = "1", magic = "0x43004300u", off = "136.0f" },
   kg_f16 = { dtype = "f16", bf16 = "0", magic = "0x64006400u", off = "1032.0f" },
 }
 
---- gemv_q's params where the tensor cores can take a Q4_0 GEMV of up to 8
---- rows (build_quant gives one row a variant of its own): K a whole number
---- of 256-weight chunks, the target has the m16n8k16 mma in x's
---- dtype, and the ring, x and the partial sums fit the LDS (x whole, or
---- else in two windows of a step: XW); else nil.
+--- gemv_q's params where the tensor cores can take a Q4_0 GEMV of info.mmax
+--- rows (2 to 8, or a wide variant's small_m up to 64; build_quant gives one
+--- row a variant of its own): K a whole number of 256-weight chunks, the
+--- target has the m16n8k16 mma in x's dtype, and the ring, x and the partial
+--- sums fit the LDS (x whole, or else in two windows of a step: XW); else nil.
+--- A wide variant's tasks are RG groups of 16 rows where x is windowed, RG
+--- as large as leaves about a task per compute unit (more rows of w for
+--- each window of x staged), and its step as many chunks as fit.
 local function gemv_qm_params(target, info)
   local mg = QM_MAGIC[info.x_ctype]
-  if info.fmt ~= "q4_0" or not mg or info.mmax < 2 or info.k % 256 ~= 0 or target.wave ~= 32 then
+  if info.fmt ~= "q4_0" or not mg or info.mmax < 2 or info.mmax > 64 or info.k % 256 ~= 0
+    or target.wave ~= 32 then
     return nil
   end
   local has = false
@@ -374,34 +380,53 @@ local function gemv_qm_params(target, info)
     if m.op == "mma" and m.m == 16 and m.n == 8 and m.k == 16 and m.a == mg.dtype then has = true end
   end
   if not has then return nil end
-  local nb = info.k // 32
+  local nb, nf, wide = info.k // 32, (info.mmax + 7) // 8, info.mmax > MMAX
   local lds_max = target.shared_optin_bytes or target.lds_bytes
-  -- the LDS: the ring, x (all of it, or XW's two windows of a step), the C
-  -- starts, two buffers of the waves' partial sums
-  local function layout(cps, slots, xw)
-    local waves = math.min(cps, QM_WAVES)
+  -- the LDS: the ring of RG row groups, x and its C starts (all of it, or
+  -- XW's two windows of a step), two buffers of the waves' partial sums
+  local function layout(cps, slots, xw, rg, waves)
     local rs = cps * 144 + (cps % 2 == 0 and 16 or 0)
-    local xrows = xw and 2 * (cps * 8 * 64 + 64) or nb * 64 + 64
-    return waves, slots * 16 * rs + info.mmax * xrows + nb * 64 + 2 * waves * 512
+    local nbx, nx = xw and cps * 8 or nb, xw and 2 or 1
+    return slots * 16 * rg * rs + nx * (info.mmax * (nbx * 64 + 64) + nbx * nf * 64)
+      + 2 * waves * nf * 512
   end
-  local cps, slots, xw = math.min(nb // 8, QM_CPS), QM_SLOTS, false
-  local waves, lds = layout(cps, slots, xw)
-  if lds > lds_max then
+  -- tasks of 16 rows of w, or 8 columns of a gate/up pair's two weights
+  local tasks16 = (info.n + (info.pair and 7 or 15)) // (info.pair and 8 or 16)
+  local cps, slots, xw, rg = math.min(nb // 8, QM_CPS), QM_SLOTS, false, 1
+  local waves = math.min(cps, QM_WAVES)
+  local lds = layout(cps, slots, xw, rg, waves)
+  if lds > lds_max and not wide then
     cps, slots, xw = math.min(nb // 8, QM_XW_CPS), QM_XW_SLOTS, true
-    waves, lds = layout(cps, slots, xw)
+    waves = math.min(cps, QM_WAVES)
+    lds = layout(cps, slots, xw, rg, waves)
     if lds > lds_max then return nil end
+  elseif lds > lds_max then
+    slots, xw, rg = QM_XW_SLOTS, true, 8
+    while rg > 1 and ((tasks16 + rg - 1) // rg) * 10 < target.cus * 9 do rg = rg // 2 end
+    cps = math.min(nb // 8, QM_XW_CPS)
+    repeat
+      local wpr = math.min(cps, QM_WAVES // rg)
+      waves = rg * wpr
+      lds = layout(cps, slots, xw, rg, waves)
+      if lds > lds_max then cps = cps // 2 end
+    until lds <= lds_max or cps == 0
+    if cps == 0 then return nil end
   end
-  -- a task: 16 rows of w, or 8 columns of a gate/up pair's two weights
-  local tasks = (info.n + (info.pair and 7 or 15)) // (info.pair and 8 or 16)
+  local tasks = (tasks16 + rg - 1) // rg
   local per_cu = math.max(1, math.min(lds_max // lds, 64 // waves, QWG_PER_CU))
   local grid = balanced_grid(tasks, 1, target.cus * per_cu)
   local jtmax = (tasks + grid - 1) // grid
-  if xw and jtmax > QM_XW_TASKS then return nil end
+  if xw and not wide and jtmax > QM_XW_TASKS then return nil end
+  local jtlim = math.max(1, QM_XW_ACC // (4 * nf))
+  if xw and wide and jtmax > jtlim then
+    grid = (tasks + jtlim - 1) // jtlim
+    jtmax = (tasks + grid - 1) // grid
+  end
   return {
     source = "gemv_qm", BLOCK = waves * 32, VEC = 1, shared_bytes = lds,
     per_block = info.n, ["repeat"] = grid,
     holes = { SHARED_BYTES = lds, GRID = grid, SLOTS = slots, CPS = cps, BF16 = mg.bf16, QMAGIC = mg.magic,
-      QOFF = mg.off, XW = xw and "1" or "", JTMAX = xw and jtmax or "" },
+      QOFF = mg.off, XW = xw and "1" or "", JTMAX = xw and jtmax or "", RG = rg },
   }
 end
 
@@ -484,7 +509,7 @@ kg.template {
 -- gate/up pair (a task's 16 rows are 8 columns of both weights) only, so the
 -- holes of those kernels' other roles (regions, split norms) are declared off
 -- here.
-local GEMV_QM_HOLES = { "BF16", "CPS", "JTMAX", "QMAGIC", "QOFF", "XW" }
+local GEMV_QM_HOLES = { "BF16", "CPS", "JTMAX", "QMAGIC", "QOFF", "RG", "XW" }
 for _, h in ipairs(GEMV_Q_HOLES) do GEMV_QM_HOLES[#GEMV_QM_HOLES + 1] = h end
 for _, h in ipairs({ "REGIONS", "R1", "R2", "REPI", "ROPE0", "ROPE1",
   "ROPE2", "KV0", "KV1", "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS",

@@ -84,8 +84,8 @@ end
 ---     Q4_0 whose k tile is whole 4-byte rows of blocks (sm_90a's bk 64) copy
 ---     the blocks asynchronously ahead like x and decode them from LDS (QRAW,
 ---     kg.gemm_params), the rest decode straight from global memory.
---- Appends a node's GEMM variant v (select: M from MMAX + 1 where a GEMV
---- variant serves the rows below, else all), or two where the matmul says
+--- Appends a node's GEMM variant v (select: M from lo where GEMV variants
+--- serve the rows below, else all: lo nil), or two where the matmul says
 --- small_m: one for M up to small_m whose tile is chosen for small_m rows
 --- (a batch of decoding sequences: the target's small-grid tiles give N
 --- more workgroups), then v for the rows above it (its tile for the
@@ -94,8 +94,7 @@ end
 --- KSPLIT_MAX): its kernel, where it is the matmul alone or with an
 --- epilogue chain, takes the node's hidden results, the f32 parts and the
 --- counts of finished splits (kg.gemm_params chooses the splits per target).
-local function add_gemm(node, v, m, mmax, gemv, small_m, split)
-  local lo = gemv and MMAX + 1 or nil
+local function add_gemm(node, v, m, mmax, lo, small_m, split)
   if small_m and mmax > small_m then
     local s = {}
     for key, x in pairs(v) do s[key] = x end
@@ -131,6 +130,10 @@ local function add_gemm(node, v, m, mmax, gemv, small_m, split)
   node.variants[#node.variants + 1] = v
 end
 
+-- gemv_qm's params rule (below), which build_quant asks of every target of
+-- the build for the wide variant
+local gemv_qm_params
+
 local function build_quant(node, x, w, a)
   kg.check_float("matmul", x, "x")
   if a.w_layout == "kn" then
@@ -164,6 +167,19 @@ local function build_quant(node, x, w, a)
   node.out_dtype, node.out_shape = x.dtype, shape
   node.variants = {}
   local gemv = mmin <= MMAX
+  -- Q4_0 with f16 or bf16 x where every target of the build has gemv_qm
+  -- for small_m rows: the wide variant takes M from 9 to small_m (a decode
+  -- step of that many sequences: w read and decoded once, where the
+  -- dequantizing GEMM decodes each tile of w again per tile of x), the GEMM
+  -- only the rows above (a prefill chunk)
+  local qm = dt.name == "q4_0" and x.dtype.name ~= "f32"
+  local wmax = a.small_m and math.min(mmax, a.small_m)
+  local wide = gemv and qm and wmax and mmax > MMAX and #(kg.targets or {}) > 0
+  for _, t in ipairs(wide and kg.targets or {}) do
+    wide = wide and gemv_qm_params(t, { fmt = dt.name, x_ctype = x.dtype.ctype, mmax = wmax,
+      k = k, n = n }) ~= nil
+  end
+  local top = wide and wmax or MMAX -- the most rows a GEMV variant takes
   if gemv then
     local se = 2048
     local ns, le = k // se, k % se
@@ -216,7 +232,6 @@ local function build_quant(node, x, w, a)
     -- 216 against 576 tok/s at batch 1; gemv_q for 8 rows: 193 against 611
     -- at batch 8, its 8 rows' sums spilling)
     local vmax = math.min(mmax, MMAX)
-    local qm = dt.name == "q4_0" and x.dtype.name ~= "f32"
     if qm and mmin == 1 and vmax > 1 then
       gemv_variant(1, { size = m, max = 1 }, "gemv_q")
       gemv_variant(vmax, { size = m, min = 2, max = MMAX }, "gemv_qm")
@@ -225,8 +240,11 @@ local function build_quant(node, x, w, a)
     else
       gemv_variant(vmax, mmax > MMAX and { size = m, max = MMAX } or nil, "gemv_q")
     end
+    if wide then
+      gemv_variant(wmax, { size = m, min = MMAX + 1, max = wmax < mmax and wmax or nil }, "gemv_qm")
+    end
   end
-  if mmax > MMAX then
+  if mmax > top then
     add_gemm(node, {
       template = "gemm", grid = "tiles", tile_units = m, fuse_key = tile_key(a.tile),
       dim_args = { m },
@@ -238,7 +256,7 @@ local function build_quant(node, x, w, a)
         quant = true, m = mmax, rb = rb, bb = dt.block_bytes, qdeq = QUANT_DEQ[dt.name].gemm,
         qb = QUANT_DEQ[dt.name].qb,
         where = select(2, pcall(error, "", 4)) },
-    }, m, mmax, gemv, a.small_m)
+    }, m, mmax, gemv and top + 1 or nil, not wide and a.small_m or nil)
   end
 end
 
@@ -369,7 +387,7 @@ local QM_MAGIC = {
 --- A wide variant's tasks are RG groups of 16 rows where x is windowed, RG
 --- as large as leaves about a task per compute unit (more rows of w for
 --- each window of x staged), and its step as many chunks as fit.
-local function gemv_qm_params(target, info)
+gemv_qm_params = function(target, info)
   local mg = QM_MAGIC[info.x_ctype]
   if info.fmt ~= "q4_0" or not mg or info.mmax < 2 or info.mmax > 64 or info.k % 256 ~= 0
     or target.wave ~= 32 then
@@ -915,13 +933,15 @@ end
 
 kg.op {
   name = "matmul",
-  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K]) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above (small_m = N: a GEMM of its own up to M = N, tiled for N rows; invariant = true: one GEMV kernel for every M <= 8, so a row never depends on M); f32 accumulation",
+  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K]) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above (small_m = N: a GEMM of its own up to M = N, tiled for N rows, or for Q4_0 w and f16/bf16 x on mma.sync targets a GEMV up to M = N <= 64; invariant = true: one GEMV kernel for every M <= 8, so a row never depends on M); f32 accumulation",
   inputs = { "x", "w" },
   attrs = {
     w_layout = { default = "nk", check = function(v) return v == "nk" or v == "kn", "must be \"nk\" or \"kn\"" end },
     tile = { check = check_tile },
     -- a GEMM of its own for M up to small_m (MMAX + 1 .. small_m), its tile
-    -- chosen for small_m rows: a decode step of that many sequences
+    -- chosen for small_m rows: a decode step of that many sequences (Q4_0 w
+    -- with f16 or bf16 x where every target has gemv_qm for small_m <= 64
+    -- rows: gemv_qm's wide variant instead, build_quant)
     small_m = { check = function(v)
       return math.type(v) == "integer" and v > MMAX and v <= 4096,
         ("must be an integer in [%d, 4096]"):format(MMAX + 1)
@@ -930,7 +950,9 @@ kg.op {
     -- not depend on how many share the call: the GEMV takes every M up to 8
     -- in one kernel (for float weights on the matrix units where the target
     -- has them: gemv_mma), never one kernel for one row and another for more
-    -- (but Q4_0 weights with f16 or bf16 x where gemv_qm takes 2 to 8 rows)
+    -- (but Q4_0 weights with f16 or bf16 x where gemv_qm takes 2 to 8 rows,
+    -- and its wide variant 9 to small_m: each variant's rows never depend
+    -- on M, but one row, 2 to 8 and 9 up may differ in their last bits)
     invariant = { default = false, check = function(v) return type(v) == "boolean", "must be true or false" end },
   },
   build = function(node, ins, a)
@@ -1005,7 +1027,7 @@ kg.op {
           -- "model.lua:LINE: " of the call (level 4: error <- pcall <- build <- kg.op
           -- <- the model), for a tile that does not suit a target
           where = select(2, pcall(error, "", 4)) },
-      }, m, mmax, gemv, a.small_m, not kn and wr == 2)
+      }, m, mmax, gemv and MMAX + 1 or nil, a.small_m, not kn and wr == 2)
     end
   end,
 }

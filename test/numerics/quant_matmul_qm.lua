@@ -3,13 +3,14 @@
 -- templates/gemv_qm.hip's wide variant (2 to 8 its 8-row one; the GEMM
 -- above 64), each product with its own rows M_q4_0_<dtype>_<case>. At 64
 -- rows x does not fit the LDS whole at any of these K, so it lives in
--- windows of a step (XW). Cases [N, K]: 17 tasks of 16 rows at K = 4096
--- (272 x 4096); a gate/up pair, silu(x w^T) * (x w2^T), of 2048 columns,
+-- windows of a step (XW). Cases [N, K]: 133 tasks of 16 rows at K = 4096
+-- (2128 x 4096), two tasks for most workgroups (each its accumulators,
+-- JTMAX 2); a gate/up pair, silu(x w^T) * (x w2^T), of 2048 columns,
 -- whose tasks are two groups of 16 rows (RG 2: the workgroup's waves split
 -- its rows); and a down projection's K = 14336 with N off the tasks and a
 -- bias (silu(x w^T + b), 40 x 14336).
 local cases = {
-  { "qm4096", 272, 4096 },
+  { "qm4096", 2128, 4096 },
   { "qm_pair", 2048, 4096, pair = true },
   { "qm14336", 40, 14336, bias = true },
 }

@@ -419,16 +419,23 @@ gemv_qm_params = function(target, info)
     lds = layout(cps, slots, xw, rg, waves)
     if lds > lds_max then return nil end
   elseif lds > lds_max then
+    -- RG as large as leaves about a task per compute unit, then the most
+    -- chunks a step that fit (fewer row groups where none does)
     slots, xw, rg = QM_XW_SLOTS, true, 8
     while rg > 1 and ((tasks16 + rg - 1) // rg) * 10 < target.cus * 9 do rg = rg // 2 end
-    cps = math.min(nb // 8, QM_XW_CPS)
-    repeat
-      local wpr = math.min(cps, QM_WAVES // rg)
-      waves = rg * wpr
-      lds = layout(cps, slots, xw, rg, waves)
-      if lds > lds_max then cps = cps // 2 end
-    until lds <= lds_max or cps == 0
-    if cps == 0 then return nil end
+    local function fit()
+      for c = math.min(nb // 8, QM_XW_CPS), 1, -1 do
+        local wv = rg * math.min(c, QM_WAVES // rg)
+        local l = layout(c, slots, xw, rg, wv)
+        if l <= lds_max then return c, wv, l end
+      end
+    end
+    cps, waves, lds = fit()
+    while not cps and rg > 1 do
+      rg = rg // 2
+      cps, waves, lds = fit()
+    end
+    if not cps then return nil end
   end
   local tasks = (tasks16 + rg - 1) // rg
   local per_cu = math.max(1, math.min(lds_max // lds, 64 // waves, QWG_PER_CU))

@@ -11,6 +11,7 @@
 -- variants are one list for every arch, and gfx942 has no mma.sync.
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90a --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
+-- RUN: %kgen --arch sm_80 --emit=table %s -o - | FileCheck %s --check-prefix=TABLE
 -- RUN: %kgen --arch sm_90a --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90a --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- RUN: %kgen --arch sm_90a,gfx942 --no-sim %s -o %t | FileCheck %s --check-prefix=MIXED

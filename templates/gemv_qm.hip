@@ -14,8 +14,9 @@
  * is walked in SPT steps of CPS chunks of every row; in a step, the WPR =
  * WAVES / RG waves of row group r (waves r WPR ..) take its chunks v, v +
  * WPR, ... The GRID workgroups take tasks blockIdx.x, blockIdx.x + GRID, ...
- * (at most what the target holds at once where x is staged whole or the
- * accumulators allow: they stay resident and stage x once). Steps, task
+ * (at most what the target holds at once, so that they stay resident, but
+ * where a wide variant's tasks' accumulators ask for more); each stages
+ * all of x once (from L2: at 64 rows, 512 KiB at K = 4096). Steps, task
  * after task, stream through the workgroup's ring of SLOTS slots in LDS,
  * SLOTS - 1 ahead of the one computed: wave v copies rows v, v + WAVES, ...
  * of a step with 16-byte asynchronous copies (each copy instruction of the

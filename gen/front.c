@@ -78,47 +78,14 @@ static int front_read(lua_State *L) {
   return 0;
 }
 
-/* Pushes a copy of the plain data at index idx (the target files are data:
- * strings, numbers, booleans and tables of them, a few levels deep), so
- * that the ops' build rules read a target without holding kgen's own
- * table; anything else, or deeper, is left out. */
-static void copy_data(lua_State *L, int idx, int depth) {
-  idx = lua_absindex(L, idx);
-  luaL_checkstack(L, 4, "target data");
-  lua_newtable(L);
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    int kt = lua_type(L, -2), vt = lua_type(L, -1);
-    int keep = (kt == LUA_TSTRING || kt == LUA_TNUMBER) &&
-               (vt == LUA_TSTRING || vt == LUA_TNUMBER || vt == LUA_TBOOLEAN ||
-                (vt == LUA_TTABLE && depth > 0));
-    if (keep) {
-      lua_pushvalue(L, -2);
-      if (vt == LUA_TTABLE)
-        copy_data(L, -2, depth - 1);
-      else
-        lua_pushvalue(L, -2);
-      lua_rawset(L, -5);
-    }
-    lua_pop(L, 1);
-  }
-}
-
 /* Runs protected: argument 1 the kgen module, 2 a kg_target_t array, 3 its
- * length. Sets kg.targets = { {name =, wave =, max_block =, ...}, ... }: a
- * copy of each target's data (targets/<arch>.lua), its name, wave and
- * max_block as kgen checked them. */
+ * length. Sets kg.targets = { {name =, wave =, max_block =}, ... }. */
 static int front_targets(lua_State *L) {
   const kg_target_t *t = lua_touserdata(L, 2);
   int n = (int)lua_tointeger(L, 3);
   lua_createtable(L, n, 0);
   for (int i = 0; i < n; i++) {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, t[i].ref);
-    if (lua_istable(L, -1))
-      copy_data(L, -1, 3);
-    else
-      lua_newtable(L);
-    lua_remove(L, -2);
+    lua_createtable(L, 0, 3);
     lua_pushstring(L, t[i].name);
     lua_setfield(L, -2, "name");
     lua_pushinteger(L, t[i].wave);

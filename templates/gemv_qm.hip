@@ -1,61 +1,41 @@
-/* gemv_qm: y[m, n] = sum_k x[m, k] * w[n, k] for the M <= MMAX rows of x (M
- * given at run time, x f16 or bf16: {{T}}), w [N, K] in GGUF Q4_0 blocks
+/* gemv_qm: y[m, n] = sum_k x[m, k] * w[n, k] for the M <= MMAX <= 8 rows of x
+ * (M given at run time, x f16 or bf16: {{T}}), w [N, K] in GGUF Q4_0 blocks
  * (an f16 scale d, then 16 bytes qs: weight j < 16 is the low nibble of
  * qs[j] minus 8, weight j + 16 its high nibble minus 8), row n the RB = K /
  * 32 * 18 bytes of its blocks (w comes as 16-bit units; offsets below are
  * bytes). gemv_q's kernel on targets with mma.sync m16n8k16 in x's dtype
- * (gemv_q's params: source) for 2 to 8 rows, and a variant of its own for
- * 9 to a matmul's small_m (<= 64) rows: a decode step of that many
- * sequences (lua/ops/matmul.lua, gemv_qm_params). The multiplies run on the
- * tensor cores, f32 sums; w is read once and decoded once per launch
- * whatever M is.
- * A task is RG groups of 16 rows of w for one workgroup; row chunk c is
+ * (gemv_q's params: source); the multiplies run on the tensor cores, f32
+ * sums; w is read once per launch.
+ * A task is 16 rows n0 .. n0 + 15 of w for one workgroup; row chunk c is
  * blocks 8c .. 8c + 7 (144 bytes, 16-byte aligned as K % 256 == 0). The task
- * is walked in SPT steps of CPS chunks of every row; in a step, the WPR =
- * WAVES / RG waves of row group r (waves r WPR ..) take its chunks v, v +
- * WPR, ... The GRID workgroups take tasks blockIdx.x, blockIdx.x + GRID, ...
- * (at most what the target holds at once, so that they stay resident, but
- * where a wide variant's tasks' accumulators ask for more); each stages
- * all of x once (from L2: at 64 rows, 512 KiB at K = 4096). Steps, task
- * after task, stream through the workgroup's ring of SLOTS slots in LDS,
- * SLOTS - 1 ahead of the one computed: wave v copies rows v, v + WAVES, ...
- * of a step with 16-byte asynchronous copies (each copy instruction of the
- * wave reads 512 consecutive bytes of a row), into rows RS bytes apart; one
- * barrier per step publishes the step and frees the slot computed before it.
- * A block of 16 rows is two m16n8k16 products per 8 rows of x: lane l (g = l
- * / 4, t = l % 4) holds A rows g and g + 8, the qs bytes 4t .. 4t + 3 of
- * each (rows RS bytes apart, RS / 4 = 4 mod 8: the 32 lanes read 32 banks),
- * decoded to four registers of two elements (kg_q4_0_mma_words: nibble |
- * MAGIC, exactly the integer plus QOFF, no int-to-float conversion) once;
- * then for each of the NF = MMAX / 8 (rounded up) B fragments whose rows
- * start below M (the rest skipped: M = 9 costs two fragments, not eight),
- * B column g is x row 8f + g (row 0 again for rows >= M, whose C columns
- * are never stored), staged in LDS in the same order, 16 bytes per lane and
- * block; C starts at -QOFF times the block's sum of x (staged beside it),
- * so C is the block's sum of x times the integers; acc[f] += d * C in f32.
+ * is walked in SPT steps of CPS chunks of every row; in a step, wave v takes
+ * chunks v, v + WAVES, ... The GRID workgroups (at most what the target
+ * holds at once: they stay resident and stage x once) take tasks
+ * blockIdx.x, blockIdx.x + GRID, ... Steps, task after task, stream through
+ * the workgroup's ring of SLOTS slots in LDS, SLOTS - 1 ahead of the one
+ * computed: wave v copies rows v, v + WAVES, ... of a step with 16-byte
+ * asynchronous copies (each copy instruction of the wave reads 512
+ * consecutive bytes of a row), into rows RS bytes apart; one barrier per
+ * step publishes the step and frees the slot computed before it.
+ * A block of 16 rows is two m16n8k16 products: lane l (g = l / 4, t = l % 4)
+ * holds A rows g and g + 8, the qs bytes 4t .. 4t + 3 of each (rows RS
+ * bytes apart, RS / 4 = 4 mod 8: the 32 lanes read 32 banks), decoded to four
+ * registers of two elements (kg_q4_0_mma_words: nibble | MAGIC, exactly
+ * the integer plus QOFF, no int-to-float conversion); B column g is x row g
+ * (row 0 again for g >= M, whose C columns are never stored), staged in LDS
+ * in the same order, 16 bytes per lane and block; C starts at -QOFF times
+ * the block's sum of x (staged beside it), so C is the block's sum of x
+ * times the integers; acc += d * C in f32.
  * At a task's end the waves' partial sums go through LDS (two buffers, by
- * task parity) and are added in wave order (each row group's waves) after
- * the next step's barrier: no atomics, the same bits every run.
- * Batch invariance: a row's sum is its own MMA column, blocks and chunks in
- * an order fixed by K, CPS, RG and WAVES, never by M or by the other rows;
- * so every M of a variant gives a row the same bits. The 2..8-row kernel
- * (RG 1) and the wide one (sized for 64 rows of x: another CPS, RG, WAVES)
- * add a row's chunks in different orders, so a row may differ in its last
- * bits between M = 8 and M = 9 (matmul's invariant: one variant below 9
- * rows, one above).
+ * task parity) and are added in wave order after the next step's barrier:
+ * no atomics, the same bits every run.
  * XW (x does not fit the LDS whole: a down projection's K = 14336 at 8
- * rows, or any K at 64 rows, 512 KiB of x at K = 4096): the walk is
- * step-major instead, step s of each of the workgroup's JT <= JTMAX tasks
- * in turn, each task its own accumulators (JTMAX NF 4 floats a lane, so a
- * wide variant takes fewer tasks a workgroup and more workgroups), and x
- * and its C starts live in two windows of a step's NBW blocks, window s + 1
- * staged by the first slot of step s (the next barrier publishes it; its
- * buffer held window s - 1, which every wave is done with). A wave adds a
- * task's chunks in the same order either way, so the sums are the same
- * bits. The windows, not the ring, bound the wide variant: 64 rows of a
- * 256-weight chunk are 32 KiB of x (and its C starts), so its steps are one
- * or two chunks, and its tasks RG > 1 row groups where N leaves tasks enough
- * for the machine: more rows of w per window of x staged (gemv_qm_params).
+ * rows): the walk is step-major instead, step s of each of the workgroup's
+ * JT <= JTMAX tasks in turn, each task its own accumulators, and x lives in
+ * two windows of a step's NBW blocks, window s + 1 staged by the first
+ * slot of step s (the next barrier publishes it; its buffer held window
+ * s - 1, which every wave is done with). A wave adds a task's chunks in the
+ * same order either way, so the sums are the same bits.
  * The weights do not depend on earlier kernels: the first SLOTS - 1 steps'
  * copies are issued before kg_dep_wait(), and x and the epilogue's operands
  * are read after it (common.hip, early launch); kg_dep_launch() first lets
@@ -63,40 +43,33 @@
  * A row past N (a guard for N % 16 != 0) is read as row N - 1, not stored.
  * Epilogue: the stored value is EPI over acc0 (the sum), acc1 (PAIR: the
  * same sum over a second weight w1 of w's shape, for a gate/up pair: a
- * task's rows are then 8 RG columns' rows of w and w1 in turn) and the
+ * task's rows are then 8 columns' rows of w and w1 in turn) and the
  * operands e<k> read at the result's index (a<k> in EPI), rounded to OUT_T. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const unsigned short) w,{{#if PAIR}} KG_GLOBAL(const unsigned short) w1,{{/if}}{{> epi_args}}, long M) {
   static_assert({{WAVE}} == 32, "gemv_qm: mma.sync takes warps of 32 lanes");
   constexpr int WAVES = {{BLOCK}} / 32;
-  /* blocks and chunks per row; chunks per step, steps per task; a task's
-   * last step has LAST chunks */
+  /* blocks and chunks per row; chunks per step, steps per task, chunks of a
+   * step per wave; a task's last step has LAST chunks */
   constexpr int NB = {{K}} / 32;
   constexpr int NCH = NB / 8;
   constexpr int CPS = {{CPS}};
   constexpr int SPT = (NCH + CPS - 1) / CPS;
   constexpr int LAST = NCH - (SPT - 1) * CPS;
-  /* NF B fragments of 8 rows of x; a task's RG groups of 16 rows of w, WPR
-   * waves each, a wave CPW chunks of its group's step */
-  constexpr int NF = ({{MMAX}} + 7) / 8;
-  constexpr int RG = {{RG}};
-  constexpr int WPR = WAVES / RG;
-  static_assert(WPR * RG == WAVES, "gemv_qm: whole waves per row group");
-  constexpr int CPW = (CPS + WPR - 1) / WPR;
-  /* a slot: the 16 RG rows of a step, RS bytes apart (RS / 4 words = 4 mod
-   * 8: the 8 rows of a quarter wave's reads fall in different banks) */
+  constexpr int CPW = (CPS + WAVES - 1) / WAVES;
+  /* a slot: the 16 rows of a step, RS bytes apart (RS / 4 words = 4 mod 8:
+   * the 8 rows of a quarter wave's reads fall in different banks) */
   constexpr int RS = CPS * 144 + (CPS % 2 == 0 ? 16 : 0);
-  constexpr int SLOT = 16 * RG * RS;
-  /* a task's 16 RG rows are CT columns of PR rows each (PAIR: row n of w,
-   * then of w1) */
+  constexpr int SLOT = 16 * RS;
+  /* a task's 16 rows are CT columns of PR rows each (PAIR: row n of w, then
+   * of w1) */
   constexpr int PR = {{#if PAIR}}2{{else}}1{{/if}};
-  constexpr int CT = 16 * RG / PR;
+  constexpr int CT = 16 / PR;
   constexpr long TASKS = ({{N}} + CT - 1) / CT;
   constexpr int SLOTS = {{SLOTS}};
   /* x row m, block b at byte m XR + 64 b (lane t's 16 bytes at + 16 t),
-   * rows 64 bytes apart in banks; the C starts of block b, fragment f at
-   * float 16 (NF b + f), lane t's at + 4 t: the fragment's x rows 2t, 2t +
-   * 1, 2t, 2t + 1, C's order */
+   * rows 64 bytes apart in banks; lane t's C start for block b at float 16 b
+   * + 4 t: x rows 2t, 2t + 1, 2t, 2t + 1, C's order */
   constexpr int XR = NB * 64 + 64;
 {{#if XW}}  /* XW: a window is NBW blocks of each row, rows XRW bytes apart */
   constexpr int NBW = CPS * 8, XRW = NBW * 64 + 64;
@@ -106,19 +79,17 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   kg_dep_launch();
   const int wave = (int)(threadIdx.x / 32u), lane = (int)(threadIdx.x % 32u);
   const int g = lane / 4, t = lane % 4;
-  const int rg = wave / WPR, wc = wave % WPR; /* the wave's row group, its place there */
   const int J = (long)blockIdx.x < TASKS ? (int)((TASKS - 1 - blockIdx.x) / {{GRID}} + 1) * SPT : 0;
   unsigned char *xs = lds + SLOTS * SLOT;
-{{#if XW}}  float *cs = (float *)(xs + 2 * {{MMAX}} * XRW); /* two windows' C starts */
-  float *part = cs + 2 * NBW * NF * 16;
+{{#if XW}}  float *cs = (float *)(xs + 2 * {{MMAX}} * XRW);
   const int JT = J / SPT; /* this workgroup's tasks */
 {{else}}  float *cs = (float *)(xs + {{MMAX}} * XR);
-  float *part = cs + NB * NF * 16;
 {{/if}}
-  /* step j (chunks s CPS .. of the 16 RG rows of task j / SPT, s = j % SPT)
-   * into slot j % SLOTS: NC chunks of each row, 9 NC pieces of 16 bytes;
-   * wave v copies rows v, v + WAVES, ..., its lanes taking consecutive
-   * pieces */
+  float *part = cs + NB * 16;
+
+  /* step j (chunks s CPS .. of the 16 rows of task j / SPT, s = j % SPT) into
+   * slot j % SLOTS: NC chunks of each row, 9 NC pieces of 16 bytes; wave v
+   * copies rows v, v + WAVES, ..., its lanes taking consecutive pieces */
   const auto copy = [&](const int nc, int j) { /* nc: a constant at each (inlined) call */
 {{#if XW}}    const long n0 = ((long)blockIdx.x + (long)(j % JT) * {{GRID}}) * CT;
     const long st = j / JT;
@@ -126,7 +97,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     const long st = j % SPT;
 {{/if}}    unsigned char *slot = lds + j % SLOTS * SLOT;
 #pragma unroll
-    for (int r = wave; r < 16 * RG; r += WAVES) {
+    for (int r = wave; r < 16; r += WAVES) {
       const long n = n0 + r / PR < {{N}} ? n0 + r / PR : {{N}} - 1;
       const auto wsel = {{#if PAIR}}r % 2 ? w1 : {{/if}}w;
       const long h = n * ({{RB}}L / 2) + st * CPS * 72 + 8 * lane; /* 16-bit units */
@@ -153,10 +124,10 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   /* x: blocks b0 .. b0 + nb - 1 of each row (rows rs bytes apart from dst),
    * a block (m, b) per thread and turn: lane t's elements 4t + {0, 2, 16,
    * 18, 1, 3, 17, 19} (kg_q4_0_mma_words' order), and the C start -QOFF *
-   * sum (into cd, the C starts of block b0 on); rows m >= M start at 0
-   * (never stored); the next barrier publishes them */
-  const auto stage_x = [&](const int b0, const int nb, unsigned char *dst, const int rs, float *cd) {
-    for (int it = (int)threadIdx.x; it < 8 * NF * nb; it += {{BLOCK}}) {
+   * sum; rows m >= M start at 0 (never stored); the next barrier publishes
+   * them */
+  const auto stage_x = [&](const int b0, const int nb, unsigned char *dst, const int rs) {
+    for (int it = (int)threadIdx.x; it < 8 * nb; it += {{BLOCK}}) {
       const int m = it / nb, bl = it % nb, b = b0 + bl;
       float sum = 0.0f;
       if (m < M && m < {{MMAX}}) {
@@ -184,25 +155,22 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
           *(kg_vec<{{T}}, 8> *)(dst + m * rs + 64 * bl + 16 * q) = f;
         }
       }
-      float *c = cd + 16 * (NF * bl + m / 8) + 4 * (m % 8 / 2) + m % 2;
-      c[0] = -{{QOFF}} * sum;
-      c[2] = -{{QOFF}} * sum;
+      cs[16 * b + 4 * (m / 2) + m % 2] = -{{QOFF}} * sum;
+      cs[16 * b + 4 * (m / 2) + m % 2 + 2] = -{{QOFF}} * sum;
     }
   };
 {{#if XW}}  /* window s into buffer s % 2 */
   const auto stage = [&](const int s) {
-    stage_x(s * NBW, NB - s * NBW < NBW ? NB - s * NBW : NBW, xs + s % 2 * {{MMAX}} * XRW, XRW,
-            cs + s % 2 * NBW * NF * 16);
+    stage_x(s * NBW, NB - s * NBW < NBW ? NB - s * NBW : NBW, xs + s % 2 * {{MMAX}} * XRW, XRW);
   };
   stage(0);
-{{else}}  stage_x(0, NB, xs, XR, cs);
+{{else}}  stage_x(0, NB, xs, XR);
 {{/if}}
-  /* task u's sums: C element e of lane l of fragment f is row g + 8 (e /
-   * 2) of the wave's row group, column (x row) 8 f + 2t + e % 2; the
-   * partial sums of the group's waves added in wave order (sums[i]: column
-   * c's row i, of w and of w1) */
+  /* task u's sums: C element e of lane l is row g + 8 (e / 2), column (x
+   * row) 2t + e % 2; the waves' partial sums added in wave order (sums[i]:
+   * column c's row i, of w and of w1) */
   const auto store = [&](int u) {
-    const float *p = part + u % 2 * WAVES * NF * 128;
+    const float *p = part + u % 2 * WAVES * 128;
     const long n0 = ((long)blockIdx.x + (long)u * {{GRID}}) * CT;
     for (int o = (int)threadIdx.x; o < CT * {{MMAX}}; o += {{BLOCK}}) {
       const int c = o % CT, m = o / CT;
@@ -210,12 +178,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         float sums[PR];
 #pragma unroll
         for (int i = 0; i < PR; ++i) {
-          const int r = c * PR + i, rr = r % 16, mr = m % 8;
-          const int l = rr % 8 * 4 + mr / 2, e = rr / 8 * 2 + mr % 2;
-          const int v0 = r / 16 * WPR;
+          const int r = c * PR + i;
+          const int l = r % 8 * 4 + m / 2, e = r / 8 * 2 + m % 2;
           sums[i] = 0.0f;
-          for (int v = v0; v < v0 + WPR; ++v)
-            sums[i] += p[((v * NF + m / 8) * 4 + e) * 32 + l];
+          for (int v = 0; v < WAVES; ++v)
+            sums[i] += p[(v * 4 + e) * 32 + l];
         }
         const float acc0 = sums[0];
 {{#if PAIR}}        const float acc1 = sums[1];
@@ -228,12 +195,11 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   /* slot j, step s of the workgroup's task u: its copies landed (this
    * thread's, then everyone's), every wave done with the slot before, whose
    * task's sums are stored if it ended there (pend: task pu); the next
-   * copies issued; then the multiplies, into acc: each block's A fragment
-   * decoded once, multiplied with every fragment of x below M (the same for
-   * the whole wave, as mma.sync needs; the rows of a fragment past M are
-   * row 0 again, never stored) */
-  const auto slot = [&](const int j, const int s, const int u, const bool pend, const int pu,
-                        float (*acc)[4]) {
+   * copies issued; then the multiplies, into acc */
+{{#if XW}}  const int xrow = g < M ? g : 0;
+{{else}}  const unsigned char *xl = xs + (g < M ? g : 0) * XR + 16 * t;
+{{/if}}  const auto slot = [&](const int j, const int s, const int u, const bool pend, const int pu,
+                        float *acc) {
     kg_async_wait<SLOTS - 2>();
     __syncthreads();
     if (pend)
@@ -241,66 +207,51 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     issue(j + SLOTS - 1);
 {{#if XW}}    if (u == 0 && s + 1 < SPT)
       stage(s + 1);
-    const unsigned char *xl = xs + s % 2 * {{MMAX}} * XRW + 16 * t;
-    const float *cw = cs + s % 2 * NBW * NF * 16 + 4 * t;
-    constexpr int XRS = XRW;
+    const unsigned char *xl = xs + (s % 2 * {{MMAX}} + xrow) * XRW + 16 * t;
     const int xb0 = s * NBW; /* the window's first block */
-{{else}}    const unsigned char *xl = xs + 16 * t;
-    const float *cw = cs + 4 * t;
-    constexpr int XRS = XR;
-    const int xb0 = 0;
+{{else}}    const int xb0 = 0;
 {{/if}}#pragma unroll
     for (int i = 0; i < CPW; ++i) {
-      const int c = wc + i * WPR; /* the chunk in the step */
+      const int c = wave + i * WAVES; /* the chunk in the step */
       if (c < (s == SPT - 1 ? LAST : CPS)) { /* the same for the whole wave, as mma.sync needs */
-        const unsigned *s0 =
-            (const unsigned *)(lds + j % SLOTS * SLOT + (16 * rg + g) * RS + c * 144) + t;
+        const unsigned *s0 = (const unsigned *)(lds + j % SLOTS * SLOT + g * RS + c * 144) + t;
         const unsigned *s1 = s0 + 8 * RS / 4;
-        const int b0 = (s * CPS + c) * 8 - xb0; /* in the window */
+        const int b0 = (s * CPS + c) * 8;
 #pragma unroll
         for (int b = 0; b < 8; ++b) {
+          const kg_vec<unsigned, 4> xb = *(const kg_vec<unsigned, 4> *)(xl + 64 * (b0 - xb0 + b));
+          const kg_vec<float, 4> c0 = *(const kg_vec<float, 4> *)(cs + 16 * (b0 + b) + 4 * t);
+          float cc[4] = {c0.v[0], c0.v[1], c0.v[2], c0.v[3]};
           unsigned q0[1], q1[1], a0[4], a1[4];
           kg_q_lds_words<1>(s0, b * 18 + 2, q0);
           kg_q_lds_words<1>(s1, b * 18 + 2, q1);
           kg_q4_0_mma_words(q0[0], {{QMAGIC}}, a0);
           kg_q4_0_mma_words(q1[0], {{QMAGIC}}, a1);
           const unsigned lo[4] = {a0[0], a1[0], a0[1], a1[1]}, hi[4] = {a0[2], a1[2], a0[3], a1[3]};
+          const unsigned xlo[2] = {xb.v[0], xb.v[1]}, xhi[2] = {xb.v[2], xb.v[3]};
+          kg_mma_16x8x16<{{BF16}}>(cc, lo, xlo);
+          kg_mma_16x8x16<{{BF16}}>(cc, hi, xhi);
           /* d of rows g and g + 8: the 16 bits at the block's start (s0 and
            * s1 point t words in) */
           const float d0 = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s0 - t, b * 18));
           const float d1 = kg_f16_bits_to_f32((unsigned short)kg_q_lds_u16(s1 - t, b * 18));
-#pragma unroll
-          for (int f = 0; f < NF; ++f)
-            if (8 * f < M) {
-              const int xr = 8 * f + g < M ? 8 * f + g : 0;
-              const kg_vec<unsigned, 4> xb =
-                  *(const kg_vec<unsigned, 4> *)(xl + xr * XRS + 64 * (b0 + b));
-              const kg_vec<float, 4> c0 = *(const kg_vec<float, 4> *)(cw + 16 * (NF * (b0 + b) + f));
-              float cc[4] = {c0.v[0], c0.v[1], c0.v[2], c0.v[3]};
-              const unsigned xlo[2] = {xb.v[0], xb.v[1]}, xhi[2] = {xb.v[2], xb.v[3]};
-              kg_mma_16x8x16<{{BF16}}>(cc, lo, xlo);
-              kg_mma_16x8x16<{{BF16}}>(cc, hi, xhi);
-              acc[f][0] += d0 * cc[0];
-              acc[f][1] += d0 * cc[1];
-              acc[f][2] += d1 * cc[2];
-              acc[f][3] += d1 * cc[3];
-            }
+          acc[0] += d0 * cc[0];
+          acc[1] += d0 * cc[1];
+          acc[2] += d1 * cc[2];
+          acc[3] += d1 * cc[3];
         }
       }
     }
     if (s == SPT - 1) {
-      float *p = part + u % 2 * WAVES * NF * 128;
+      float *p = part + u % 2 * WAVES * 128;
 #pragma unroll
-      for (int f = 0; f < NF; ++f)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          if (8 * f < M)
-            p[((wave * NF + f) * 4 + e) * 32 + lane] = acc[f][e];
-          acc[f][e] = 0.0f;
-        }
+      for (int e = 0; e < 4; ++e) {
+        p[(wave * 4 + e) * 32 + lane] = acc[e];
+        acc[e] = 0.0f;
+      }
     }
   };
-{{#if XW}}  float acc[{{JTMAX}}][NF][4] = {};
+{{#if XW}}  float acc[{{JTMAX}}][4] = {};
   for (int s = 0; s < SPT; ++s) {
 #pragma unroll
     for (int u = 0; u < {{JTMAX}}; ++u)
@@ -313,7 +264,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
     __syncthreads();
     store(JT - 1);
   }
-{{else}}  float acc[NF][4] = {};
+{{else}}  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   for (int j = 0; j < J; ++j)
     slot(j, j % SPT, j / SPT, j > 0 && (j - 1) % SPT == SPT - 1, (j - 1) / SPT, acc);
   if (J > 0) {

@@ -506,8 +506,6 @@ function M.config(cfg)
     end
     -- a decode step of more than 8 sequences: a GEMM of its own for up to
     -- 64 (matmul's small_m), tiled for that many rows, not for a prefill chunk
-    -- (Q4_0 weights over f16 or bf16 on mma.sync targets: gemv_qm's wide
-    -- variant, lua/ops/matmul.lua)
     if c.batch.sequences > 8 and c.max_tokens > 9 then
       c.mm.small_m = math.min(64, c.batch.sequences, c.max_tokens - 1)
     end

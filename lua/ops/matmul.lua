@@ -84,8 +84,8 @@ end
 ---     Q4_0 whose k tile is whole 4-byte rows of blocks (sm_90a's bk 64) copy
 ---     the blocks asynchronously ahead like x and decode them from LDS (QRAW,
 ---     kg.gemm_params), the rest decode straight from global memory.
---- Appends a node's GEMM variant v (select: M from lo where GEMV variants
---- serve the rows below, else all: lo nil), or two where the matmul says
+--- Appends a node's GEMM variant v (select: M from MMAX + 1 where a GEMV
+--- variant serves the rows below, else all), or two where the matmul says
 --- small_m: one for M up to small_m whose tile is chosen for small_m rows
 --- (a batch of decoding sequences: the target's small-grid tiles give N
 --- more workgroups), then v for the rows above it (its tile for the
@@ -94,7 +94,8 @@ end
 --- KSPLIT_MAX): its kernel, where it is the matmul alone or with an
 --- epilogue chain, takes the node's hidden results, the f32 parts and the
 --- counts of finished splits (kg.gemm_params chooses the splits per target).
-local function add_gemm(node, v, m, mmax, lo, small_m, split)
+local function add_gemm(node, v, m, mmax, gemv, small_m, split)
+  local lo = gemv and MMAX + 1 or nil
   if small_m and mmax > small_m then
     local s = {}
     for key, x in pairs(v) do s[key] = x end
@@ -134,10 +135,6 @@ local function add_gemm(node, v, m, mmax, lo, small_m, split)
   node.variants[#node.variants + 1] = v
 end
 
--- gemv_qm's params rule (below), which build_quant asks of every target of
--- the build for the wide variant
-local gemv_qm_params
-
 local function build_quant(node, x, w, a)
   kg.check_float("matmul", x, "x")
   if a.w_layout == "kn" then
@@ -171,19 +168,6 @@ local function build_quant(node, x, w, a)
   node.out_dtype, node.out_shape = x.dtype, shape
   node.variants = {}
   local gemv = mmin <= MMAX
-  -- Q4_0 with f16 or bf16 x where every target of the build has gemv_qm
-  -- for small_m rows: the wide variant takes M from 9 to small_m (a decode
-  -- step of that many sequences: w read and decoded once, where the
-  -- dequantizing GEMM decodes each tile of w again per tile of x), the GEMM
-  -- only the rows above (a prefill chunk)
-  local qm = dt.name == "q4_0" and x.dtype.name ~= "f32"
-  local wmax = a.small_m and math.min(mmax, a.small_m)
-  local wide = gemv and qm and wmax and mmax > MMAX and #(kg.targets or {}) > 0
-  for _, t in ipairs(wide and kg.targets or {}) do
-    wide = wide and gemv_qm_params(t, { fmt = dt.name, x_ctype = x.dtype.ctype, mmax = wmax,
-      k = k, n = n }) ~= nil
-  end
-  local top = wide and wmax or MMAX -- the most rows a GEMV variant takes
   if gemv then
     local se = 2048
     local ns, le = k // se, k % se
@@ -236,6 +220,7 @@ local function build_quant(node, x, w, a)
     -- 216 against 576 tok/s at batch 1; gemv_q for 8 rows: 193 against 611
     -- at batch 8, its 8 rows' sums spilling)
     local vmax = math.min(mmax, MMAX)
+    local qm = dt.name == "q4_0" and x.dtype.name ~= "f32"
     if qm and mmin == 1 and vmax > 1 then
       gemv_variant(1, { size = m, max = 1 }, "gemv_q")
       gemv_variant(vmax, { size = m, min = 2, max = MMAX }, "gemv_qm")
@@ -244,11 +229,8 @@ local function build_quant(node, x, w, a)
     else
       gemv_variant(vmax, mmax > MMAX and { size = m, max = MMAX } or nil, "gemv_q")
     end
-    if wide then
-      gemv_variant(wmax, { size = m, min = MMAX + 1, max = wmax < mmax and wmax or nil }, "gemv_qm")
-    end
   end
-  if mmax > top then
+  if mmax > MMAX then
     add_gemm(node, {
       template = "gemm", grid = "tiles", tile_units = m, fuse_key = tile_key(a.tile),
       dim_args = { m },
@@ -260,7 +242,7 @@ local function build_quant(node, x, w, a)
         quant = true, m = mmax, rb = rb, bb = dt.block_bytes, qdeq = QUANT_DEQ[dt.name].gemm,
         qb = QUANT_DEQ[dt.name].qb,
         where = select(2, pcall(error, "", 4)) },
-    }, m, mmax, gemv and top + 1 or nil, not wide and a.small_m or nil)
+    }, m, mmax, gemv, a.small_m)
   end
 end
 
@@ -373,28 +355,22 @@ end
 -- with the offset it leaves.
 local QM_SLOTS, QM_CPS, QM_WAVES = 2, 16, 16
 -- where x does not fit whole (XW: two windows of a step's blocks): 8 chunks
--- a step (fewer for more than 8 rows, whose windows would not fit), 3 slots
--- (two steps in flight), at most QM_XW_TASKS tasks a workgroup (each its
--- own accumulators; more than 8 rows: at most QM_XW_ACC floats of them a
--- lane, and more workgroups instead)
-local QM_XW_CPS, QM_XW_SLOTS, QM_XW_TASKS, QM_XW_ACC = 8, 3, 8, 64
+-- a step, 3 slots (two steps in flight), at most QM_XW_TASKS tasks a
+-- workgroup (each its own accumulators)
+local QM_XW_CPS, QM_XW_SLOTS, QM_XW_TASKS = 8, 3, 8
 local QM_MAGIC = {
   kg_bf16 = { dtype = "bf16", bf16 = "1", magic = "0x43004300u", off = "136.0f" },
   kg_f16 = { dtype = "f16", bf16 = "0", magic = "0x64006400u", off = "1032.0f" },
 }
 
---- gemv_q's params where the tensor cores can take a Q4_0 GEMV of info.mmax
---- rows (2 to 8, or a wide variant's small_m up to 64; build_quant gives one
---- row a variant of its own): K a whole number of 256-weight chunks, the
---- target has the m16n8k16 mma in x's dtype, and the ring, x and the partial
---- sums fit the LDS (x whole, or else in two windows of a step: XW); else nil.
---- A wide variant's tasks are RG groups of 16 rows where x is windowed, RG
---- as large as leaves about a task per compute unit (more rows of w for
---- each window of x staged), and its step as many chunks as fit.
-gemv_qm_params = function(target, info)
+--- gemv_q's params where the tensor cores can take a Q4_0 GEMV of up to 8
+--- rows (build_quant gives one row a variant of its own): K a whole number
+--- of 256-weight chunks, the target has the m16n8k16 mma in x's
+--- dtype, and the ring, x and the partial sums fit the LDS (x whole, or
+--- else in two windows of a step: XW); else nil.
+local function gemv_qm_params(target, info)
   local mg = QM_MAGIC[info.x_ctype]
-  if info.fmt ~= "q4_0" or not mg or info.mmax < 2 or info.mmax > 64 or info.k % 256 ~= 0
-    or target.wave ~= 32 then
+  if info.fmt ~= "q4_0" or not mg or info.mmax < 2 or info.k % 256 ~= 0 or target.wave ~= 32 then
     return nil
   end
   local has = false
@@ -402,60 +378,34 @@ gemv_qm_params = function(target, info)
     if m.op == "mma" and m.m == 16 and m.n == 8 and m.k == 16 and m.a == mg.dtype then has = true end
   end
   if not has then return nil end
-  local nb, nf, wide = info.k // 32, (info.mmax + 7) // 8, info.mmax > MMAX
+  local nb = info.k // 32
   local lds_max = target.shared_optin_bytes or target.lds_bytes
-  -- the LDS: the ring of RG row groups, x and its C starts (all of it, or
-  -- XW's two windows of a step), two buffers of the waves' partial sums
-  local function layout(cps, slots, xw, rg, waves)
+  -- the LDS: the ring, x (all of it, or XW's two windows of a step), the C
+  -- starts, two buffers of the waves' partial sums
+  local function layout(cps, slots, xw)
+    local waves = math.min(cps, QM_WAVES)
     local rs = cps * 144 + (cps % 2 == 0 and 16 or 0)
-    local nbx, nx = xw and cps * 8 or nb, xw and 2 or 1
-    return slots * 16 * rg * rs + nx * (info.mmax * (nbx * 64 + 64) + nbx * nf * 64)
-      + 2 * waves * nf * 512
+    local xrows = xw and 2 * (cps * 8 * 64 + 64) or nb * 64 + 64
+    return waves, slots * 16 * rs + info.mmax * xrows + nb * 64 + 2 * waves * 512
   end
-  -- tasks of 16 rows of w, or 8 columns of a gate/up pair's two weights
-  local tasks16 = (info.n + (info.pair and 7 or 15)) // (info.pair and 8 or 16)
-  local cps, slots, xw, rg = math.min(nb // 8, QM_CPS), QM_SLOTS, false, 1
-  local waves = math.min(cps, QM_WAVES)
-  local lds = layout(cps, slots, xw, rg, waves)
-  if lds > lds_max and not wide then
+  local cps, slots, xw = math.min(nb // 8, QM_CPS), QM_SLOTS, false
+  local waves, lds = layout(cps, slots, xw)
+  if lds > lds_max then
     cps, slots, xw = math.min(nb // 8, QM_XW_CPS), QM_XW_SLOTS, true
-    waves = math.min(cps, QM_WAVES)
-    lds = layout(cps, slots, xw, rg, waves)
+    waves, lds = layout(cps, slots, xw)
     if lds > lds_max then return nil end
-  elseif lds > lds_max then
-    -- RG as large as leaves about a task per compute unit, then the most
-    -- chunks a step that fit (fewer row groups where none does)
-    slots, xw, rg = QM_XW_SLOTS, true, 8
-    while rg > 1 and ((tasks16 + rg - 1) // rg) * 10 < target.cus * 9 do rg = rg // 2 end
-    local function fit()
-      for c = math.min(nb // 8, QM_XW_CPS), 1, -1 do
-        local wv = rg * math.min(c, QM_WAVES // rg)
-        local l = layout(c, slots, xw, rg, wv)
-        if l <= lds_max then return c, wv, l end
-      end
-    end
-    cps, waves, lds = fit()
-    while not cps and rg > 1 do
-      rg = rg // 2
-      cps, waves, lds = fit()
-    end
-    if not cps then return nil end
   end
-  local tasks = (tasks16 + rg - 1) // rg
+  -- a task: 16 rows of w, or 8 columns of a gate/up pair's two weights
+  local tasks = (info.n + (info.pair and 7 or 15)) // (info.pair and 8 or 16)
   local per_cu = math.max(1, math.min(lds_max // lds, 64 // waves, QWG_PER_CU))
   local grid = balanced_grid(tasks, 1, target.cus * per_cu)
   local jtmax = (tasks + grid - 1) // grid
-  if xw and not wide and jtmax > QM_XW_TASKS then return nil end
-  local jtlim = math.max(1, QM_XW_ACC // (4 * nf))
-  if xw and wide and jtmax > jtlim then
-    grid = (tasks + jtlim - 1) // jtlim
-    jtmax = (tasks + grid - 1) // grid
-  end
+  if xw and jtmax > QM_XW_TASKS then return nil end
   return {
     source = "gemv_qm", BLOCK = waves * 32, VEC = 1, shared_bytes = lds,
     per_block = info.n, ["repeat"] = grid,
     holes = { SHARED_BYTES = lds, GRID = grid, SLOTS = slots, CPS = cps, BF16 = mg.bf16, QMAGIC = mg.magic,
-      QOFF = mg.off, XW = xw and "1" or "", JTMAX = xw and jtmax or "", RG = rg },
+      QOFF = mg.off, XW = xw and "1" or "", JTMAX = xw and jtmax or "" },
   }
 end
 
@@ -538,7 +488,7 @@ kg.template {
 -- gate/up pair (a task's 16 rows are 8 columns of both weights) only, so the
 -- holes of those kernels' other roles (regions, split norms) are declared off
 -- here.
-local GEMV_QM_HOLES = { "BF16", "CPS", "JTMAX", "QMAGIC", "QOFF", "RG", "XW" }
+local GEMV_QM_HOLES = { "BF16", "CPS", "JTMAX", "QMAGIC", "QOFF", "XW" }
 for _, h in ipairs(GEMV_Q_HOLES) do GEMV_QM_HOLES[#GEMV_QM_HOLES + 1] = h end
 for _, h in ipairs({ "REGIONS", "R1", "R2", "REPI", "ROPE0", "ROPE1",
   "ROPE2", "KV0", "KV1", "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS",
@@ -961,15 +911,13 @@ end
 
 kg.op {
   name = "matmul",
-  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K]) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above (small_m = N: a GEMM of its own up to M = N, tiled for N rows, or for Q4_0 w and f16/bf16 x on mma.sync targets a GEMV up to M = N <= 64; invariant = true: one GEMV kernel for every M <= 8, so a row never depends on M); f32 accumulation",
+  doc = "y = x . w^T: x [..., K] (M rows), w [N, K] (or [K, N] with w_layout = \"kn\"; [B, N, K] batched; or a GGUF q8_0/q4_0/q4_k/q6_k weight [N, K]) -> [..., N]; GEMV for M <= 8 and unbatched w (split K where N is small for the target), GEMM above (small_m = N: a GEMM of its own up to M = N, tiled for N rows; invariant = true: one GEMV kernel for every M <= 8, so a row never depends on M); f32 accumulation",
   inputs = { "x", "w" },
   attrs = {
     w_layout = { default = "nk", check = function(v) return v == "nk" or v == "kn", "must be \"nk\" or \"kn\"" end },
     tile = { check = check_tile },
     -- a GEMM of its own for M up to small_m (MMAX + 1 .. small_m), its tile
-    -- chosen for small_m rows: a decode step of that many sequences (Q4_0 w
-    -- with f16 or bf16 x where every target has gemv_qm for small_m <= 64
-    -- rows: gemv_qm's wide variant instead, build_quant)
+    -- chosen for small_m rows: a decode step of that many sequences
     small_m = { check = function(v)
       return math.type(v) == "integer" and v > MMAX and v <= 4096,
         ("must be an integer in [%d, 4096]"):format(MMAX + 1)
@@ -978,9 +926,7 @@ kg.op {
     -- not depend on how many share the call: the GEMV takes every M up to 8
     -- in one kernel (for float weights on the matrix units where the target
     -- has them: gemv_mma), never one kernel for one row and another for more
-    -- (but Q4_0 weights with f16 or bf16 x where gemv_qm takes 2 to 8 rows,
-    -- and its wide variant 9 to small_m: each variant's rows never depend
-    -- on M, but one row, 2 to 8 and 9 up may differ in their last bits)
+    -- (but Q4_0 weights with f16 or bf16 x where gemv_qm takes 2 to 8 rows)
     invariant = { default = false, check = function(v) return type(v) == "boolean", "must be true or false" end },
   },
   build = function(node, ins, a)
@@ -1055,7 +1001,7 @@ kg.op {
           -- "model.lua:LINE: " of the call (level 4: error <- pcall <- build <- kg.op
           -- <- the model), for a tile that does not suit a target
           where = select(2, pcall(error, "", 4)) },
-      }, m, mmax, gemv and MMAX + 1 or nil, a.small_m, not kn and wr == 2)
+      }, m, mmax, gemv, a.small_m, not kn and wr == 2)
     end
   end,
 }

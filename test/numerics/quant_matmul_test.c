@@ -1,8 +1,8 @@
 /* quant_matmul_test.c - matmul with GGUF quantized weights (lua/ops/matmul.lua:
  * templates/gemv_q.hip for M <= 8, gemm.hip with QUANT above) on a device:
- *   quant_matmul_test [--full] [--part small|real|window|qm] [--m M,...]
+ *   quant_matmul_test [--full] [--part small|real|window] [--m M,...]
  *                     [--format F] DEVICE...
- * Four models: quant_matmul.lua multiplies x [M, K] (f32, f16, bf16) with w
+ * Three models: quant_matmul.lua multiplies x [M, K] (f32, f16, bf16) with w
  * [N, K] in Q8_0, Q4_0, Q4_K and Q6_K for eight small cases (N off the
  * GEMM tiles, K off its k tile, a fused bias + silu epilogue, a gate/up
  * pair, two products of one x as regions of one kernel; see the model);
@@ -10,11 +10,7 @@
  * own rows; quant_matmul_window.lua (tensor-core targets only) with Q4_0 w
  * [2128, 8192], each product with its own rows: x does not fit the LDS of
  * gemv_qm.hip whole at 8 rows (its windows, XW), and 133 tasks of 16 rows
- * give most workgroups two; quant_matmul_qm.lua (tensor-core targets only)
- * with Q4_0 w and f16 or bf16 x at small_m = 64 (gemv_qm.hip's wide variant
- * for 9 to 64 rows; see the model), each product with its own rows, run at
- * M in {2, 8, 9, 17, 33, 64}, whose rows must be the same bits at every M
- * of one variant (2 .. 8 rows, 9 .. 64). Weights are random floats with a random scale
+ * give most workgroups two. Weights are random floats with a random scale
  * per 32 (so every block has its own d, and the K-quants' sub-block scales
  * and mins differ),
  * encoded with kgrt_gguf.h's encoders; x (and the bias) random in (-1, 1),
@@ -22,13 +18,13 @@
  * Q4_0 overflow unless each block of x is scaled into range).
  * The reference is the float64 sum over the weights decoded by kgrt_gguf.h
  * (what the kernels must dequantize, bit for bit) times x as stored.
- * Each M in {1, 3, 8, 17, 128, 257} (and the qm model's) runs on a freshly loaded model
- * (rows 0 .. M-1 of the same x), so every output starts poisoned (sim: 0xff bytes, NaN)
- * and a missing store fails. The small cases run at every M; the real ones at M <= 8 (the
- * GEMV) and, with f16 x, at M = 17 (the GEMM; the others at one row meanwhile): the GEMM
- * over 4096 x 4096 is seconds per product on the sim. --full runs every real product at
- * every M (minutes). To keep each ctest test short, --part runs one model only, --m only
- * the listed M and
+ * Each M in {1, 3, 8, 17, 128, 257} runs on a freshly loaded model (rows
+ * 0 .. M-1 of the same x), so every output starts poisoned (sim: 0xff bytes,
+ * NaN) and a missing store fails. The small cases run at every M; the real
+ * ones at M <= 8 (the GEMV) and, with f16 x, at M = 17 (the GEMM; the others
+ * at one row meanwhile): the GEMM over 4096 x 4096 is seconds per product on
+ * the sim. --full runs every real product at every M (minutes). To keep each
+ * ctest test short, --part runs one model only, --m only the listed M and
  * --format checks one format only (the real model's products not checked run
  * at one row).
  * Bound: NMSE <= 1e-6 (f32 sums; the GEMM rounds the dequantized weights to
@@ -49,7 +45,6 @@
 #include "quant_matmul_real.h"
 #ifdef KN_QUANT_WINDOW
 #include "quant_matmul_window.h"
-#include "quant_matmul_qm.h"
 #endif
 
 enum { MMAX = 257, NFMT = 4, NDT = 3 };
@@ -77,8 +72,7 @@ typedef struct qcase {
   const char *name;
   int64_t n, k32, k256;
   int bias_silu; /* y = silu(x w^T + b) */
-  int real;      /* 1: quant_matmul_real.lua, 2: quant_matmul_window.lua, 3:
-                    quant_matmul_qm.lua (f16 and bf16 x only) */
+  int real;      /* 1: quant_matmul_real.lua, 2: quant_matmul_window.lua */
   int fmt;       /* -1: every format; else only fmts[fmt] */
   int pair;      /* y = silu(x w^T) * (x w2^T): a gate/up pair */
   int regions;   /* y = x w^T and y2 = x w2^T: regions of one kernel */
@@ -94,14 +88,11 @@ static const qcase_t cases[] = {
     {"swiglu", 37, 256, 256, 0, 0, -1, 1, 0},
     {"regions", 48, 768, 768, 0, 0, -1, 0, 1},
     {"window", 2128, 8192, 8192, 0, 2, 1, 0, 0},
-    {"qm4096", 2128, 4096, 4096, 0, 3, 1, 0, 0},
-    {"qm_pair", 2048, 4096, 4096, 0, 3, 1, 1, 0},
-    {"qm14336", 40, 14336, 14336, 1, 3, 1, 0, 0},
     {"real", 4096, 4096, 4096, 0, 1, -1, 0, 0},
 };
 enum { NCASE = (int)(sizeof cases / sizeof cases[0]) };
 
-static const int64_t ms[] = {1, 2, 3, 8, 9, 17, 33, 64, 128, 257};
+static const int64_t ms[] = {1, 3, 8, 17, 128, 257};
 enum { NMS = (int)(sizeof ms / sizeof ms[0]) };
 
 static int64_t case_k(int c, int f) {
@@ -167,11 +158,6 @@ static double silu(double v) {
 }
 
 static int failures, checked, full, only_fmt = -1;
-/* The qm model's last output of each case and dtype on this device, and its
- * rows: a row's bits must not depend on M within one variant (2 .. 8 rows,
- * 9 .. 64; matmul's invariant). */
-static void *qm_last[NCASE][NDT];
-static int64_t qm_last_rows[NCASE][NDT];
 static unsigned m_mask = (1u << NMS) - 1; /* bit s: ms[s] runs (--m) */
 
 /* Does case c take format f? */
@@ -179,33 +165,20 @@ static int has_fmt(int c, int f) {
   return cases[c].fmt < 0 || cases[c].fmt == f;
 }
 
-/* The model of part p (0 small, 1 real, 2 window, 3 qm), NULL where not
- * built. */
+/* The model of part p (0 small, 1 real, 2 window), NULL where not built. */
 static const kgrt_model_table_t *model_of(int p) {
 #ifdef KN_QUANT_WINDOW
   if (p == 2)
     return &kgen_quant_matmul_window;
-  if (p == 3)
-    return &kgen_quant_matmul_qm;
 #endif
   return p == 0 ? &kgen_quant_matmul : p == 1 ? &kgen_quant_matmul_real : NULL;
 }
 
-/* M = 2, 9, 33 and 64: the qm model's alone. */
-static int qm_only(int s) {
-  return ms[s] == 2 || ms[s] == 9 || ms[s] == 33 || ms[s] == 64;
-}
-
-/* Is output (c, f, t) checked at ms[s]? The small cases at every M but the
- * qm model's; the real ones at M <= 8, and with f16 x at 17 too; the qm ones
- * at M in {2, 8, 9, 17, 33, 64}, f16 and bf16 x only; with --full, every M;
- * with --format, only that format's. */
+/* Is output (c, f, t) checked at ms[s]? The small cases at every M; the real
+ * ones at M <= 8, and with f16 x at 17 too; with --full, every M; with
+ * --format, only that format's. */
 static int runs_at(int c, int f, int t, int s) {
   if ((only_fmt >= 0 && f != only_fmt) || !(m_mask >> s & 1) || !has_fmt(c, f))
-    return 0;
-  if (cases[c].real == 3)
-    return dts[t].dtype != KGRT_DTYPE_F32 && ms[s] >= 2 && ms[s] <= 64 && ms[s] != 3;
-  if (qm_only(s))
     return 0;
   return !cases[c].real || full || ms[s] <= 8 ||
          (ms[s] == 17 && dts[t].dtype == KGRT_DTYPE_F16 && cases[c].real == 1);
@@ -309,8 +282,6 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
               KGRT_STATUS_OK;
       }
       for (int t = 0; t < NDT && !bad; t++) {
-        if (cases[c].real == 3 && dts[t].dtype == KGRT_DTYPE_F32)
-          continue; /* the qm model has no f32 x */
         if (cases[c].bias_silu) {
           snprintf(name, sizeof name, "b_%s_%s_%s", fmts[f].name, dts[t].name,
                    cases[c].name);
@@ -345,10 +316,9 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
     }
   if (bad || kgrt_model_run(m, &err) != KGRT_STATUS_OK) {
     printf("FAIL %s: %s %s M = %lld: %s\n", devname, bad ? "load" : "run",
-           real == 3   ? "qm"
-           : real == 2 ? "window"
-           : real      ? "real"
-                       : "small",
+           real == 2 ? "window"
+           : real    ? "real"
+                     : "small",
            (long long)ms[s], err.message);
     failures++;
     kgrt_model_unload(m);
@@ -397,21 +367,6 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
             printf("ok   %s %-22s M=%-3lld nmse %.3e\n", devname, name, (long long)rows,
                    nmse);
           }
-          if (real == 3) {
-            const int64_t last = qm_last_rows[c][t];
-            if (qm_last[c][t] && (last <= 8) == (rows <= 8) &&
-                memcmp(qm_last[c][t], y, (size_t)(last * n) * dts[t].size) != 0) {
-              printf(
-                  "FAIL %s %-22s M=%-3lld rows 0 .. %lld differ from M = %lld's (batch "
-                  "invariance)\n",
-                  devname, name, (long long)rows, (long long)last - 1, (long long)last);
-              failures++;
-            }
-            free(qm_last[c][t]);
-            qm_last[c][t] = y;
-            qm_last_rows[c][t] = rows;
-            y = NULL;
-          }
           free(y);
         }
   }
@@ -419,8 +374,7 @@ static void run_at(kgrt_device_t *dev, const char *devname, int real, int s,
 }
 
 int main(int argc, char **argv) {
-  int first = 1,
-      part = -1; /* -1: every model built; 0: small; 1: real; 2: window; 3: qm */
+  int first = 1, part = -1; /* -1: every model built; 0: small; 1: real; 2: window */
   setvbuf(stdout, NULL, _IOLBF, 0);
   for (; first < argc && argv[first][0] == '-'; first++) {
     if (strcmp(argv[first], "--full") == 0)
@@ -428,12 +382,9 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[first], "--part") == 0 && first + 1 < argc &&
              (strcmp(argv[first + 1], "small") == 0 ||
               strcmp(argv[first + 1], "real") == 0 ||
-              (strcmp(argv[first + 1], "window") == 0 && model_of(2)) ||
-              (strcmp(argv[first + 1], "qm") == 0 && model_of(3)))) {
+              (strcmp(argv[first + 1], "window") == 0 && model_of(2)))) {
       first++;
-      part = strcmp(argv[first], "qm") == 0       ? 3
-             : strcmp(argv[first], "window") == 0 ? 2
-                                                  : strcmp(argv[first], "real") == 0;
+      part = strcmp(argv[first], "window") == 0 ? 2 : strcmp(argv[first], "real") == 0;
     } else if (strcmp(argv[first], "--m") == 0 && first + 1 < argc) {
       /* a comma-separated subset of ms */
       char *end = argv[++first];
@@ -464,7 +415,7 @@ int main(int argc, char **argv) {
   }
   if (first >= argc) {
     fprintf(stderr,
-            "usage: %s [--full] [--part small|real|window|qm] [--m M,...] [--format "
+            "usage: %s [--full] [--part small|real|window] [--m M,...] [--format "
             "q8_0|q4_0|q4_k|q6_k] "
             "DEVICE...\n",
             argv[0]);
@@ -492,15 +443,9 @@ int main(int argc, char **argv) {
       failures++;
       continue;
     }
-    memset(qm_last_rows, 0, sizeof qm_last_rows);
-    for (int c = 0; c < NCASE; c++)
-      for (int t = 0; t < NDT; t++) {
-        free(qm_last[c][t]);
-        qm_last[c][t] = NULL;
-      }
-    for (int real = 0; real < 4; real++)
+    for (int real = 0; real < 3; real++)
       for (int s = 0; s < NMS && (part < 0 || part == real) && model_of(real); s++) {
-        int any = !real && (m_mask >> s & 1) && !qm_only(s);
+        int any = !real && (m_mask >> s & 1);
         for (int c = 0; c < NCASE; c++)
           for (int f = 0; f < NFMT; f++)
             for (int t = 0; t < NDT; t++)
@@ -520,9 +465,6 @@ int main(int argc, char **argv) {
         free(d.ref[c][f][t][1]);
       }
     }
-  for (int c = 0; c < NCASE; c++)
-    for (int t = 0; t < NDT; t++)
-      free(qm_last[c][t]);
   for (int i = 0; i < d.num_x; i++)
     for (int t = 0; t < NDT; t++) {
       free(d.x[i].host[t]);

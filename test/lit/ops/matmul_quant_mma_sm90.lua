@@ -9,8 +9,8 @@
 -- the last task's sums stored, the next step's copies issued; then each
 -- block is two m16n8k16 products on nibbles OR-ed into the mantissa of 128.0
 -- (bf16, 0x43004300) or 1024.0 (f16, 0x64006400): no int-to-float
--- conversion, then x's registers and the C starts come from LDS, 16 bytes
--- each per lane; a task's sums go to LDS. Nothing spills.
+-- conversion; x's registers and the C starts come from LDS, 16 bytes each
+-- per lane; a task's sums go to LDS. Nothing spills.
 -- REQUIRES: nvrtc
 -- RUN: %kgen --arch sm_90 --emit=asm %s -o - | FileCheck %s
 -- RUN: %kgen --arch sm_90 --emit=meta %s -o - | FileCheck %s --check-prefix=META
@@ -29,9 +29,9 @@
 -- CHECK-COUNT-5: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
 -- CHECK: cp.async.commit_group;
 -- CHECK-NOT: cvt.rn.f32.{{[su]}}32
--- CHECK: or.b32 {{.*}}, 1124090624;
 -- CHECK: ld.shared.v4.u32
 -- CHECK: ld.shared.v4.f32
+-- CHECK: or.b32 {{.*}}, 1124090624;
 -- CHECK-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 -- CHECK-NOT: cvt.rn.f32.{{[su]}}32
 -- CHECK: st.shared.f32

@@ -238,7 +238,6 @@ void kg_fuse_take_hidden(const kg_graph_t *g, int n, int v, kg_kernel_t *k) {
         k->row_scale >= 0)
       return;
     k->scratch = 1;
-    k->first_hidden = k->num_outs;
   }
   for (int i = 1; i < node->num_outputs; i++)
     k->outs[k->num_outs++] = node->outputs[i];

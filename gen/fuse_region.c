@@ -257,16 +257,6 @@ void kg_fuse_regions(const kg_graph_t *g, const norms_t *nm, const int *leader, 
   k->output = k->num_outs > 0 ? k->outs[0] : node->output;
   k->norm_out = -1;
   kg_fuse_take_norm(g, nm, n, v, k);
-  /* the small-M GEMM's parts and counts (KG_HIDDEN_PLAIN): the leader's
-   * hidden results, planned for its own N (the params rule splits K only as
-   * many ways as they hold at the regions' N), where no norm is taken in */
-  if (node->variants[v].hidden == KG_HIDDEN_PLAIN && node->num_outputs > 1 && k->norm < 0 &&
-      k->row_scale < 0) {
-    k->scratch = 1;
-    k->first_hidden = k->num_outs;
-    for (int i = 1; i < node->num_outputs; i++)
-      k->outs[k->num_outs++] = node->outputs[i];
-  }
   kg_buf_t names;
   kg_buf_init(&names);
   if (epi) {

@@ -236,10 +236,8 @@ typedef struct kg_kernel {
   int epilogue_root;
   int num_mm;
   /* it takes its node's hidden results, of a KG_HIDDEN_PLAIN variant (its
-   * params rule sees info.scratch): outs from first_hidden on (after its
-   * result, or its regions' results), which a rule that answers scratch =
-   * false leaves out */
-  int scratch, first_hidden;
+   * params rule sees info.scratch): outs after its result */
+  int scratch;
   /* sibling matmuls of one x computed as regions of one N (KG_FUSE_REGIONS):
    * 0, or how many (2 or 3); their weights follow x, their results are outs */
   int num_regions;

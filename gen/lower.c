@@ -142,8 +142,7 @@ static int region_epilogue(const kg_kernel_t *k) {
  * (head dim), RE_PAIRS (D / 2), RE_HALF (pairs (i, i + D/2), else (2i,
  * 2i + 1)) and RE_REV (each pair's frequency); the caches' RE_C_T and
  * RE_SLOTS. */
-static void region_epi_holes(const kg_graph_t *g, const kg_kernel_t *k, int hidden,
-                             kg_holes_t *h) {
+static void region_epi_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *h) {
   static const char *const rope[] = {"ROPE0", "ROPE1", "ROPE2"};
   static const char *const kv[] = {"KV0", "KV1", "KV2"};
   int r_node = -1, c_node = -1;
@@ -171,7 +170,6 @@ static void region_epi_holes(const kg_graph_t *g, const kg_kernel_t *k, int hidd
   kg_holes_set(h, "RE_REV", "%s", r_node >= 0 ? node_hole(g, r_node, "REV") : "0.0f");
   kg_holes_set(h, "RE_C_T", "%s", c_node >= 0 ? node_hole(g, c_node, "C_T") : "float");
   kg_holes_set(h, "RE_SLOTS", "%s", c_node >= 0 ? node_hole(g, c_node, "SLOTS") : "1");
-  kg_holes_set(h, "RE_KPART", "%s", k->scratch && hidden ? "1" : "");
 }
 
 /* BLOCK, VEC, UNROLL (and for tiles grids per_block and repeat, the bytes of
@@ -213,7 +211,7 @@ static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kerne
     lua_setfield(L, -2, "regions");
     lua_pushboolean(L, region_epilogue(k));
     lua_setfield(L, -2, "region_epilogue");
-    lua_pushboolean(L, k->scratch); /* the leader's hidden results */
+    lua_pushboolean(L, 0);
     lua_setfield(L, -2, "scratch");
   } else if (v->params_ref >= 0) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, v->params_ref);
@@ -603,7 +601,7 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     add_buffer(g, k, lw, k->ins[i],
                (is_map || k->epilogue_root >= 0 || i != n->inplace) &&
                    !(k->writable & (1u << i)));
-  for (int i = 0; i < (hidden || !k->scratch ? k->num_outs : k->first_hidden); i++)
+  for (int i = 0; i < (hidden ? k->num_outs : 1); i++)
     add_buffer(g, k, lw, k->outs[i], 0);
   if ((decl->fuse & KG_FUSE_NORM) && norm_prologue(g, k, h, d)) {
     kg_holes_free(h);
@@ -619,7 +617,7 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   if (decl->fuse & KG_FUSE_REGIONS)
     region_holes(g, k, h);
   if (decl->fuse & KG_FUSE_REGION_EPI)
-    region_epi_holes(g, k, hidden, h);
+    region_epi_holes(g, k, h);
   if ((decl->fuse & KG_FUSE_EPILOGUE) && matmul_epilogue(g, k, &numel, h, d)) {
     kg_holes_free(h);
     free(given);

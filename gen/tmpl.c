@@ -23,7 +23,7 @@ int kg_tmpl_c_hole(unsigned fuse, const char *list, const char *name) {
   static const char *const regions[] = {"REGIONS", "R1", "R2", NULL};
   static const char *const region_epi[] = {
       "REPI",     "ROPE0",   "ROPE1",  "ROPE2",  "KV0",      "KV1",     "KV2", "RE_D",
-      "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS", "KVSLOTS", "RE_KPART", NULL};
+      "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS", "KVSLOTS", NULL};
   static const char *const norm_out[] = {"NOUT", "NOUT_T", "NOG_T", "NPC", NULL};
   static const char *const row_scale[] = {"RSCALE", "RS_EPS", "RS_K", "NPC", NULL};
   static const char *const row_sums[] = {"RS_T", NULL};

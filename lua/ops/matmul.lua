@@ -107,9 +107,6 @@ local function add_gemm(node, v, m, mmax, gemv, small_m, split)
     local n = v.params_info.n
     if split and KSPLIT_MAX * small_m * n <= KSPLIT_FLOATS then
       s.params_info.split_k = true
-      -- what the parts and counts hold (kernels of regions take their
-      -- leader's: gemm_splits splits them no more ways than those hold)
-      s.params_info.split_floats = KSPLIT_MAX * small_m * n
       s.hidden = "plain"
       v.hidden = "none"
       for _, x in ipairs(node.variants) do x.hidden = "none" end
@@ -117,7 +114,6 @@ local function add_gemm(node, v, m, mmax, gemv, small_m, split)
       -- smallest tile (KSPLIT_TILE square) the count of finished splits,
       -- which the kernel keeps across runs (back to 0 by the last)
       local ct = (small_m + KSPLIT_TILE - 1) // KSPLIT_TILE * ((n + KSPLIT_TILE - 1) // KSPLIT_TILE)
-      s.params_info.split_counts = ct
       node.extra_outputs = {
         { dtype = kg.dtypes.f32, shape = { KSPLIT_MAX, small_m, n }, hidden = true },
         { dtype = kg.dtypes.i32, shape = { ct }, hidden = true, persistent = true },
@@ -492,7 +488,7 @@ local GEMV_QM_HOLES = { "BF16", "CPS", "JTMAX", "QMAGIC", "QOFF", "XW" }
 for _, h in ipairs(GEMV_Q_HOLES) do GEMV_QM_HOLES[#GEMV_QM_HOLES + 1] = h end
 for _, h in ipairs({ "REGIONS", "R1", "R2", "REPI", "ROPE0", "ROPE1",
   "ROPE2", "KV0", "KV1", "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS",
-  "RE_KPART", "KVSLOTS", "NOUT", "NOUT_T", "NOG_T", "RSCALE", "RS_EPS", "RS_K", "RS_T" }) do
+  "KVSLOTS", "NOUT", "NOUT_T", "NOG_T", "RSCALE", "RS_EPS", "RS_K", "RS_T" }) do
   GEMV_QM_HOLES[h] = ""
 end
 kg.template {
@@ -714,12 +710,10 @@ end
 
 --- The splits of K for the small-M GEMM (info.split_k, add_gemm) where its
 --- kernel takes the parts and counts (info.scratch: the matmul alone or with
---- an epilogue chain, or regions) and the target has gemm_split: enough
---- workgroups for wg_per_cu per compute unit at info.m rows, as the largest
---- count up to that (and KSPLIT_MAX) that divides the K tiles, leaves each
---- split at least min_tiles of them and whose parts and counts fit the
---- node's (split_floats, split_counts: regions take their leader's, planned
---- for its N alone); else 1 (no split).
+--- an epilogue chain) and the target has gemm_split: enough workgroups for
+--- wg_per_cu per compute unit at info.m rows, as the largest count up to
+--- that (and KSPLIT_MAX) that divides the K tiles and leaves each split at
+--- least min_tiles of them; else 1 (no split).
 local function gemm_splits(target, t, info, tiles_n)
   local ks = target.gemm_split
   if not (ks and info.split_k and info.scratch) or info.pair or info.quant
@@ -729,11 +723,8 @@ local function gemm_splits(target, t, info, tiles_n)
   local tiles = (info.m + t.bm - 1) // t.bm * tiles_n
   local kt = (info.k + t.bk - 1) // t.bk
   local want = (ks.wg_per_cu * target.cus + tiles - 1) // tiles
-  if tiles > info.split_counts then return 1 end
   for s = math.min(want, KSPLIT_MAX), 2, -1 do
-    if kt % s == 0 and kt // s >= ks.min_tiles and s * info.m * info.n <= info.split_floats then
-      return s
-    end
+    if kt % s == 0 and kt // s >= ks.min_tiles then return s end
   end
   return 1
 end
@@ -750,14 +741,10 @@ end
 function kg.gemm_params(op, target, info)
   local dt = kg.dtypes[info.dtype]
   local t = gemm_tile(op, target, info.dtype, info.tile, info.where)
-  -- the small-M GEMM: the target's gemm_small tile where K splits on it
   local small = target.gemm_small and target.gemm_small[info.dtype]
-  local ts = {}
-  for key, v in pairs(t) do ts[key] = v end
-  for key, v in pairs(small or {}) do ts[key] = v end
-  if small and not info.tile and not info.pair and t.mma == target.gemm[info.dtype].mma
-      and gemm_splits(target, ts, info, (info.n + ts.bn - 1) // ts.bn) > 1 then
-    t = ts
+  if small and info.split_k and info.scratch and not info.tile and not info.pair
+      and t.mma == target.gemm[info.dtype].mma then
+    for key, v in pairs(small) do t[key] = v end
   else
     t = grid_tile(target, t, info, dt.size)
   end
@@ -864,8 +851,8 @@ kg.template {
 local GEMM_KN_HOLES = {}
 for k, v in pairs(GEMM_HOLES) do GEMM_KN_HOLES[k] = v end
 for _, h in ipairs({ "REGIONS", "R1", "R2", "REPI", "ROPE0", "ROPE1", "ROPE2", "KV0", "KV1",
-  "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS", "KVSLOTS", "RE_KPART",
-  "NOUT", "NOUT_T", "NOG_T", "RSCALE", "RS_EPS", "RS_K", "NPC" }) do
+  "KV2", "RE_D", "RE_PAIRS", "RE_HALF", "RE_REV", "RE_C_T", "RE_SLOTS", "KVSLOTS", "NOUT", "NOUT_T", "NOG_T",
+  "RSCALE", "RS_EPS", "RS_K", "NPC" }) do
   GEMM_KN_HOLES[h] = ""
 end
 kg.template {

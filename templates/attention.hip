@@ -35,8 +35,9 @@
  * the ring) and are added in group order; FINAL writes O / l; PARTIAL
  * (decode) writes the sums of this split to part[((split TD + t) H + h) LDR
  * + c] (O, then m, l at D, D + 1; base 2) and counts itself in cnt[kvh RTMAX
- * + row tile]; the last of the row tile's SPLITS workgroups to count (which
- * resets the count for the next run) adds the splits up into out, in split
+ * + row tile]; the last of the row tile's SPLITS (paged: nsplit) workgroups
+ * to count (which resets the count for the next run) adds the splits up
+ * into out, in split
  * order, so the bits never depend on which finished first (only those with
  * tiles: at a short context the last splits have none). SCRATCH: the
  * kernel takes part and cnt (the node's decode path writes them). OLDKV
@@ -126,10 +127,13 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   /* the splits that take keys this run: SPLITW workgroups a KV head over
    * this run's row tiles, 1 to SPLITS (a step of a few sequences splits
    * their contexts SPLITS ways; one of 64 has row tiles enough, and each
-   * workgroup streams its sequences' whole contexts, the other splits
-   * counting themselves only), the same for every row tile of the run */
+   * workgroup streams its sequences' whole contexts), the same for every
+   * row tile of the run; the others return at once, and the last of the
+   * nsplit to count adds the parts */
   const int nsplit = {{SPLITW}} / tiles < 1 ? 1 : {{SPLITW}} / tiles > {{SPLITS}} ? {{SPLITS}} : {{SPLITW}} / tiles;
-  auto split_tiles = [&](int ntiles) {
+{{#if PARTIAL}}  if (split >= nsplit)
+    return; /* no keys this run: neither parts nor a count */
+{{/if}}  auto split_tiles = [&](int ntiles) {
     const int per0 = (ntiles + nsplit - 1) / nsplit;
     const int pmin = ntiles < {{MINT}} ? ntiles : {{MINT}};
     per = per0 > pmin ? per0 : pmin;
@@ -708,7 +712,7 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   if (tid == 0) {
     const int at = kvh * {{RTMAX}} + r0 / BM;
     kg_fence_device(); /* release: the split before the count */
-    last = kg_atomic_add(cnt, at, 1) == {{SPLITS}} - 1;
+    last = kg_atomic_add(cnt, at, 1) == {{#if PAGED}}nsplit{{else}}{{SPLITS}}{{/if}} - 1;
     if (last)
       kg_st(cnt, at, 0); /* every split has counted: ready for the next run */
   }

@@ -37,9 +37,9 @@
  * + c] (O, then m, l at D, D + 1; base 2) and counts itself in cnt[kvh RTMAX
  * + row tile]; the last of the row tile's SPLITS (paged: nsplit) workgroups
  * to count (which resets the count for the next run) adds the splits up
- * into out, in split
- * order, so the bits never depend on which finished first (only those with
- * tiles: at a short context the last splits have none). SCRATCH: the
+ * into out, in split order, so the bits never depend on which finished
+ * first (only those with tiles: at a short context the last splits have
+ * none). SCRATCH: the
  * kernel takes part and cnt (the node's decode path writes them). OLDKV
  * (attention's `appended`): this run writes only the caches' keys from
  * position sk - tq on, so the first tiles' older keys are copied before
@@ -130,7 +130,8 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
    * workgroup streams its sequences' whole contexts), the same for every
    * row tile of the run; the others return at once, and the last of the
    * nsplit to count adds the parts */
-  const int nsplit = {{SPLITW}} / tiles < 1 ? 1 : {{SPLITW}} / tiles > {{SPLITS}} ? {{SPLITS}} : {{SPLITW}} / tiles;
+  const int wants = {{SPLITW}} / tiles;
+  const int nsplit = wants < 1 ? 1 : wants > {{SPLITS}} ? {{SPLITS}} : wants;
 {{#if PARTIAL}}  if (split >= nsplit)
     return; /* no keys this run: neither parts nor a count */
 {{/if}}  auto split_tiles = [&](int ntiles) {

@@ -71,7 +71,8 @@ typedef struct kgrt_model kgrt_model_t;
  *                      run kgrt_model_time times
  *   any device ",graphs=0": no graph replay (see kgrt_model_set_replay)
  * Options come from the spec alone: kgrt reads no environment variable.
- * The allocator is copied; it serves the device and every model on it. */
+ * The allocator is copied; it serves the device and every model on it, and
+ * the sim device's worker threads call it at once: it must be thread-safe. */
 kgrt_status_t kgrt_device_open(const char *spec, const kgrt_allocator_t *alloc,
                                kgrt_device_t **out_device, kgrt_error_t *err);
 /* Closes a device; NULL is ignored. Its models must be unloaded first. */

@@ -338,13 +338,16 @@ kgrt_status_t kgrt_table_check_arch(const kgrt_model_table_t *table,
                             arch->arch, kern->name, (unsigned)kern->flags);
     for (uint32_t i = 0; i < kern->num_args; ++i) {
       const kgrt_kernel_arg_t *a = &kern->args[i];
+      /* kgen lays argument i at 8 * i, and the sim image's thunks read it
+       * there whatever the code object's metadata claims (kgrt_sim_abi.h) */
       if ((a->kind != KGRT_ARG_BUFFER && a->kind != KGRT_ARG_I64) || a->size != 8 ||
-          (uint64_t)a->offset + a->size > kern->kernarg_size)
+          a->offset != 8 * i || (uint64_t)a->offset + a->size > kern->kernarg_size)
         return kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
                               "model %s: %s: kernel %s: argument %u (kind %d, offset %u, "
-                              "size %u) does not fit a kernarg segment of %u bytes",
+                              "size %u) is not 8 bytes at offset %u of a kernarg "
+                              "segment of %u bytes",
                               name, arch->arch, kern->name, i, (int)a->kind, a->offset,
-                              a->size, kern->kernarg_size);
+                              a->size, 8 * i, kern->kernarg_size);
     }
   }
   for (uint32_t s = 0; s < arch->num_steps; ++s) {

@@ -23,6 +23,7 @@
 
 /* ---- an allocator that fails its fail_at-th call ------------------------- */
 
+/* Atomic: with workers=2 the sim's worker threads allocate at once. */
 typedef struct counting {
   long live;    /* allocations not yet freed */
   long calls;   /* allocations asked for */
@@ -31,17 +32,17 @@ typedef struct counting {
 
 static void *counting_alloc(void *user, size_t size) {
   counting_t *c = user;
-  if (++c->calls == c->fail_at)
+  if (__atomic_add_fetch(&c->calls, 1, __ATOMIC_SEQ_CST) == c->fail_at)
     return NULL;
   void *p = malloc(size);
   if (p != NULL)
-    c->live++;
+    __atomic_add_fetch(&c->live, 1, __ATOMIC_SEQ_CST);
   return p;
 }
 
 static void counting_free(void *user, void *ptr) {
   counting_t *c = user;
-  c->live--;
+  __atomic_sub_fetch(&c->live, 1, __ATOMIC_SEQ_CST);
   free(ptr);
 }
 

@@ -27,6 +27,7 @@
 
 /* ---- a counting allocator that can be told to fail ------------------------ */
 
+/* Atomic: the sim device's worker threads allocate at once (kgrt.h). */
 typedef struct counting {
   long live;    /* allocations not yet freed */
   long calls;   /* allocations asked for */
@@ -35,17 +36,17 @@ typedef struct counting {
 
 static void *counting_alloc(void *user, size_t size) {
   counting_t *c = user;
-  if (++c->calls == c->fail_at)
+  if (__atomic_add_fetch(&c->calls, 1, __ATOMIC_SEQ_CST) == c->fail_at)
     return NULL;
   void *p = malloc(size);
   if (p != NULL)
-    c->live++;
+    __atomic_add_fetch(&c->live, 1, __ATOMIC_SEQ_CST);
   return p;
 }
 
 static void counting_free(void *user, void *ptr) {
   counting_t *c = user;
-  c->live--;
+  __atomic_sub_fetch(&c->live, 1, __ATOMIC_SEQ_CST);
   free(ptr);
 }
 
@@ -468,6 +469,14 @@ static void test_abi_errors(void) {
   test_model_init(&m);
   m.scale_args[3].offset = 28; /* past the 32-byte kernarg segment */
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_ABI_MISMATCH);
+
+  /* y over x: refused before the code object is read (a code object whose
+   * metadata said the same would not make the sim thunk read it there) */
+  test_model_init(&m);
+  m.scale_args[2].offset = 0;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_ABI_MISMATCH);
+  CHECK(contains(err.message, "argument 2 (kind 0, offset 0, size 8) is not 8 bytes at "
+                              "offset 16"));
 }
 
 static void test_table_errors(void) {

@@ -16,7 +16,14 @@
  *      over the copy bandwidth, or the matmul FLOPs over `gemm_tflops`
  *      (argument; default 700) where that is larger;
  *   4. kgrt_model_profile of one decode step at B = 64 (and 8): each
- *      kernel's summed device time.
+ *      kernel's summed device time;
+ *   5. steps as a server mixes them (kgen-serve: decoding sequences and a
+ *      prompt chunk of another in one step): 64 sequences decoding beside
+ *      a chunk of C tokens at position 256 of a new sequence, and the
+ *      chunk alone, C in 184 and 447 (64 + 448 = 512 the table's T): the
+ *      first run (graph capture), the mean of 8 replays (host wall clock),
+ *      steps alternating between C and C + 1 tokens (a new graph each step)
+ *      with graph replay on and off, and profiles of the 184-token steps.
  * Usage: llama_batch SPEC [MODEL...] [--gemm-tflops X] (MODEL:
  * llama3_8b_batch, llama3_8b_q4_0_batch; default both). Prints JSON
  * lines. */
@@ -100,6 +107,91 @@ static void print_profile(kgrt_model_t *m, const char *name, int batch) {
            name, batch, names[k], us[k]);
   fflush(stdout);
   free(prof);
+}
+
+/* 5.: mixed steps, decoding sequences (seqs[0..decode), each one token at
+ * PROMPT + 64) beside a chunk of `chunk` tokens at MIX_POS of `extra`. */
+enum { MIX_POS = 256, MIX_RUNS = 8 };
+static kgrt_status_t bind_mixed(kgrt_model_t *m, kgrt_batch_t *step, kgrt_kv_seq_t **seqs,
+                                const int32_t *first, int decode, kgrt_kv_seq_t *extra,
+                                int chunk, kgrt_error_t *err) {
+  static int32_t tokens[CHUNK];
+  for (int i = 0; i < chunk; ++i)
+    tokens[i] = (int32_t)(next() % 128256);
+  kgrt_batch_clear(step);
+  for (int s = 0; s < decode; ++s) {
+    kgrt_status_t st =
+        kgrt_batch_add(step, seqs[s], &first[s], 1, PROMPT + 64, NULL, NULL, err);
+    if (st != KGRT_STATUS_OK)
+      return st;
+  }
+  if (chunk > 0) {
+    kgrt_status_t st =
+        kgrt_batch_add(step, extra, tokens, (uint32_t)chunk, MIX_POS, NULL, NULL, err);
+    if (st != KGRT_STATUS_OK)
+      return st;
+  }
+  return kgrt_batch_bind(step, m, err);
+}
+
+/* The step at (decode, chunk): its first run (a graph captured and
+ * instantiated), its mean over MIX_RUNS replays, and the mean over MIX_RUNS
+ * steps that alternate between chunk and chunk + 1 tokens, as a server's
+ * steps change shape (each a capture and a graph update), with graph replay
+ * on and off; a profile of the step where `profile`. */
+static void mixed_step(kgrt_model_t *m, const char *name, kgrt_batch_t *step,
+                       kgrt_kv_seq_t **seqs, const int32_t *first, int decode,
+                       kgrt_kv_seq_t *extra, int chunk, int profile) {
+  kgrt_error_t err = {0};
+  double ms[4] = {0};
+  int32_t tok;
+  OK(bind_mixed(m, step, seqs, first, decode, extra, chunk, &err));
+  double t0 = now_s();
+  OK(kgrt_model_run(m, &err));
+  OK(kgrt_model_get_output(m, "next_token", &tok, sizeof tok, &err));
+  ms[0] = (now_s() - t0) * 1e3;
+  t0 = now_s();
+  for (int r = 0; r < MIX_RUNS; ++r)
+    OK(kgrt_model_run(m, &err));
+  OK(kgrt_model_get_output(m, "next_token", &tok, sizeof tok, &err));
+  ms[1] = (now_s() - t0) / MIX_RUNS * 1e3;
+  for (int replay = 1; replay >= 0; --replay) {
+    OK(kgrt_model_set_replay(m, replay, &err));
+    t0 = now_s();
+    for (int r = 0; r < MIX_RUNS; ++r) {
+      OK(bind_mixed(m, step, seqs, first, decode, extra, chunk + r % 2, &err));
+      OK(kgrt_model_run(m, &err));
+    }
+    OK(kgrt_model_get_output(m, "next_token", &tok, sizeof tok, &err));
+    ms[3 - replay] = (now_s() - t0) / MIX_RUNS * 1e3;
+  }
+  OK(kgrt_model_set_replay(m, 1, &err));
+  printf("{\"kind\": \"mixed\", \"model\": \"%s\", \"decode\": %d, \"chunk\": %d, "
+         "\"first_ms\": %.3f, \"step_ms\": %.3f, \"alternating_ms\": %.3f, "
+         "\"alternating_no_replay_ms\": %.3f, \"tok_s\": %.0f}\n",
+         name, decode, chunk, ms[0], ms[1], ms[2], ms[3], (decode + chunk) / ms[1] * 1e3);
+  fflush(stdout);
+  if (profile) {
+    OK(bind_mixed(m, step, seqs, first, decode, extra, chunk, &err));
+    print_profile(m, name, decode + chunk);
+  }
+done:
+  return;
+}
+
+static void bench_mixed(kgrt_model_t *m, const char *name, kgrt_kv_pool_t *pool,
+                        kgrt_batch_t *step, kgrt_kv_seq_t **seqs, const int32_t *first) {
+  kgrt_error_t err = {0};
+  kgrt_kv_seq_t *extra = NULL;
+  OK(kgrt_kv_seq_create(pool, &extra, &err));
+  OK(kgrt_kv_seq_reserve(extra, MIX_POS + CHUNK, &err));
+  static const int chunks[] = {184, 447};
+  for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; ++c) {
+    mixed_step(m, name, step, seqs, first, 64, extra, chunks[c], c == 0);
+    mixed_step(m, name, step, seqs, first, 0, extra, chunks[c], c == 0);
+  }
+done:
+  kgrt_kv_seq_destroy(extra);
 }
 
 static void bench_model(kgrt_device_t *dev, int which, double copy_gbps, double tflops) {
@@ -203,6 +295,7 @@ static void bench_model(kgrt_device_t *dev, int which, double copy_gbps, double 
       print_profile(m, name, B);
     }
   }
+  bench_mixed(m, name, pool, step, seqs, first);
 done:
   for (int s = 0; s < SEQS; ++s)
     kgrt_kv_seq_destroy(seqs[s]);

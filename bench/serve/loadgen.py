@@ -69,7 +69,9 @@ async def worker_main(url, jobs, concurrency, output, start_at):
     queue = asyncio.Queue()
     for j in jobs:
         queue.put_nowait(j)
-    conn = aiohttp.TCPConnector(limit=0)
+    # a connection a request: llama-server dropped a kept-alive one between
+    # requests (ServerDisconnected, serve.md 2026-12-07)
+    conn = aiohttp.TCPConnector(limit=0, force_close=True)
     timeout = aiohttp.ClientTimeout(total=3600)
     async with aiohttp.ClientSession(connector=conn, timeout=timeout) as session:
         await asyncio.sleep(max(0.0, start_at - time.time()))

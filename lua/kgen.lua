@@ -45,6 +45,7 @@ function kg.env()
   require "ops.sample"
   require "ops.sketch"
   require "ops.resample"
+  require "ops.transpose"
   require "ops.matmul"
   require "ops.conv"
   require "ops.layout"

@@ -17,6 +17,7 @@
 -- OPS: sample
 -- OPS: srht
 -- OPS: upsample
+-- OPS: transpose
 local T = sym("T", 64)
 local x = input("x", bf16, { T, 1024 })
 local r = input("r", bf16, { T, 1024 })
@@ -48,6 +49,7 @@ output("h2", h2)
 local img = input("img", bf16, { 2, 32, 16, 16 })
 output("gn", groupnorm(img, { groups = 8 }))
 output("up", upsample(img, { mode = "bilinear" }))
+output("tr", transpose(img))
 output("sm", softmax(x, { scale = 0.125, causal = true }))
 output("lsm", log_softmax(x))
 local q = input("q", bf16, { T, 8, 128 })

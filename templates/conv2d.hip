@@ -12,9 +12,10 @@
  * group's y; workgroup i takes tile row i / REPEAT and, of i % REPEAT, group
  * / TILES_N and tile column % TILES_N; WM x WN waves of FM x FN fragments of
  * FRAG (templates/lib_mma.hip); K in tiles of BK through STAGES LDS buffers.
- * f32 accumulation; the result is rounded to T once. */
+ * f32 accumulation; with BIAS, bias[oc] added to the sums; the result is
+ * rounded to T once. */
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w, KG_GLOBAL({{T}}) y, long M) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w, {{#if BIAS}}KG_GLOBAL(const {{T}}) bias, {{/if}}KG_GLOBAL({{T}}) y, long M) {
   typedef {{FRAG}} F;
   /* the LDS ring: As[STAGES][BM * LD], Bs[STAGES][BN * LD] */
   KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
@@ -119,12 +120,12 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
         const long m = m0 + wm + i * F::M + F::row(r), co = n0 + wn + j * F::N + F::col(r);
         if (m < M && co < {{COG}}) {
           const long oc = group * {{COG}}L + co;
+          const float v = acc[i][j][r]{{#if BIAS}} + kg_to_f32(kg_ld(bias, oc)){{/if}};
 {{#if NHWC}}
-          kg_st(y, m * {{COUT}}L + oc, kg_from_f32<{{T}}>(acc[i][j][r]));
+          kg_st(y, m * {{COUT}}L + oc, kg_from_f32<{{T}}>(v));
 {{else}}
           const long n = m / ({{OH}} * {{OW}}), pix = m % ({{OH}} * {{OW}});
-          kg_st(y, (n * {{COUT}} + oc) * ({{OH}} * {{OW}}L) + pix,
-                kg_from_f32<{{T}}>(acc[i][j][r]));
+          kg_st(y, (n * {{COUT}} + oc) * ({{OH}} * {{OW}}L) + pix, kg_from_f32<{{T}}>(v));
 {{/if}}
         }
       }

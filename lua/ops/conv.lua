@@ -4,7 +4,9 @@
 -- KH, KW] (PyTorch's layout) or [Cout, KH, KW, C / groups] for nhwc, and y
 -- [N, Cout, OH, OW] or [N, OH, OW, Cout] in x's dtype; OH = (H + 2 ph - dh (KH
 -- - 1) - 1) / sh + 1 (OW alike). N may be a sym; every other dim is a
--- constant. f32, f16 and bf16 (x and w the same), accumulated in f32; no bias.
+-- constant. f32, f16 and bf16 (x, w and the bias the same), accumulated in
+-- f32; an optional bias [Cout] (PyTorch's conv bias) is added to the sums
+-- before the result is rounded.
 -- Per group, a GEMM: rows m = (n, oh, ow), columns = the group's output
 -- channels, k = (c, kh, kw) for nchw or (kh, kw, c) for nhwc, which is the
 -- order of each w row in either layout, so the B tile is a plain copy of w
@@ -18,7 +20,7 @@ local fail = kg.fail
 
 kg.template {
   name = "conv2d",
-  holes = { "BK", "BM", "BN", "C", "CG", "COG", "COUT", "DH", "DW", "FM", "FN", "FRAG", "IH",
+  holes = { "BIAS", "BK", "BM", "BN", "C", "CG", "COG", "COUT", "DH", "DW", "FM", "FN", "FRAG", "IH",
     "IW", "K", "KH", "KW", "LD", "NHWC", "OH", "OW", "PH", "PW", "REPEAT", "SH",
     "SHARED_BYTES", "STAGES", "SW", "T", "TILES_N", "WM", "WN" },
   libs = { "mma" },
@@ -65,8 +67,8 @@ end
 
 kg.op {
   name = "conv2d",
-  doc = "2-D convolution: x [N, C, H, W] (or [N, H, W, C] with layout = \"nhwc\"), w [Cout, C / groups, KH, KW] (or [Cout, KH, KW, C / groups]) -> [N, Cout, OH, OW] (or [N, OH, OW, Cout]); stride, padding, dilation, groups; implicit GEMM, f32 accumulation",
-  inputs = { "x", "w" },
+  doc = "2-D convolution: x [N, C, H, W] (or [N, H, W, C] with layout = \"nhwc\"), w [Cout, C / groups, KH, KW] (or [Cout, KH, KW, C / groups]), optional bias [Cout] -> [N, Cout, OH, OW] (or [N, OH, OW, Cout]); stride, padding, dilation, groups; implicit GEMM, f32 accumulation",
+  inputs = { "x", "w", "bias?" },
   attrs = {
     stride = { default = 1, check = pair_check(false) },
     padding = { default = 0, check = pair_check(true) },
@@ -79,11 +81,14 @@ kg.op {
     end },
   },
   build = function(node, ins, a)
-    local x, w = ins[1], ins[2]
+    local x, w, bias = ins[1], ins[2], ins[3]
     kg.check_float("conv2d", x, "x")
     kg.check_float("conv2d", w, "w")
     if x.dtype ~= w.dtype then
       fail("conv2d: dtype mismatch: x is %s, w is %s", x.dtype.name, w.dtype.name)
+    end
+    if bias and bias.dtype ~= x.dtype then
+      fail("conv2d: dtype mismatch: x is %s, bias is %s", x.dtype.name, bias.dtype.name)
     end
     local nhwc = a.layout == "nhwc"
     if #x.shape ~= 4 then
@@ -119,6 +124,9 @@ kg.op {
       fail("conv2d: the output would be empty: input %dx%d, padding %dx%d, kernel %dx%d, dilation %dx%d",
         h, wd, ph, pw, kh, kw, dh, dw)
     end
+    if bias and not (#bias.shape == 1 and bias.shape[1] == cout) then
+      fail("conv2d: bias must be [%d] (Cout), got %s", cout, kg.shape_str(bias.shape))
+    end
     local k = cg * kh * kw
     node.out_dtype = x.dtype
     node.out_shape = nhwc and { nb, oh, ow, cout } or { nb, cout, oh, ow }
@@ -131,7 +139,7 @@ kg.op {
       T = x.dtype.ctype, C = s(c), IH = s(h), IW = s(wd), COUT = s(cout), CG = s(cg),
       COG = s(cout // g), KH = s(kh), KW = s(kw), SH = s(sh), SW = s(sw), PH = s(ph),
       PW = s(pw), DH = s(dh), DW = s(dw), OH = s(oh), OW = s(ow), K = s(k),
-      NHWC = nhwc and "1" or "",
+      NHWC = nhwc and "1" or "", BIAS = bias and "1" or "",
     }
     node.params_info = { dtype = x.dtype.name, k = k, cog = cout // g, groups = g,
       -- "model.lua:LINE: " of the call (level 4: error <- pcall <- build <- kg.op

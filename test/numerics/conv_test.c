@@ -2,7 +2,8 @@
  * float64: NCHW and NHWC, stride 1 and 2, padding 0, 1 and asymmetric,
  * dilation 2, groups 1, 2 and depthwise, kernels 1x1, 3x3 and 5x3, C off
  * every tile (3, 13), Cout off the tile (40), more than one tile of rows and
- * of k; every case at batch 1 and 3 (the batch is a sym, max 3).
+ * of k, a bias (grouped NCHW and NHWC); every case at batch 1 and 3 (the
+ * batch is a sym, max 3).
  * Built twice from this source:
  *   conv_emit DTYPE OUT.lua   (CV_EMIT) writes the model for a dtype;
  *   conv_<dt> DEVICE...       runs it: a fresh load per case and batch
@@ -22,24 +23,27 @@ typedef struct cv_case {
   int nhwc;
   int c, h, w, cout, kh, kw;
   int sh, sw, ph, pw, dh, dw, groups;
+  int bias; /* a bias [Cout] (conv2d's third operand) */
 } cv_case_t;
 
 static const cv_case_t cases[] = {
-    /* name           nhwc  C   H   W Cout KH KW sh sw ph pw dh dw  g */
-    {"nchw_c3_3x3_p1", 0, 3, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-    {"nchw_c13_s2", 0, 13, 9, 7, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1},
-    {"nchw_5x3_asym", 0, 8, 10, 9, 24, 5, 3, 1, 2, 2, 0, 1, 1, 1},
-    {"nchw_dil2", 0, 6, 11, 11, 12, 3, 3, 1, 1, 2, 2, 2, 2, 1},
-    {"nchw_g2", 0, 8, 6, 6, 40, 3, 3, 1, 1, 1, 1, 1, 1, 2},
-    {"nchw_depthwise", 0, 16, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 16},
-    {"nchw_1x1", 0, 13, 5, 5, 40, 1, 1, 1, 1, 0, 0, 1, 1, 1},
-    {"nchw_multi_tile", 0, 32, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-    {"nhwc_c13_3x3", 1, 13, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1},
-    {"nhwc_5x3_s2", 1, 3, 9, 10, 16, 5, 3, 2, 2, 1, 2, 1, 1, 1},
-    {"nhwc_g2_dil2", 1, 8, 9, 9, 12, 3, 3, 1, 1, 1, 1, 2, 2, 2},
-    {"nhwc_depthwise_x2", 1, 12, 8, 8, 24, 3, 3, 2, 2, 1, 1, 1, 1, 12},
-    {"nhwc_1x1_s2", 1, 16, 7, 7, 40, 1, 1, 2, 2, 0, 0, 1, 1, 1},
-    {"nhwc_multi_tile", 1, 24, 16, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    /* name           nhwc  C   H   W Cout KH KW sh sw ph pw dh dw  g  bias */
+    {"nchw_c3_3x3_p1", 0, 3, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0},
+    {"nchw_c13_s2", 0, 13, 9, 7, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0},
+    {"nchw_5x3_asym", 0, 8, 10, 9, 24, 5, 3, 1, 2, 2, 0, 1, 1, 1, 0},
+    {"nchw_dil2", 0, 6, 11, 11, 12, 3, 3, 1, 1, 2, 2, 2, 2, 1, 0},
+    {"nchw_g2", 0, 8, 6, 6, 40, 3, 3, 1, 1, 1, 1, 1, 1, 2, 0},
+    {"nchw_depthwise", 0, 16, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 16, 0},
+    {"nchw_1x1", 0, 13, 5, 5, 40, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0},
+    {"nchw_multi_tile", 0, 32, 16, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0},
+    {"nhwc_c13_3x3", 1, 13, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0},
+    {"nhwc_5x3_s2", 1, 3, 9, 10, 16, 5, 3, 2, 2, 1, 2, 1, 1, 1, 0},
+    {"nhwc_g2_dil2", 1, 8, 9, 9, 12, 3, 3, 1, 1, 1, 1, 2, 2, 2, 0},
+    {"nhwc_depthwise_x2", 1, 12, 8, 8, 24, 3, 3, 2, 2, 1, 1, 1, 1, 12, 0},
+    {"nhwc_1x1_s2", 1, 16, 7, 7, 40, 1, 1, 2, 2, 0, 0, 1, 1, 1, 0},
+    {"nhwc_multi_tile", 1, 24, 16, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0},
+    {"nchw_g2_bias", 0, 8, 6, 6, 40, 3, 3, 1, 1, 1, 1, 1, 1, 2, 1},
+    {"nhwc_c13_bias", 1, 13, 7, 7, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
 };
 enum { NCASES = (int)(sizeof cases / sizeof cases[0]), NMAX = 3 };
 static const int64_t batches[] = {1, 3};
@@ -84,7 +88,9 @@ static void emit_case(FILE *f, int i, const cv_case_t *c, const char *dt) {
     fprintf(f, "  local w = weight(\"c%d_w\", %s, {%d, %d, %d, %d})\n", i, dt, c->cout,
             c->c / c->groups, c->kh, c->kw);
   }
-  fprintf(f, "  output(\"c%d_y\", conv2d(x, w, {layout = \"%s\"", i,
+  if (c->bias)
+    fprintf(f, "  local b = weight(\"c%d_b\", %s, {%d})\n", i, dt, c->cout);
+  fprintf(f, "  output(\"c%d_y\", conv2d(x, w, %s{layout = \"%s\"", i, c->bias ? "b, " : "",
           c->nhwc ? "nhwc" : "nchw");
   emit_pair(f, "stride", c->sh, c->sw);
   emit_pair(f, "padding", c->ph, c->pw);
@@ -128,9 +134,10 @@ static host_t make_random(int64_t n, double lo, double hi) {
   return kn_host_random(dtype, n, lo, hi, &rng);
 }
 
-/* The convolution over nb images, straight from its definition. */
+/* The convolution over nb images, straight from its definition (b: the
+ * bias, or NULL). */
 static void ref_conv(const cv_case_t *c, int64_t nb, const double *x, const double *w,
-                     double *y) {
+                     const double *b, double *y) {
   const int oh_n = out_h(c), ow_n = out_w(c), cg = c->c / c->groups,
             cog = c->cout / c->groups;
   for (int64_t n = 0; n < nb; n++)
@@ -138,7 +145,7 @@ static void ref_conv(const cv_case_t *c, int64_t nb, const double *x, const doub
       for (int oh = 0; oh < oh_n; oh++)
         for (int ow = 0; ow < ow_n; ow++) {
           const int g = co / cog;
-          double s = 0;
+          double s = b != NULL ? b[co] : 0;
           for (int ci = 0; ci < cg; ci++)
             for (int kh = 0; kh < c->kh; kh++)
               for (int kw = 0; kw < c->kw; kw++) {
@@ -203,6 +210,10 @@ static void run_case(kgrt_device_t *dev, int i, int64_t nb, const char *devname)
     set(model, name, zeros, nx, 0);
     snprintf(name, sizeof name, "c%d_w", j);
     set(model, name, zeros, nw, 1);
+    if (cases[j].bias) {
+      snprintf(name, sizeof name, "c%d_b", j);
+      set(model, name, zeros, cases[j].cout, 1);
+    }
     free(zeros);
   }
   host_t x = make_random(nb * x_elems(c), -1, 1), w = make_random(w_elems(c), -1, 1);
@@ -210,10 +221,15 @@ static void run_case(kgrt_device_t *dev, int i, int64_t nb, const char *devname)
   set(model, name, x.raw, x.n, 0);
   snprintf(name, sizeof name, "c%d_w", i);
   set(model, name, w.raw, w.n, 1);
+  host_t b = make_random(c->cout, -1, 1);
+  if (c->bias) {
+    snprintf(name, sizeof name, "c%d_b", i);
+    set(model, name, b.raw, b.n, 1);
+  }
 
   const int64_t ny = nb * y_elems(c);
   double *ref = malloc((size_t)ny * sizeof *ref);
-  ref_conv(c, nb, x.v, w.v, ref);
+  ref_conv(c, nb, x.v, w.v, c->bias ? b.v : NULL, ref);
   void *got = malloc((size_t)ny * kn_dtype_size(dtype));
   snprintf(name, sizeof name, "c%d_y", i);
   if (kgrt_model_run(model, &err) != KGRT_STATUS_OK ||
@@ -254,6 +270,7 @@ static void run_case(kgrt_device_t *dev, int i, int64_t nb, const char *devname)
   free(ref);
   kn_host_free(&x);
   kn_host_free(&w);
+  kn_host_free(&b);
   kgrt_model_unload(model);
 }
 

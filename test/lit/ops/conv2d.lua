@@ -4,7 +4,8 @@
 -- gathered from x (zero in the padding), the B tile a plain copy of w rows.
 -- WMMA 16x16x16 on gfx1100, MFMA 32x32x8 on gfx942, in the k-tile loop (the
 -- tile sizes and wave split are the targets' data, so not pinned here); an
--- NHWC bf16 one with groups. No kernel uses scratch.
+-- NHWC bf16 one with groups and a bias, added to the f32 sums before the
+-- store. No kernel uses scratch.
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W32
 -- RUN: %kgen --arch gfx942 --emit=hip %s -o - | FileCheck %s --check-prefixes=CHECK,W64
 -- RUN: %kgen --arch gfx1100 --emit=asm %s -o - | FileCheck %s --check-prefix=A32
@@ -19,11 +20,13 @@
 -- CHECK: v = kg_ld(x, ((n * 64 + group * 64 + ci) * 16 + ih) * 16L + iw);
 -- CHECK: kg_tile_copy<8>(&Bs[s][r * [[LD]] + c], w, woff + (n0 + r) * 576L + k0 + c, ok);
 -- CHECK: typename F::acc_t acc[{{[0-9]+}}][{{[0-9]+}}];
--- CHECK-LABEL: conv2d_conv2d_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x
+-- CHECK: const float v = acc[i][j][r];
+-- CHECK-LABEL: conv2d_conv2d_{{[0-9a-f]+}}(KG_GLOBAL(const kg_bf16) x, KG_GLOBAL(const kg_bf16) w, KG_GLOBAL(const kg_bf16) bias, KG_GLOBAL(kg_bf16) y, long M)
 -- W32: typedef kg_mma_wmma_16x16x16<kg_bf16, {{[0-9]+}}> F;
 -- W64: typedef kg_mma_mfma_32x32x8<kg_bf16, {{[0-9]+}}> F;
 -- CHECK: v = kg_ld(x, ((n * 8 + ih) * 8 + iw) * 32L + group * 16 + ci);
--- CHECK: kg_st(y, m * 48L + oc,
+-- CHECK: const float v = acc[i][j][r] + kg_to_f32(kg_ld(bias, oc));
+-- CHECK: kg_st(y, m * 48L + oc, kg_from_f32<kg_bf16>(v));
 -- A32-LABEL: conv2d_conv2d_{{[0-9a-f]+}}:
 -- A32: [[LOOP:.LBB[0-9_]+]]:
 -- A32: v_wmma_f32_16x16x16_f16
@@ -48,4 +51,5 @@ local w = weight("w", f16, { 128, 64, 3, 3 })
 output("y", conv2d(x, w, { padding = 1 }))
 local xb = input("xb", bf16, { N, 8, 8, 32 })
 local wb = weight("wb", bf16, { 48, 3, 3, 16 })
-output("yb", conv2d(xb, wb, { layout = "nhwc", groups = 2, padding = 1 }))
+local bb = weight("bb", bf16, { 48 })
+output("yb", conv2d(xb, wb, bb, { layout = "nhwc", groups = 2, padding = 1 }))

@@ -21,11 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kgrt.h"
-#include "kgrt_half.h"
-#include "kgrt_weights.h"
+#include "sd_test.h"
 #include "test.h"
-#include "weights_writer.h"
 
 #include CLIP_HEADER
 
@@ -36,98 +33,8 @@ enum {
   H = CLIP_HEADS,
   F = CLIP_FFN,
   P = CLIP_POSITIONS,
-  D = E / H,
-  MAX_W = 64
+  D = E / H
 };
-
-/* ---- weights ------------------------------------------------------------- */
-
-typedef struct clip_weight {
-  const char *name;
-  size_t n;
-  double *value;         /* as stored */
-  unsigned char *stored; /* the table's dtype */
-  size_t bytes;
-} clip_weight_t;
-
-static clip_weight_t weights[MAX_W];
-static int num_weights;
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static double uniform(double lo, double hi) {
-  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-  return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
-}
-
-static size_t dtype_size(kgrt_dtype_t dt) {
-  return dt == KGRT_DTYPE_F32 ? 4 : 2;
-}
-
-/* v rounded to the dtype, and its bytes at p. */
-static double store(kgrt_dtype_t dt, double v, unsigned char *p) {
-  if (dt == KGRT_DTYPE_F32) {
-    float f = (float)v;
-    memcpy(p, &f, 4);
-    return f;
-  }
-  uint16_t h =
-      dt == KGRT_DTYPE_F16 ? kgrt_f32_to_f16((float)v) : kgrt_f32_to_bf16((float)v);
-  memcpy(p, &h, 2);
-  return dt == KGRT_DTYPE_F16 ? kgrt_f16_to_f32(h) : kgrt_bf16_to_f32(h);
-}
-
-static double load_value(kgrt_dtype_t dt, const unsigned char *p) {
-  if (dt == KGRT_DTYPE_F32) {
-    float f;
-    memcpy(&f, p, 4);
-    return f;
-  }
-  uint16_t h;
-  memcpy(&h, p, 2);
-  return dt == KGRT_DTYPE_F16 ? kgrt_f16_to_f32(h) : kgrt_bf16_to_f32(h);
-}
-
-/* Every weight the table lists, random in a range its role suits: norm
- * scales about 1, biases small, matrices of unit gain. */
-static int make_weights(const kgrt_model_table_t *t) {
-  if (t->num_weights > MAX_W)
-    return -1;
-  for (uint32_t i = 0; i < t->num_weights; ++i) {
-    const kgrt_tensor_info_t *w = &t->weights[i];
-    clip_weight_t *c = &weights[num_weights++];
-    c->name = w->name;
-    c->n = 1;
-    for (uint32_t d = 0; d < w->rank; ++d)
-      c->n *= (size_t)w->dims[d].value;
-    c->bytes = c->n * dtype_size(w->dtype);
-    c->value = malloc(c->n * sizeof *c->value);
-    c->stored = malloc(c->bytes);
-    if (c->value == NULL || c->stored == NULL)
-      return -1;
-    const int norm = strstr(w->name, "layer_norm") != NULL;
-    const int bias = strstr(w->name, "_bias") != NULL;
-    const int embd = strstr(w->name, "embedding") != NULL;
-    const double a = w->rank == 2 ? sqrt(3.0 / (double)w->dims[1].value) : 0;
-    for (size_t j = 0; j < c->n; ++j) {
-      double v = embd   ? uniform(-1, 1)
-                 : bias ? uniform(-0.2, 0.2)
-                 : norm ? 1 + uniform(-0.2, 0.2)
-                        : uniform(-a, a);
-      c->value[j] = store(w->dtype, v, c->stored + j * dtype_size(w->dtype));
-    }
-  }
-  return 0;
-}
-
-static const double *wt(const char *fmt, int layer) {
-  char name[160];
-  snprintf(name, sizeof name, fmt, layer);
-  for (int i = 0; i < num_weights; ++i)
-    if (strcmp(weights[i].name, name) == 0)
-      return weights[i].value;
-  fprintf(stderr, "test_clip: the table has no weight %s\n", name);
-  exit(1);
-}
 
 /* ---- the float64 reference ---------------------------------------------- */
 
@@ -165,13 +72,13 @@ static double act(double x) {
 
 static void reference(const int32_t *tokens, int T, double *out) {
   static double x[P * E], h[P * E], q[P * E], k[P * E], v[P * E], a[P * E], f[P * F];
-  const double *te = wt("text_model_embeddings_token_embedding_weight", 0);
-  const double *pe = wt("text_model_embeddings_position_embedding_weight", 0);
+  const double *te = sd_wt("text_model_embeddings_token_embedding_weight");
+  const double *pe = sd_wt("text_model_embeddings_position_embedding_weight");
   for (int t = 0; t < T; ++t)
     for (int e = 0; e < E; ++e)
       x[t * E + e] = te[tokens[t] * E + e] + pe[t * E + e];
   for (int l = 0; l < L - CLIP_SKIP; ++l) {
-#define W(s) wt("text_model_encoder_layers_%d_" s, l)
+#define W(s) sd_wt("text_model_encoder_layers_%d_" s, l)
     layer_norm(x, W("layer_norm1_weight"), W("layer_norm1_bias"), h, T);
     linear(h, W("self_attn_q_proj_weight"), W("self_attn_q_proj_bias"), q, T, E, E);
     linear(h, W("self_attn_k_proj_weight"), W("self_attn_k_proj_bias"), k, T, E, E);
@@ -207,64 +114,16 @@ static void reference(const int32_t *tokens, int T, double *out) {
       x[i] += h[i];
 #undef W
   }
-  layer_norm(x, wt("text_model_final_layer_norm_weight", 0),
-             wt("text_model_final_layer_norm_bias", 0), out, T);
+  layer_norm(x, sd_wt("text_model_final_layer_norm_weight"),
+             sd_wt("text_model_final_layer_norm_bias"), out, T);
 }
 
-/* ---- the safetensors file ------------------------------------------------ */
-
-/* The file's name of a table weight: '_' read as '.' but inside the parts
- * whose own names hold one (self_attn, q_proj, layer_norm1, ...). */
-static void file_name(const char *table, char *out, size_t size) {
-  static const char *const parts[] = {
-      "text_model",       "token_embedding", "position_embedding",
-      "final_layer_norm", "layer_norm1",     "layer_norm2",
-      "self_attn",        "q_proj",          "k_proj",
-      "v_proj",           "out_proj"};
-  size_t o = 0;
-  for (const char *p = table; *p != '\0' && o + 1 < size;) {
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0] && n == 0; ++i) {
-      const size_t len = strlen(parts[i]);
-      if (strncmp(p, parts[i], len) == 0 && (p[len] == '_' || p[len] == '\0'))
-        n = len;
-    }
-    if (n == 0)
-      n = strcspn(p, "_");
-    if (o + n + 1 >= size)
-      break;
-    memcpy(out + o, p, n);
-    o += n;
-    p += n;
-    if (*p == '_') {
-      out[o++] = '.';
-      p++;
-    }
-  }
-  out[o] = '\0';
-}
-
-/* The weights as one safetensors file in memory (*out: free with ww_free). */
-static int write_file(const kgrt_model_table_t *t, ww_buf_t *out) {
-  static ww_st_tensor_t st[MAX_W];
-  static char names[MAX_W][160];
-  const kgrt_dtype_t dt = t->outputs[0].dtype;
-  for (int i = 0; i < num_weights; ++i) {
-    const kgrt_tensor_info_t *w = &t->weights[i];
-    file_name(weights[i].name, names[i], sizeof names[i]);
-    st[i] = (ww_st_tensor_t){.name = names[i],
-                             .dtype = dt == KGRT_DTYPE_F32   ? "F32"
-                                      : dt == KGRT_DTYPE_F16 ? "F16"
-                                                             : "BF16",
-                             .ndim = w->rank,
-                             .data = weights[i].stored,
-                             .bytes = weights[i].bytes};
-    for (uint32_t d = 0; d < w->rank; ++d)
-      st[i].shape[d] = w->dims[d].value;
-  }
-  memset(out, 0, sizeof *out);
-  return ww_safetensors(out, st, num_weights, NULL, 0);
-}
+/* The parts of the file names that hold a '_' (sd_file_name). */
+static const char *const parts[] = {
+    "text_model",       "token_embedding", "position_embedding",
+    "final_layer_norm", "layer_norm1",     "layer_norm2",
+    "self_attn",        "q_proj",          "k_proj",
+    "v_proj",           "out_proj"};
 
 /* ---- the device ---------------------------------------------------------- */
 
@@ -284,44 +143,21 @@ static void run(const char *spec, int T, double bound) {
   kgrt_error_t err;
   kgrt_device_t *dev = NULL;
   kgrt_model_t *m = NULL;
-  kgrt_weights_t *w = NULL;
-  kgrt_status_t st;
   for (int i = 0; i < T; ++i) {
-    tokens[i] = (int32_t)(uniform(0, V - 1e-9));
+    tokens[i] = (int32_t)(sd_uniform(0, V - 1e-9));
     pos[i] = i;
   }
   reference(tokens, T, ref);
   OK(kgrt_device_open(spec, NULL, &dev, &err));
   OK(kgrt_model_load(dev, t, &m, &err));
-  if (T == 13) {
-    ww_buf_t file;
-    CHECK_EQ(write_file(t, &file), 0);
-    st = kgrt_weights_open_memory(file.p, file.len, KGRT_WEIGHTS_FORMAT_SAFETENSORS,
-                                  "text_encoder", NULL, &w, &err);
-    if (st == KGRT_STATUS_OK)
-      st = kgrt_model_bind_weights(m, w, KGRT_BIND_REFUSE_UNUSED, &err);
-    kgrt_weights_close(w);
-    ww_free(&file);
-    OK(st);
-  } else {
-    for (int i = 0; i < num_weights; ++i)
-      OK(kgrt_model_set_weight(m, weights[i].name, weights[i].stored, weights[i].bytes,
-                               &err));
-  }
+  OK(sd_bind(m, T == 13, parts, sizeof parts / sizeof parts[0], &err));
   OK(kgrt_model_set_dim(m, "T", T, &err));
   OK(kgrt_model_set_input(m, "tokens", tokens, (size_t)T * 4, &err));
   OK(kgrt_model_set_input(m, "pos", pos, (size_t)T * 4, &err));
   OK(kgrt_model_run(m, &err));
   const kgrt_dtype_t dt = t->outputs[0].dtype;
-  const size_t es = dtype_size(dt);
-  OK(kgrt_model_get_output(m, "hidden", out, (size_t)T * E * es, &err));
-  double num = 0, den = 0;
-  for (int i = 0; i < T * E; ++i) {
-    const double y = load_value(dt, out + (size_t)i * es);
-    num += (y - ref[i]) * (y - ref[i]);
-    den += ref[i] * ref[i];
-  }
-  const double nmse = num / den;
+  OK(kgrt_model_get_output(m, "hidden", out, (size_t)T * E * sd_dtype_size(dt), &err));
+  const double nmse = sd_nmse(dt, out, ref, (size_t)T * E);
   test_checks++;
   if (!(nmse <= bound))
     TEST_FAIL_("%s T = %d: hidden NMSE %.3g over %.0e", spec, T, nmse, bound);
@@ -339,7 +175,7 @@ int main(int argc, char **argv) {
   const kgrt_dtype_t dt = CLIP_TABLE.outputs[0].dtype;
   /* f32: rounding alone; f16 / bf16: each op's result rounded */
   const double bound = dt == KGRT_DTYPE_F32 ? 1e-10 : dt == KGRT_DTYPE_F16 ? 1e-5 : 1e-3;
-  if (make_weights(&CLIP_TABLE) != 0) {
+  if (sd_make_weights(&CLIP_TABLE) != 0) {
     fprintf(stderr, "test_clip: cannot make the weights\n");
     return 1;
   }
@@ -347,9 +183,6 @@ int main(int argc, char **argv) {
   for (int a = 1; a < argc; ++a)
     for (int i = 0; i < 3; ++i)
       run(argv[a], ts[i], bound);
-  for (int i = 0; i < num_weights; ++i) {
-    free(weights[i].value);
-    free(weights[i].stored);
-  }
+  sd_free_weights();
   return TEST_DONE();
 }

@@ -46,6 +46,7 @@ function kg.env()
   require "ops.sketch"
   require "ops.resample"
   require "ops.transpose"
+  require "ops.concat"
   require "ops.matmul"
   require "ops.conv"
   require "ops.layout"

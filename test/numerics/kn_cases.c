@@ -11,13 +11,13 @@
 extern const kn_family_t kn_family_elementwise, kn_family_reduce, kn_family_norm,
     kn_family_softmax, kn_family_rope, kn_family_kv, kn_family_index, kn_family_sort,
     kn_family_sample, kn_family_sketch, kn_family_resample, kn_family_transpose,
-    kn_family_matmul;
+    kn_family_concat, kn_family_matmul;
 
 const kn_family_t *const kn_families[] = {
     &kn_family_elementwise, &kn_family_reduce, &kn_family_norm,     &kn_family_softmax,
     &kn_family_rope,        &kn_family_kv,     &kn_family_index,    &kn_family_sort,
     &kn_family_sample,      &kn_family_sketch, &kn_family_resample, &kn_family_transpose,
-    &kn_family_matmul,
+    &kn_family_concat,      &kn_family_matmul,
 };
 const int kn_num_families = (int)(sizeof kn_families / sizeof kn_families[0]);
 

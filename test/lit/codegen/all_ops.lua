@@ -18,6 +18,7 @@
 -- OPS: srht
 -- OPS: upsample
 -- OPS: transpose
+-- OPS: concat
 local T = sym("T", 64)
 local x = input("x", bf16, { T, 1024 })
 local r = input("r", bf16, { T, 1024 })
@@ -50,6 +51,7 @@ local img = input("img", bf16, { 2, 32, 16, 16 })
 output("gn", groupnorm(img, { groups = 8 }))
 output("up", upsample(img, { mode = "bilinear" }))
 output("tr", transpose(img))
+output("cat", concat(img, img, { dim = 2 }))
 output("sm", softmax(x, { scale = 0.125, causal = true }))
 output("lsm", log_softmax(x))
 local q = input("q", bf16, { T, 8, 128 })

@@ -18,7 +18,7 @@
 #include "kgrt_weights.h"
 #include "weights_writer.h"
 
-enum { SD_MAX_W = 256 };
+enum { SD_MAX_W = 1024 };
 
 typedef struct sd_weight {
   const kgrt_tensor_info_t *info;
@@ -32,17 +32,17 @@ static sd_weight_t sd_weights[SD_MAX_W];
 static int sd_num_weights;
 static uint64_t sd_rng = 0x9e3779b97f4a7c15ull;
 
-static double sd_uniform(double lo, double hi) {
+static inline double sd_uniform(double lo, double hi) {
   sd_rng ^= sd_rng << 13, sd_rng ^= sd_rng >> 7, sd_rng ^= sd_rng << 17;
   return lo + (hi - lo) * (double)(sd_rng >> 11) / 9007199254740992.0;
 }
 
-static size_t sd_dtype_size(kgrt_dtype_t dt) {
+static inline size_t sd_dtype_size(kgrt_dtype_t dt) {
   return dt == KGRT_DTYPE_F32 ? 4 : 2;
 }
 
 /* v rounded to the dtype, its bytes at p. */
-static double sd_store(kgrt_dtype_t dt, double v, unsigned char *p) {
+static inline double sd_store(kgrt_dtype_t dt, double v, unsigned char *p) {
   if (dt == KGRT_DTYPE_F32) {
     float f = (float)v;
     memcpy(p, &f, 4);
@@ -54,7 +54,7 @@ static double sd_store(kgrt_dtype_t dt, double v, unsigned char *p) {
   return dt == KGRT_DTYPE_F16 ? kgrt_f16_to_f32(h) : kgrt_bf16_to_f32(h);
 }
 
-static double sd_load(kgrt_dtype_t dt, const unsigned char *p) {
+static inline double sd_load(kgrt_dtype_t dt, const unsigned char *p) {
   if (dt == KGRT_DTYPE_F32) {
     float f;
     memcpy(&f, p, 4);
@@ -68,7 +68,7 @@ static double sd_load(kgrt_dtype_t dt, const unsigned char *p) {
 /* Every weight the table lists, random in a range its role suits: norm
  * scales about 1, biases small, embeddings in -1 .. 1, matrices and
  * convolutions of unit gain (fan-in: the dims after the first). */
-static int sd_make_weights(const kgrt_model_table_t *t) {
+static inline int sd_make_weights(const kgrt_model_table_t *t) {
   if (t->num_weights > SD_MAX_W)
     return -1;
   for (uint32_t i = 0; i < t->num_weights; ++i) {
@@ -99,7 +99,7 @@ static int sd_make_weights(const kgrt_model_table_t *t) {
   return 0;
 }
 
-static void sd_free_weights(void) {
+static inline void sd_free_weights(void) {
   for (int i = 0; i < sd_num_weights; ++i) {
     free(sd_weights[i].value);
     free(sd_weights[i].stored);
@@ -108,7 +108,8 @@ static void sd_free_weights(void) {
 }
 
 /* The values of the weight named by the format; exits when there is none. */
-static __attribute__((format(printf, 1, 2))) const double *sd_wt(const char *fmt, ...) {
+static inline __attribute__((format(printf, 1, 2))) const double *sd_wt(const char *fmt,
+                                                                        ...) {
   char name[200];
   va_list ap;
   va_start(ap, fmt);
@@ -123,8 +124,8 @@ static __attribute__((format(printf, 1, 2))) const double *sd_wt(const char *fmt
 
 /* The file's name of a table weight: '_' read as '.' but inside `parts`,
  * the names that hold one (self_attn, up_blocks, ...). */
-static void sd_file_name(const char *table, const char *const *parts, size_t num_parts,
-                         char *out, size_t size) {
+static inline void sd_file_name(const char *table, const char *const *parts,
+                                size_t num_parts, char *out, size_t size) {
   size_t o = 0;
   for (const char *p = table; *p != '\0';) {
     size_t n = 0;
@@ -150,7 +151,8 @@ static void sd_file_name(const char *table, const char *const *parts, size_t num
 
 /* The weights as one safetensors file in memory under their file names
  * (*out: free with ww_free); 0 on success. */
-static int sd_write_file(const char *const *parts, size_t num_parts, ww_buf_t *out) {
+static inline int sd_write_file(const char *const *parts, size_t num_parts,
+                                ww_buf_t *out) {
   static ww_st_tensor_t st[SD_MAX_W];
   static char names[SD_MAX_W][200];
   for (int i = 0; i < sd_num_weights; ++i) {
@@ -172,8 +174,8 @@ static int sd_write_file(const char *const *parts, size_t num_parts, ww_buf_t *o
 
 /* Binds the weights: by name (file 0), or from the safetensors file of
  * their file names through kgrt_model_bind_weights, every file tensor used. */
-static kgrt_status_t sd_bind(kgrt_model_t *m, int file, const char *const *parts,
-                             size_t num_parts, kgrt_error_t *err) {
+static inline kgrt_status_t sd_bind(kgrt_model_t *m, int file, const char *const *parts,
+                                    size_t num_parts, kgrt_error_t *err) {
   if (!file) {
     for (int i = 0; i < sd_num_weights; ++i) {
       kgrt_status_t st = kgrt_model_set_weight(
@@ -201,8 +203,8 @@ static kgrt_status_t sd_bind(kgrt_model_t *m, int file, const char *const *parts
 }
 
 /* sum (got - ref)^2 / sum ref^2 over n values of dtype dt; NaN stays NaN. */
-static double sd_nmse(kgrt_dtype_t dt, const unsigned char *got, const double *ref,
-                      size_t n) {
+static inline double sd_nmse(kgrt_dtype_t dt, const unsigned char *got, const double *ref,
+                             size_t n) {
   double num = 0, den = 0;
   for (size_t i = 0; i < n; ++i) {
     const double y = sd_load(dt, got + i * sd_dtype_size(dt));
@@ -210,6 +212,120 @@ static double sd_nmse(kgrt_dtype_t dt, const unsigned char *got, const double *r
     den += ref[i] * ref[i];
   }
   return num / den;
+}
+
+/* ---- float64 references of the layers --------------------------------- */
+
+static inline double *sd_alloc(size_t n) {
+  double *p = calloc(n, sizeof *p);
+  if (p == NULL) {
+    fprintf(stderr, "out of host memory\n");
+    exit(1);
+  }
+  return p;
+}
+
+/* y [cout, oh, ow] = x [cin, h, w] convolved k x k at stride s with padding
+ * k / 2 by wt [cout, cin, k, k], plus b[co]. */
+static inline void sd_conv(const double *x, int cin, int h, int w, const double *wt,
+                           const double *b, int cout, int k, int s, double *y) {
+  const int p = k / 2, oh = (h + 2 * p - k) / s + 1, ow = (w + 2 * p - k) / s + 1;
+  for (int co = 0; co < cout; ++co)
+    for (int oy = 0; oy < oh; ++oy)
+      for (int ox = 0; ox < ow; ++ox) {
+        double acc = b[co];
+        for (int ci = 0; ci < cin; ++ci)
+          for (int ky = 0; ky < k; ++ky)
+            for (int kx = 0; kx < k; ++kx) {
+              const int iy = oy * s + ky - p, ix = ox * s + kx - p;
+              if (iy >= 0 && iy < h && ix >= 0 && ix < w)
+                acc += x[((size_t)ci * h + iy) * w + ix] *
+                       wt[((co * cin + ci) * k + ky) * k + kx];
+            }
+        y[((size_t)co * oh + oy) * ow + ox] = acc;
+      }
+}
+
+/* y = GroupNorm of x [c, n] (groups of c / groups channels), then SiLU
+ * where `act`. */
+static inline void sd_group_norm(const double *x, int c, int n, int groups, double eps,
+                                 const double *wt, const double *b, int act, double *y) {
+  const int cg = c / groups;
+  for (int g = 0; g < groups; ++g) {
+    const double *xg = x + (size_t)g * cg * n;
+    double mean = 0, var = 0;
+    for (int i = 0; i < cg * n; ++i)
+      mean += xg[i];
+    mean /= cg * n;
+    for (int i = 0; i < cg * n; ++i)
+      var += (xg[i] - mean) * (xg[i] - mean);
+    var /= cg * n;
+    const double r = 1 / sqrt(var + eps);
+    for (int ch = g * cg; ch < (g + 1) * cg; ++ch)
+      for (int i = 0; i < n; ++i) {
+        const double v = (x[(size_t)ch * n + i] - mean) * r * wt[ch] + b[ch];
+        y[(size_t)ch * n + i] = act ? v / (1 + exp(-v)) : v;
+      }
+  }
+}
+
+/* y [rows, c] = LayerNorm of each row of x [rows, c]. */
+static inline void sd_layer_norm(const double *x, int rows, int c, double eps,
+                                 const double *wt, const double *b, double *y) {
+  for (int t = 0; t < rows; ++t) {
+    const double *xr = x + (size_t)t * c;
+    double mean = 0, var = 0;
+    for (int e = 0; e < c; ++e)
+      mean += xr[e];
+    mean /= c;
+    for (int e = 0; e < c; ++e)
+      var += (xr[e] - mean) * (xr[e] - mean);
+    var /= c;
+    const double r = 1 / sqrt(var + eps);
+    for (int e = 0; e < c; ++e)
+      y[(size_t)t * c + e] = (xr[e] - mean) * r * wt[e] + b[e];
+  }
+}
+
+/* y [rows, n] = x [rows, k] . wt [n, k]^T (+ b: NULL for none). */
+static inline void sd_linear(const double *x, int rows, int k, const double *wt,
+                             const double *b, int n, double *y) {
+  for (int t = 0; t < rows; ++t)
+    for (int o = 0; o < n; ++o) {
+      double acc = b != NULL ? b[o] : 0;
+      for (int i = 0; i < k; ++i)
+        acc += x[(size_t)t * k + i] * wt[(size_t)o * k + i];
+      y[(size_t)t * n + o] = acc;
+    }
+}
+
+/* o [n, heads d] = softmax(q k^T / sqrt(d)) v per head, q [n, heads d], k and
+ * v [s, heads d]; query i sees keys up to i where `causal`. */
+static inline void sd_attention(const double *q, const double *k, const double *v, int n,
+                                int s, int heads, int d, int causal, double *o) {
+  const int e = heads * d;
+  double *p = sd_alloc((size_t)s);
+  for (int hd = 0; hd < heads; ++hd)
+    for (int i = 0; i < n; ++i) {
+      const int last = causal ? i : s - 1;
+      double m = -INFINITY, sum = 0;
+      for (int j = 0; j <= last; ++j) {
+        double acc = 0;
+        for (int c = 0; c < d; ++c)
+          acc += q[(size_t)i * e + hd * d + c] * k[(size_t)j * e + hd * d + c];
+        p[j] = acc / sqrt((double)d);
+        m = p[j] > m ? p[j] : m;
+      }
+      for (int j = 0; j <= last; ++j)
+        sum += p[j] = exp(p[j] - m);
+      for (int c = 0; c < d; ++c) {
+        double acc = 0;
+        for (int j = 0; j <= last; ++j)
+          acc += p[j] * v[(size_t)j * e + hd * d + c];
+        o[(size_t)i * e + hd * d + c] = acc / sum;
+      }
+    }
+  free(p);
 }
 
 #endif /* KG_SD_TEST_H */

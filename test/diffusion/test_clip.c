@@ -40,30 +40,12 @@ enum {
 
 static void layer_norm(const double *x, const double *w, const double *b, double *y,
                        int T) {
-  for (int t = 0; t < T; ++t) {
-    double mean = 0, var = 0;
-    for (int e = 0; e < E; ++e)
-      mean += x[t * E + e];
-    mean /= E;
-    for (int e = 0; e < E; ++e)
-      var += (x[t * E + e] - mean) * (x[t * E + e] - mean);
-    var /= E;
-    const double r = 1 / sqrt(var + 1e-5);
-    for (int e = 0; e < E; ++e)
-      y[t * E + e] = (x[t * E + e] - mean) * r * w[e] + b[e];
-  }
+  sd_layer_norm(x, T, E, 1e-5, w, b, y);
 }
 
-/* y [T, n] = x [T, k] . W [n, k]^T + b */
 static void linear(const double *x, const double *w, const double *b, double *y, int T,
                    int n, int k) {
-  for (int t = 0; t < T; ++t)
-    for (int o = 0; o < n; ++o) {
-      double s = b[o];
-      for (int i = 0; i < k; ++i)
-        s += x[t * k + i] * w[o * k + i];
-      y[t * n + o] = s;
-    }
+  sd_linear(x, T, k, w, b, n, y);
 }
 
 static double act(double x) {
@@ -83,25 +65,7 @@ static void reference(const int32_t *tokens, int T, double *out) {
     linear(h, W("self_attn_q_proj_weight"), W("self_attn_q_proj_bias"), q, T, E, E);
     linear(h, W("self_attn_k_proj_weight"), W("self_attn_k_proj_bias"), k, T, E, E);
     linear(h, W("self_attn_v_proj_weight"), W("self_attn_v_proj_bias"), v, T, E, E);
-    for (int hd = 0; hd < H; ++hd)
-      for (int t = 0; t < T; ++t) {
-        double s[P], m = -INFINITY, sum = 0;
-        for (int j = 0; j <= t; ++j) {
-          s[j] = 0;
-          for (int d = 0; d < D; ++d)
-            s[j] += q[t * E + hd * D + d] * k[j * E + hd * D + d];
-          s[j] /= sqrt((double)D);
-          m = s[j] > m ? s[j] : m;
-        }
-        for (int j = 0; j <= t; ++j)
-          sum += s[j] = exp(s[j] - m);
-        for (int d = 0; d < D; ++d) {
-          double o = 0;
-          for (int j = 0; j <= t; ++j)
-            o += s[j] * v[j * E + hd * D + d];
-          a[t * E + hd * D + d] = o / sum;
-        }
-      }
+    sd_attention(q, k, v, T, T, H, D, 1, a);
     linear(a, W("self_attn_out_proj_weight"), W("self_attn_out_proj_bias"), h, T, E, E);
     for (int i = 0; i < T * E; ++i)
       x[i] += h[i];

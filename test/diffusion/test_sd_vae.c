@@ -38,62 +38,24 @@ static const double eps = 1e-6, scaling_factor = 0.18215;
 
 /* ---- the float64 reference ---------------------------------------------- */
 
-/* y [cout, h, w] = conv k x k (padding k / 2) of x [cin, h, w], plus bias. */
+/* y [cout, h, w] = the conv `name`, k x k, of x [cin, h, w]. */
 static void conv(const double *x, int cin, int h, int w, const char *name, int cout,
                  int k, double *y) {
-  const double *wt = sd_wt("%s_weight", name), *b = sd_wt("%s_bias", name);
-  const int p = k / 2;
-  for (int co = 0; co < cout; ++co)
-    for (int oy = 0; oy < h; ++oy)
-      for (int ox = 0; ox < w; ++ox) {
-        double s = b[co];
-        for (int ci = 0; ci < cin; ++ci)
-          for (int ky = 0; ky < k; ++ky)
-            for (int kx = 0; kx < k; ++kx) {
-              const int iy = oy + ky - p, ix = ox + kx - p;
-              if (iy >= 0 && iy < h && ix >= 0 && ix < w)
-                s += x[(ci * h + iy) * w + ix] * wt[((co * cin + ci) * k + ky) * k + kx];
-            }
-        y[(co * h + oy) * w + ox] = s;
-      }
+  sd_conv(x, cin, h, w, sd_wt("%s_weight", name), sd_wt("%s_bias", name), cout, k, 1, y);
 }
 
-/* y = GroupNorm(GROUPS) of x [c, n], then SiLU where `act`. */
+/* y = the GroupNorm `name` of x [c, n], then SiLU where `act`. */
 static void group_norm(const double *x, int c, int n, const char *name, int act,
                        double *y) {
-  const double *wt = sd_wt("%s_weight", name), *b = sd_wt("%s_bias", name);
-  const int cg = c / GROUPS;
-  for (int g = 0; g < GROUPS; ++g) {
-    double mean = 0, var = 0;
-    for (int i = 0; i < cg * n; ++i)
-      mean += x[g * cg * n + i];
-    mean /= cg * n;
-    for (int i = 0; i < cg * n; ++i)
-      var += (x[g * cg * n + i] - mean) * (x[g * cg * n + i] - mean);
-    var /= cg * n;
-    const double r = 1 / sqrt(var + eps);
-    for (int ch = g * cg; ch < (g + 1) * cg; ++ch)
-      for (int i = 0; i < n; ++i) {
-        const double v = (x[ch * n + i] - mean) * r * wt[ch] + b[ch];
-        y[ch * n + i] = act ? v / (1 + exp(-v)) : v;
-      }
-  }
-}
-
-static double *scratch(size_t n) {
-  double *p = calloc(n, sizeof *p);
-  if (p == NULL) {
-    fprintf(stderr, "test_sd_vae: out of memory\n");
-    exit(1);
-  }
-  return p;
+  sd_group_norm(x, c, n, GROUPS, eps, sd_wt("%s_weight", name), sd_wt("%s_bias", name),
+                act, y);
 }
 
 /* x [cout, h, w] = ResNet block of x [cin, h, w]. */
 static void resnet(double *x, int cin, int cout, int h, int w, const char *name) {
   const int n = h * w;
-  double *a = scratch((size_t)(cin > cout ? cin : cout) * n),
-         *b = scratch((size_t)cout * n);
+  double *a = sd_alloc((size_t)(cin > cout ? cin : cout) * n),
+         *b = sd_alloc((size_t)cout * n);
   char part[160];
   snprintf(part, sizeof part, "%s_norm1", name);
   group_norm(x, cin, n, part, 1, a);
@@ -114,27 +76,19 @@ static void resnet(double *x, int cin, int cout, int h, int w, const char *name)
   free(b);
 }
 
-/* t [n, c] . W^T + bias -> y [n, c] for the linear layer `kind`. */
+/* y [n, c] = t [n, c] through the linear layer `kind` of the block. */
 static void linear(const double *t, int n, int c, const char *name, const char *kind,
                    double *y) {
-  const double *wt = sd_wt("%s_%s_weight", name, kind),
-               *b = sd_wt("%s_%s_bias", name, kind);
-  for (int i = 0; i < n; ++i)
-    for (int o = 0; o < c; ++o) {
-      double s = b[o];
-      for (int k = 0; k < c; ++k)
-        s += t[i * c + k] * wt[o * c + k];
-      y[i * c + o] = s;
-    }
+  sd_linear(t, n, c, sd_wt("%s_%s_weight", name, kind), sd_wt("%s_%s_bias", name, kind),
+            c, y);
 }
 
 /* x [c, h, w] += the one-head attention over its h w positions. */
 static void attention(double *x, int c, int h, int w, const char *name) {
   const int n = h * w;
-  double *g = scratch((size_t)c * n), *t = scratch((size_t)c * n),
-         *q = scratch((size_t)c * n), *k = scratch((size_t)c * n),
-         *v = scratch((size_t)c * n), *o = scratch((size_t)c * n),
-         *p = scratch((size_t)n);
+  double *g = sd_alloc((size_t)c * n), *t = sd_alloc((size_t)c * n),
+         *q = sd_alloc((size_t)c * n), *k = sd_alloc((size_t)c * n),
+         *v = sd_alloc((size_t)c * n), *o = sd_alloc((size_t)c * n);
   char part[160];
   snprintf(part, sizeof part, "%s_group_norm", name);
   group_norm(x, c, n, part, 0, g);
@@ -144,29 +98,12 @@ static void attention(double *x, int c, int h, int w, const char *name) {
   linear(t, n, c, name, "to_q", q);
   linear(t, n, c, name, "to_k", k);
   linear(t, n, c, name, "to_v", v);
-  for (int i = 0; i < n; ++i) {
-    double m = -INFINITY, sum = 0;
-    for (int j = 0; j < n; ++j) {
-      double s = 0;
-      for (int ch = 0; ch < c; ++ch)
-        s += q[i * c + ch] * k[j * c + ch];
-      p[j] = s / sqrt((double)c);
-      m = p[j] > m ? p[j] : m;
-    }
-    for (int j = 0; j < n; ++j)
-      sum += p[j] = exp(p[j] - m);
-    for (int ch = 0; ch < c; ++ch) {
-      double s = 0;
-      for (int j = 0; j < n; ++j)
-        s += p[j] * v[j * c + ch];
-      t[i * c + ch] = s / sum;
-    }
-  }
+  sd_attention(q, k, v, n, n, 1, c, 0, t);
   linear(t, n, c, name, "to_out_0", o);
   for (int ch = 0; ch < c; ++ch)
     for (int i = 0; i < n; ++i)
       x[ch * n + i] += o[i * c + ch];
-  free(g), free(t), free(q), free(k), free(v), free(o), free(p);
+  free(g), free(t), free(q), free(k), free(v), free(o);
 }
 
 /* image [3, OUT_H, OUT_W] from latent [LC, VAE_H, VAE_W]. */
@@ -176,7 +113,7 @@ static void reference(const double *latent, double *image) {
   for (int i = 0; i < NB; ++i)
     cmax = blocks[i] > cmax ? blocks[i] : cmax;
   const size_t big = (size_t)cmax * OUT_H * OUT_W;
-  double *x = scratch(big), *y = scratch(big);
+  double *x = sd_alloc(big), *y = sd_alloc(big);
   int h = VAE_H, w = VAE_W;
   for (int i = 0; i < LC * h * w; ++i)
     y[i] = latent[i] / scaling_factor;

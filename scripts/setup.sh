@@ -3,12 +3,13 @@
 # need (libclang-rt-19-dev: libFuzzer and the sanitizers for fuzz/; pkgconf:
 # the installed-package test's plain Makefile product; cargo and
 # python3-numpy: the Rust and Python bindings' tests, bindings/;
-# libmicrohttpd-dev and libjansson-dev: kgen-serve's HTTP and JSON, serve/).
+# libmicrohttpd-dev and libjansson-dev: kgen-serve's HTTP and JSON, serve/;
+# libpng-dev: examples/sd's images).
 # Idempotent: installs only what is missing.
 set -euo pipefail
 pkgs=(build-essential cmake python3 liblua5.4-dev clang-19 lld-19 llvm-19 llvm-19-tools
       libamd-comgr-dev libamdhip64-dev valgrind libclang-rt-19-dev pkgconf libllvm19
-      cargo python3-numpy libmicrohttpd-dev libjansson-dev)
+      cargo python3-numpy libmicrohttpd-dev libjansson-dev libpng-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

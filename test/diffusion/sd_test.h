@@ -122,6 +122,41 @@ static inline __attribute__((format(printf, 1, 2))) const double *sd_wt(const ch
   exit(1);
 }
 
+/* The names inside diffusers' weight names that hold a '_' (CLIP's, the
+ * UNet's and the VAE's): sd_file_name keeps those. */
+static const char *const sd_parts[] = {"text_model",
+                                       "token_embedding",
+                                       "position_embedding",
+                                       "final_layer_norm",
+                                       "layer_norm1",
+                                       "layer_norm2",
+                                       "self_attn",
+                                       "q_proj",
+                                       "k_proj",
+                                       "v_proj",
+                                       "out_proj",
+                                       "post_quant_conv",
+                                       "conv_in",
+                                       "mid_block",
+                                       "up_blocks",
+                                       "down_blocks",
+                                       "conv_shortcut",
+                                       "group_norm",
+                                       "to_q",
+                                       "to_k",
+                                       "to_v",
+                                       "to_out",
+                                       "conv_norm_out",
+                                       "conv_out",
+                                       "time_embedding",
+                                       "linear_1",
+                                       "linear_2",
+                                       "time_emb_proj",
+                                       "proj_in",
+                                       "proj_out",
+                                       "transformer_blocks"};
+enum { SD_NUM_PARTS = (int)(sizeof sd_parts / sizeof sd_parts[0]) };
+
 /* The file's name of a table weight: '_' read as '.' but inside `parts`,
  * the names that hold one (self_attn, up_blocks, ...). */
 static inline void sd_file_name(const char *table, const char *const *parts,

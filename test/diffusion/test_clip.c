@@ -82,13 +82,6 @@ static void reference(const int32_t *tokens, int T, double *out) {
              sd_wt("text_model_final_layer_norm_bias"), out, T);
 }
 
-/* The parts of the file names that hold a '_' (sd_file_name). */
-static const char *const parts[] = {
-    "text_model",       "token_embedding", "position_embedding",
-    "final_layer_norm", "layer_norm1",     "layer_norm2",
-    "self_attn",        "q_proj",          "k_proj",
-    "v_proj",           "out_proj"};
-
 /* ---- the device ---------------------------------------------------------- */
 
 #define OK(call)                                                                         \
@@ -114,7 +107,7 @@ static void run(const char *spec, int T, double bound) {
   reference(tokens, T, ref);
   OK(kgrt_device_open(spec, NULL, &dev, &err));
   OK(kgrt_model_load(dev, t, &m, &err));
-  OK(sd_bind(m, T == 13, parts, sizeof parts / sizeof parts[0], &err));
+  OK(sd_bind(m, T == 13, sd_parts, SD_NUM_PARTS, &err));
   OK(kgrt_model_set_dim(m, "T", T, &err));
   OK(kgrt_model_set_input(m, "tokens", tokens, (size_t)T * 4, &err));
   OK(kgrt_model_set_input(m, "pos", pos, (size_t)T * 4, &err));

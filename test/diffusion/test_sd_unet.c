@@ -263,14 +263,6 @@ static void reference(const double *latent, const double *temb, const double *te
 
 /* ---- the device ---------------------------------------------------------- */
 
-/* The parts of the file names that hold a '_' (sd_file_name). */
-static const char *const parts[] = {
-    "time_embedding", "linear_1",  "linear_2",  "conv_in",
-    "down_blocks",    "up_blocks", "mid_block", "time_emb_proj",
-    "conv_shortcut",  "proj_in",   "proj_out",  "transformer_blocks",
-    "to_q",           "to_k",      "to_v",      "to_out",
-    "conv_norm_out",  "conv_out"};
-
 #define OK(call)                                                                         \
   do {                                                                                   \
     if ((call) != KGRT_STATUS_OK) {                                                      \
@@ -296,7 +288,7 @@ static void run(const char *spec, int file, const in_t *ins, int num_ins,
   kgrt_model_t *m = NULL;
   OK(kgrt_device_open(spec, NULL, &dev, &err));
   OK(kgrt_model_load(dev, t, &m, &err));
-  OK(sd_bind(m, file, parts, sizeof parts / sizeof parts[0], &err));
+  OK(sd_bind(m, file, sd_parts, SD_NUM_PARTS, &err));
   for (int i = 0; i < num_ins; ++i)
     OK(kgrt_model_set_input(m, ins[i].name, ins[i].raw, ins[i].n * es, &err));
   OK(kgrt_model_run(m, &err));

@@ -149,12 +149,6 @@ static void reference(const double *latent, double *image) {
 
 /* ---- the device ---------------------------------------------------------- */
 
-/* The parts of the file names that hold a '_' (sd_file_name). */
-static const char *const parts[] = {
-    "post_quant_conv", "conv_in", "mid_block", "up_blocks", "conv_shortcut",
-    "group_norm",      "to_q",    "to_k",      "to_v",      "to_out",
-    "conv_norm_out",   "conv_out"};
-
 #define OK(call)                                                                         \
   do {                                                                                   \
     if ((call) != KGRT_STATUS_OK) {                                                      \
@@ -178,7 +172,7 @@ static void run(const char *spec, int file, const unsigned char *latent,
   }
   OK(kgrt_device_open(spec, NULL, &dev, &err));
   OK(kgrt_model_load(dev, t, &m, &err));
-  OK(sd_bind(m, file, parts, sizeof parts / sizeof parts[0], &err));
+  OK(sd_bind(m, file, sd_parts, SD_NUM_PARTS, &err));
   OK(kgrt_model_set_input(m, "latent", latent, (size_t)LC * VAE_H * VAE_W * es, &err));
   OK(kgrt_model_run(m, &err));
   OK(kgrt_model_get_output(m, "image", out, n * es, &err));

@@ -20,29 +20,15 @@
 -- text_model_final_layer_norm_{weight,bias}.
 local M = {}
 
-local function fail(fmt, ...)
-  error(string.format("models.clip: " .. fmt, ...), 0)
-end
-
-local function int_key(cfg, key, default)
-  local v = cfg[key]
-  if v == nil then return default end
-  if math.type(v) ~= "integer" or v < 1 then
-    fail("config %s must be an integer >= 1, got %s", key, tostring(v))
-  end
-  return v
-end
+local K = require("models.config")("models.clip")
+local fail, int_key = K.fail, K.int
 
 local ACTS = { quick_gelu = true, gelu = true }
 
 --- The config with its defaults (SD 1.5's text encoder), checked.
 function M.config(cfg)
-  if type(cfg) ~= "table" then fail("the config must be a table") end
-  local known = { vocab = 1, hidden = 1, layers = 1, heads = 1, ffn = 1, positions = 1,
-    eps = 1, act = 1, skip = 1, dtype = 1 }
-  for key in pairs(cfg) do
-    if not known[key] then fail("unknown config key %s", tostring(key)) end
-  end
+  K.table(cfg, { "vocab", "hidden", "layers", "heads", "ffn", "positions", "eps", "act", "skip",
+    "dtype" })
   local c = {
     vocab = int_key(cfg, "vocab", 49408),
     hidden = int_key(cfg, "hidden", 768),
@@ -50,14 +36,11 @@ function M.config(cfg)
     heads = int_key(cfg, "heads", 12),
     ffn = int_key(cfg, "ffn", 3072),
     positions = int_key(cfg, "positions", 77),
-    eps = cfg.eps or 1e-5,
+    eps = K.positive(cfg, "eps", 1e-5),
     act = cfg.act or "quick_gelu",
     skip = cfg.skip or 0,
     dtype = cfg.dtype or f16,
   }
-  if type(c.eps) ~= "number" or not (c.eps > 0) then
-    fail("config eps must be a number > 0, got %s", tostring(c.eps))
-  end
   if not ACTS[c.act] then
     fail("config act must be \"quick_gelu\" or \"gelu\", got %s", tostring(c.act))
   end

@@ -28,18 +28,8 @@
 -- file names them, with '_' for '.'.
 local M = {}
 
-local function fail(fmt, ...)
-  error(string.format("models.sd_unet: " .. fmt, ...), 0)
-end
-
-local function int_key(cfg, key, default)
-  local v = cfg[key]
-  if v == nil then return default end
-  if math.type(v) ~= "integer" or v < 1 then
-    fail("config %s must be an integer >= 1, got %s", key, tostring(v))
-  end
-  return v
-end
+local K = require("models.config")("models.sd_unet")
+local fail, int_key = K.fail, K.int
 
 local function list_key(cfg, key, default, check, what)
   local v = cfg[key]
@@ -55,13 +45,8 @@ end
 
 --- The config with its defaults (SD 1.5's UNet at 512 x 512), checked.
 function M.config(cfg)
-  if type(cfg) ~= "table" then fail("the config must be a table") end
-  local known = { latent_channels = 1, blocks = 1, attention = 1, layers = 1, groups = 1,
-    eps = 1, heads = 1, head_dim = 1, context = 1, tokens = 1, linear_proj = 1, height = 1,
-    width = 1, dtype = 1, temb_dim = 1 }
-  for key in pairs(cfg) do
-    if not known[key] then fail("unknown config key %s", tostring(key)) end
-  end
+  K.table(cfg, { "latent_channels", "blocks", "attention", "layers", "groups", "eps", "heads",
+    "head_dim", "context", "tokens", "linear_proj", "height", "width", "dtype", "temb_dim" })
   local c = {
     latent_channels = int_key(cfg, "latent_channels", 4),
     layers = int_key(cfg, "layers", 2),
@@ -70,7 +55,7 @@ function M.config(cfg)
     tokens = int_key(cfg, "tokens", 77),
     height = int_key(cfg, "height", 64),
     width = int_key(cfg, "width", 64),
-    eps = cfg.eps or 1e-5,
+    eps = K.positive(cfg, "eps", 1e-5),
     linear_proj = cfg.linear_proj or false,
     dtype = cfg.dtype or f16,
   }
@@ -97,9 +82,6 @@ function M.config(cfg)
     end
   end
   c.temb_dim = int_key(cfg, "temb_dim", 4 * c.blocks[1])
-  if type(c.eps) ~= "number" or not (c.eps > 0) then
-    fail("config eps must be a number > 0, got %s", tostring(c.eps))
-  end
   if type(c.linear_proj) ~= "boolean" then
     fail("config linear_proj must be true or false, got %s", tostring(c.linear_proj))
   end

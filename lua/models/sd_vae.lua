@@ -23,27 +23,13 @@
 -- and a matmul over the positions.
 local M = {}
 
-local function fail(fmt, ...)
-  error(string.format("models.sd_vae: " .. fmt, ...), 0)
-end
-
-local function int_key(cfg, key, default)
-  local v = cfg[key]
-  if v == nil then return default end
-  if math.type(v) ~= "integer" or v < 1 then
-    fail("config %s must be an integer >= 1, got %s", key, tostring(v))
-  end
-  return v
-end
+local K = require("models.config")("models.sd_vae")
+local fail, int_key = K.fail, K.int
 
 --- The config with its defaults (SD 1.5's VAE at 512 x 512), checked.
 function M.config(cfg)
-  if type(cfg) ~= "table" then fail("the config must be a table") end
-  local known = { latent_channels = 1, blocks = 1, layers = 1, groups = 1, eps = 1,
-    height = 1, width = 1, scaled = 1, scaling_factor = 1, dtype = 1, out_channels = 1 }
-  for key in pairs(cfg) do
-    if not known[key] then fail("unknown config key %s", tostring(key)) end
-  end
+  K.table(cfg, { "latent_channels", "blocks", "layers", "groups", "eps", "height", "width",
+    "scaled", "scaling_factor", "dtype", "out_channels" })
   local c = {
     latent_channels = int_key(cfg, "latent_channels", 4),
     out_channels = int_key(cfg, "out_channels", 3),
@@ -51,9 +37,9 @@ function M.config(cfg)
     groups = int_key(cfg, "groups", 32),
     height = int_key(cfg, "height", 64),
     width = int_key(cfg, "width", 64),
-    eps = cfg.eps or 1e-6,
+    eps = K.positive(cfg, "eps", 1e-6),
     scaled = cfg.scaled == nil and true or cfg.scaled,
-    scaling_factor = cfg.scaling_factor or 0.18215,
+    scaling_factor = K.positive(cfg, "scaling_factor", 0.18215),
     dtype = cfg.dtype or f16,
     blocks = cfg.blocks or { 128, 256, 512, 512 },
   }
@@ -67,14 +53,8 @@ function M.config(cfg)
         c.groups)
     end
   end
-  if type(c.eps) ~= "number" or not (c.eps > 0) then
-    fail("config eps must be a number > 0, got %s", tostring(c.eps))
-  end
   if type(c.scaled) ~= "boolean" then
     fail("config scaled must be true or false, got %s", tostring(c.scaled))
-  end
-  if type(c.scaling_factor) ~= "number" or not (c.scaling_factor > 0) then
-    fail("config scaling_factor must be a number > 0, got %s", tostring(c.scaling_factor))
   end
   return c
 end

@@ -1,8 +1,9 @@
 /* sd_test.h - what the diffusion models' tests share: random weights for
  * every weight of a table (stored in its dtype, kept as stored in double),
  * lookup by name, the file names a diffusers safetensors file gives them, the
- * file itself (weights_writer), and NMSE. Include once per test program,
- * after test.h. */
+ * file itself (weights_writer), NMSE and its check, and the float64
+ * references of the layers. Include once per test program (it includes
+ * test.h). */
 #ifndef KG_SD_TEST_H
 #define KG_SD_TEST_H
 
@@ -16,6 +17,7 @@
 #include "kgrt.h"
 #include "kgrt_half.h"
 #include "kgrt_weights.h"
+#include "test.h"
 #include "weights_writer.h"
 
 enum { SD_MAX_W = 1024 };
@@ -247,6 +249,66 @@ static inline double sd_nmse(kgrt_dtype_t dt, const unsigned char *got, const do
     den += ref[i] * ref[i];
   }
   return num / den;
+}
+
+/* A failed call fails the check and goes to `done` (spec and err in scope). */
+#define SD_OK(call)                                                                      \
+  do {                                                                                   \
+    if ((call) != KGRT_STATUS_OK) {                                                      \
+      TEST_FAIL_("%s: %s: %s", spec, #call, err.message);                                \
+      goto done;                                                                         \
+    }                                                                                    \
+  } while (0)
+
+/* One check: the NMSE within its bound (a NaN fails); said either way. */
+static inline void sd_check(const char *what, double nmse, double bound) {
+  test_checks++;
+  if (!(nmse <= bound))
+    TEST_FAIL_("%s: NMSE %.3g over %.0e", what, nmse, bound);
+  printf("%s: NMSE %.3g (bound %.0e)\n", what, nmse, bound);
+}
+
+/* An input of a run: its name and bytes. */
+typedef struct sd_input {
+  const char *name;
+  const void *raw;
+  size_t bytes;
+} sd_input_t;
+
+/* The table loaded afresh on spec (outputs poisoned), its weights bound
+ * (by name, or from the file), sym `dim` set to `value` (dim NULL: none),
+ * the inputs set, one run; output `out` (n values) checked against ref. */
+static inline void sd_run(const char *spec, const kgrt_model_table_t *t, int file,
+                          const char *dim, int64_t value, const sd_input_t *ins,
+                          int num_ins, const char *out, const double *ref, size_t n,
+                          double bound, const char *what) {
+  const kgrt_tensor_info_t *info = NULL;
+  for (uint32_t i = 0; i < t->num_outputs; ++i)
+    if (strcmp(t->outputs[i].name, out) == 0)
+      info = &t->outputs[i];
+  const size_t es = info != NULL ? sd_dtype_size(info->dtype) : 4;
+  unsigned char *got = malloc(n * es);
+  kgrt_error_t err;
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *m = NULL;
+  if (info == NULL || got == NULL) {
+    TEST_FAIL_("%s: no output %s, or no memory", spec, out);
+    goto done;
+  }
+  SD_OK(kgrt_device_open(spec, NULL, &dev, &err));
+  SD_OK(kgrt_model_load(dev, t, &m, &err));
+  SD_OK(sd_bind(m, file, sd_parts, SD_NUM_PARTS, &err));
+  if (dim != NULL)
+    SD_OK(kgrt_model_set_dim(m, dim, value, &err));
+  for (int i = 0; i < num_ins; ++i)
+    SD_OK(kgrt_model_set_input(m, ins[i].name, ins[i].raw, ins[i].bytes, &err));
+  SD_OK(kgrt_model_run(m, &err));
+  SD_OK(kgrt_model_get_output(m, out, got, n * es, &err));
+  sd_check(what, sd_nmse(info->dtype, got, ref, n), bound);
+done:
+  free(got);
+  kgrt_model_unload(m);
+  kgrt_device_close(dev);
 }
 
 /* ---- float64 references of the layers --------------------------------- */

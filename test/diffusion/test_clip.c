@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "sd_test.h"
-#include "test.h"
 
 #include CLIP_HEADER
 
@@ -84,44 +83,20 @@ static void reference(const int32_t *tokens, int T, double *out) {
 
 /* ---- the device ---------------------------------------------------------- */
 
-#define OK(call)                                                                         \
-  do {                                                                                   \
-    if ((call) != KGRT_STATUS_OK) {                                                      \
-      TEST_FAIL_("%s: %s: %s", spec, #call, err.message);                                \
-      goto done;                                                                         \
-    }                                                                                    \
-  } while (0)
-
 static void run(const char *spec, int T, double bound) {
-  const kgrt_model_table_t *t = &CLIP_TABLE;
   static int32_t tokens[P], pos[P];
   static double ref[P * E];
-  static unsigned char out[P * E * 4];
-  kgrt_error_t err;
-  kgrt_device_t *dev = NULL;
-  kgrt_model_t *m = NULL;
   for (int i = 0; i < T; ++i) {
     tokens[i] = (int32_t)(sd_uniform(0, V - 1e-9));
     pos[i] = i;
   }
   reference(tokens, T, ref);
-  OK(kgrt_device_open(spec, NULL, &dev, &err));
-  OK(kgrt_model_load(dev, t, &m, &err));
-  OK(sd_bind(m, T == 13, sd_parts, SD_NUM_PARTS, &err));
-  OK(kgrt_model_set_dim(m, "T", T, &err));
-  OK(kgrt_model_set_input(m, "tokens", tokens, (size_t)T * 4, &err));
-  OK(kgrt_model_set_input(m, "pos", pos, (size_t)T * 4, &err));
-  OK(kgrt_model_run(m, &err));
-  const kgrt_dtype_t dt = t->outputs[0].dtype;
-  OK(kgrt_model_get_output(m, "hidden", out, (size_t)T * E * sd_dtype_size(dt), &err));
-  const double nmse = sd_nmse(dt, out, ref, (size_t)T * E);
-  test_checks++;
-  if (!(nmse <= bound))
-    TEST_FAIL_("%s T = %d: hidden NMSE %.3g over %.0e", spec, T, nmse, bound);
-  printf("%s T = %d: NMSE %.3g (bound %.0e)\n", spec, T, nmse, bound);
-done:
-  kgrt_model_unload(m);
-  kgrt_device_close(dev);
+  const sd_input_t ins[] = {{"tokens", tokens, (size_t)T * 4},
+                            {"pos", pos, (size_t)T * 4}};
+  char what[160];
+  snprintf(what, sizeof what, "%s T = %d: hidden", spec, T);
+  sd_run(spec, &CLIP_TABLE, T == 13, "T", T, ins, 2, "hidden", ref, (size_t)T * E, bound,
+         what);
 }
 
 int main(int argc, char **argv) {

@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "sd_test.h"
-#include "test.h"
 
 #include UNET_HEADER
 
@@ -263,48 +262,6 @@ static void reference(const double *latent, const double *temb, const double *te
 
 /* ---- the device ---------------------------------------------------------- */
 
-#define OK(call)                                                                         \
-  do {                                                                                   \
-    if ((call) != KGRT_STATUS_OK) {                                                      \
-      TEST_FAIL_("%s: %s: %s", spec, #call, err.message);                                \
-      goto done;                                                                         \
-    }                                                                                    \
-  } while (0)
-
-typedef struct in {
-  const char *name;
-  unsigned char *raw;
-  size_t n;
-} in_t;
-
-static void run(const char *spec, int file, const in_t *ins, int num_ins,
-                const double *ref, double bound) {
-  const kgrt_model_table_t *t = &UNET_TABLE;
-  const kgrt_dtype_t dt = t->outputs[0].dtype;
-  const size_t n = (size_t)LC * H0 * W0, es = sd_dtype_size(dt);
-  static unsigned char out[LC * H0 * W0 * 4];
-  kgrt_error_t err;
-  kgrt_device_t *dev = NULL;
-  kgrt_model_t *m = NULL;
-  OK(kgrt_device_open(spec, NULL, &dev, &err));
-  OK(kgrt_model_load(dev, t, &m, &err));
-  OK(sd_bind(m, file, sd_parts, SD_NUM_PARTS, &err));
-  for (int i = 0; i < num_ins; ++i)
-    OK(kgrt_model_set_input(m, ins[i].name, ins[i].raw, ins[i].n * es, &err));
-  OK(kgrt_model_run(m, &err));
-  OK(kgrt_model_get_output(m, "noise", out, n * es, &err));
-  const double nmse = sd_nmse(dt, out, ref, n);
-  test_checks++;
-  if (!(nmse <= bound))
-    TEST_FAIL_("%s%s: noise NMSE %.3g over %.0e", spec, file ? " (file)" : "", nmse,
-               bound);
-  printf("%s%s: noise [4, %d, %d] NMSE %.3g (bound %.0e)\n", spec,
-         file ? ", weights from the file" : "", H0, W0, nmse, bound);
-done:
-  kgrt_model_unload(m);
-  kgrt_device_close(dev);
-}
-
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_sd_unet SPEC...\n");
@@ -329,16 +286,21 @@ int main(int argc, char **argv) {
   } spec[] = {{"latent", latent, LC * H0 * W0, -1, 1},
               {"temb", temb, UNET_BLOCKS_0, -1, 1},
               {"text", text, TOK * CTX, -1, 1}};
-  in_t ins[3];
+  sd_input_t ins[3];
   for (int k = 0; k < 3; ++k) {
     for (size_t i = 0; i < spec[k].n; ++i)
       spec[k].v[i] = sd_store(dt, sd_uniform(spec[k].lo, spec[k].hi), raw[k] + i * es);
-    ins[k] = (in_t){spec[k].name, raw[k], spec[k].n};
+    ins[k] = (sd_input_t){spec[k].name, raw[k], spec[k].n * es};
   }
   reference(latent, temb, text, ref);
   for (int a = 1; a < argc; ++a)
-    for (int file = 0; file < 2; ++file)
-      run(argv[a], file, ins, 3, ref, bound);
+    for (int file = 0; file < 2; ++file) {
+      char what[160];
+      snprintf(what, sizeof what, "%s%s: noise [4, %d, %d]", argv[a],
+               file ? ", weights from the file" : "", H0, W0);
+      sd_run(argv[a], &UNET_TABLE, file, NULL, 0, ins, 3, "noise", ref,
+             (size_t)LC * H0 * W0, bound, what);
+    }
   sd_free_weights();
   return TEST_DONE();
 }

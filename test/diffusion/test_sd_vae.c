@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "sd_test.h"
-#include "test.h"
 
 #include VAE_HEADER
 
@@ -149,46 +148,6 @@ static void reference(const double *latent, double *image) {
 
 /* ---- the device ---------------------------------------------------------- */
 
-#define OK(call)                                                                         \
-  do {                                                                                   \
-    if ((call) != KGRT_STATUS_OK) {                                                      \
-      TEST_FAIL_("%s: %s: %s", spec, #call, err.message);                                \
-      goto done;                                                                         \
-    }                                                                                    \
-  } while (0)
-
-static void run(const char *spec, int file, const unsigned char *latent,
-                const double *ref, double bound) {
-  const kgrt_model_table_t *t = &VAE_TABLE;
-  const kgrt_dtype_t dt = t->outputs[0].dtype;
-  const size_t n = (size_t)OUT_C * OUT_H * OUT_W, es = sd_dtype_size(dt);
-  unsigned char *out = malloc(n * es);
-  kgrt_error_t err;
-  kgrt_device_t *dev = NULL;
-  kgrt_model_t *m = NULL;
-  if (out == NULL) {
-    TEST_FAIL_("%s: out of host memory", spec);
-    goto done;
-  }
-  OK(kgrt_device_open(spec, NULL, &dev, &err));
-  OK(kgrt_model_load(dev, t, &m, &err));
-  OK(sd_bind(m, file, sd_parts, SD_NUM_PARTS, &err));
-  OK(kgrt_model_set_input(m, "latent", latent, (size_t)LC * VAE_H * VAE_W * es, &err));
-  OK(kgrt_model_run(m, &err));
-  OK(kgrt_model_get_output(m, "image", out, n * es, &err));
-  const double nmse = sd_nmse(dt, out, ref, n);
-  test_checks++;
-  if (!(nmse <= bound))
-    TEST_FAIL_("%s%s: image NMSE %.3g over %.0e", spec, file ? " (file)" : "", nmse,
-               bound);
-  printf("%s%s: image [3, %d, %d] NMSE %.3g (bound %.0e)\n", spec,
-         file ? ", weights from the file" : "", OUT_H, OUT_W, nmse, bound);
-done:
-  free(out);
-  kgrt_model_unload(m);
-  kgrt_device_close(dev);
-}
-
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_sd_vae SPEC...\n");
@@ -208,9 +167,15 @@ int main(int argc, char **argv) {
   for (int i = 0; i < NL; ++i)
     lv[i] = sd_store(dt, sd_uniform(-0.2, 0.2), latent + (size_t)i * sd_dtype_size(dt));
   reference(lv, ref);
+  const sd_input_t in = {"latent", latent, (size_t)NL * sd_dtype_size(dt)};
   for (int a = 1; a < argc; ++a)
-    for (int file = 0; file < 2; ++file)
-      run(argv[a], file, latent, ref, bound);
+    for (int file = 0; file < 2; ++file) {
+      char what[160];
+      snprintf(what, sizeof what, "%s%s: image [3, %d, %d]", argv[a],
+               file ? ", weights from the file" : "", OUT_H, OUT_W);
+      sd_run(argv[a], &VAE_TABLE, file, NULL, 0, &in, 1, "image", ref,
+             (size_t)OUT_C * OUT_H * OUT_W, bound, what);
+    }
   sd_free_weights();
   return TEST_DONE();
 }

@@ -249,8 +249,12 @@ int main(int argc, char **argv) {
       find(SD_UNET_TABLE.inputs, SD_UNET_TABLE.num_inputs, "temb");
   const kgrt_tensor_info_t *image_out =
       find(SD_VAE_TABLE.outputs, SD_VAE_TABLE.num_outputs, "image");
-  if (text_in == NULL || latent_in == NULL || temb_in == NULL || image_out == NULL)
-    return usage("the built-in tables are not a text encoder, UNet and VAE", NULL);
+  const kgrt_tensor_info_t *vae_in =
+      find(SD_VAE_TABLE.inputs, SD_VAE_TABLE.num_inputs, "latent");
+  if (text_in == NULL || latent_in == NULL || temb_in == NULL || image_out == NULL ||
+      vae_in == NULL || numel(vae_in) != numel(latent_in))
+    return usage("the built-in tables are not a text encoder, UNet and VAE of one size",
+                 NULL);
   const int T = (int)text_in->dims[0].value;
   const kgrt_tensor_info_t *hidden_out =
       find(SD_CLIP_TABLE.outputs, SD_CLIP_TABLE.num_outputs, "hidden");
@@ -261,6 +265,25 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sd: --tokens: at most %d ids (the text encoder's length)\n", T);
     return 1;
   }
+  /* ids past the vocabulary would embed as zeros: refused instead */
+  const kgrt_tensor_info_t *vocab_w =
+      find(SD_CLIP_TABLE.weights, SD_CLIP_TABLE.num_weights,
+           "text_model_embeddings_token_embedding_weight");
+  const int64_t vocab = vocab_w != NULL ? vocab_w->dims[0].value : INT32_MAX;
+  const struct {
+    const char *flag;
+    const int32_t *ids;
+    int n;
+  } lists[] = {{"--tokens", o.tokens, o.num_tokens},
+               {"--uncond-tokens", o.uncond, o.num_uncond},
+               {"--pad", &o.pad, 1}};
+  for (int l = 0; l < 3; ++l)
+    for (int i = 0; i < lists[l].n; ++i)
+      if (lists[l].ids[i] >= vocab) {
+        fprintf(stderr, "sd: %s: id %d is past the text encoder's vocabulary of %lld\n",
+                lists[l].flag, (int)lists[l].ids[i], (long long)vocab);
+        return 1;
+      }
   const size_t ntext = numel(text_in), nlat = numel(latent_in), ntemb = numel(temb_in),
                nimg = numel(image_out);
   const int H = (int)image_out->dims[2].value, W = (int)image_out->dims[3].value;

@@ -32,6 +32,7 @@ refused() {
 refused "$dir/x.png" run --steps 0 -o "$dir/x.png"
 refused "$dir/x.png" run --tokens 1,2,3,4,5,6,7,8,9 -o "$dir/x.png"
 refused "$dir/x.png" run --seed -1 -o "$dir/x.png"
+refused "$dir/x.png" run --tokens 1,500 -o "$dir/x.png"
 refused "$dir/x.png" "$sd" --device "$spec" --clip "$dir/none.safetensors" \
   --unet "$dir/unet.safetensors" --vae "$dir/vae.safetensors" --tokens 1 -o "$dir/x.png"
 echo "sd_product: ok"

@@ -2,8 +2,8 @@
 """gen_names.py - C decides from what templates declare; it never names one.
 Fails when a string literal in gen/*.c is the name of a template file
 (templates/*.hip) or of an op or op file (lua/ops/*.lua), or a path to one.
-Lua's own library functions (table.sort, which the sandbox wraps) are not
-op names; templates/common.hip and templates/prelude_<platform>.hip are the
+Lua's own library functions (table.sort and table.concat, which the sandbox
+wraps) are not op names; templates/common.hip and templates/prelude_<platform>.hip are the
 kernel language every output starts with, not templates."""
 import glob, os, re, sys
 
@@ -22,7 +22,7 @@ if len(names) < 20:
     sys.exit("gen_names: found only %d names under %s" % (len(names), root))
 
 literal = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
-lua_library = {"sort"}
+lua_library = {"sort", "concat"}
 bad = 0
 for p in sorted(glob.glob(os.path.join(root, "gen", "*.c"))):
     for i, line in enumerate(open(p), 1):

@@ -69,7 +69,7 @@ typedef struct kg_hole {
   char *value;
 } kg_hole_t;
 
-#define KG_MAX_VARIANTS 4
+#define KG_MAX_VARIANTS 8
 
 /* The fusion roles a template accepts (its declaration's `fuse`). */
 enum {

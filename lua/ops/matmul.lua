@@ -85,12 +85,15 @@ end
 ---     the blocks asynchronously ahead like x and decode them from LDS (QRAW,
 ---     kg.gemm_params), the rest decode straight from global memory.
 --- Appends a node's GEMM variant v (select: M from MMAX + 1 where a GEMV
---- variant serves the rows below, else all), or two where the matmul says
+--- variant serves the rows below, else all), or more where the matmul says
 --- small_m: one for M up to small_m whose tile is chosen for small_m rows
 --- (a batch of decoding sequences: the target's small-grid tiles give N
---- more workgroups), then v for the rows above it (its tile for the
---- largest M, a prefill chunk).
---- split: the small-M GEMM may split K (float w [N, K], unbatched; see
+--- more workgroups), one for each doubling of that up to the largest M
+--- (2 small_m, 4 small_m, ...: a server's steps of decode tokens and
+--- prefill chunks, each tiled for its range's most rows), then v for the
+--- rows above them (its tile for the largest M, a prefill chunk). A range
+--- whose tile is v's compiles to v's kernel (lower.c names one text once).
+--- split: the small-M GEMM may split K (w [N, K], float or quantized; see
 --- KSPLIT_MAX): its kernel, where it is the matmul alone or with an
 --- epilogue chain, takes the node's hidden results, the f32 parts and the
 --- counts of finished splits (kg.gemm_params chooses the splits per target).
@@ -126,6 +129,23 @@ local function add_gemm(node, v, m, mmax, gemv, small_m, split)
     end
     node.variants[#node.variants + 1] = s
     lo = small_m + 1
+    -- the middle ranges: split K as the small-M GEMM does where the parts
+    -- planned for small_m rows hold 2 splits of the range's rows
+    local hi = 2 * small_m
+    while hi < mmax do
+      local r = {}
+      for key, x in pairs(v) do r[key] = x end
+      r.params_info = {}
+      for key, x in pairs(v.params_info) do r.params_info[key] = x end
+      r.params_info.m = hi
+      if s.params_info.split_k and 2 * hi <= KSPLIT_MAX * small_m then
+        r.params_info.split_k, r.params_info.split_max = true, KSPLIT_MAX * small_m // hi
+        r.hidden = "plain"
+      end
+      r.select = { size = m, min = lo, max = hi }
+      node.variants[#node.variants + 1] = r
+      lo, hi = hi + 1, 2 * hi
+    end
   end
   v.select = lo and { size = m, min = lo } or nil
   node.variants[#node.variants + 1] = v
@@ -238,7 +258,7 @@ local function build_quant(node, x, w, a)
         quant = true, m = mmax, rb = rb, bb = dt.block_bytes, qdeq = QUANT_DEQ[dt.name].gemm,
         qb = QUANT_DEQ[dt.name].qb,
         where = select(2, pcall(error, "", 4)) },
-    }, m, mmax, gemv, a.small_m)
+    }, m, mmax, gemv, a.small_m, true)
   end
 end
 
@@ -710,20 +730,22 @@ end
 
 --- The splits of K for the small-M GEMM (info.split_k, add_gemm) where its
 --- kernel takes the parts and counts (info.scratch: the matmul alone or with
---- an epilogue chain) and the target has gemm_split: enough workgroups for
---- wg_per_cu per compute unit at info.m rows, as the largest count up to
+--- an epilogue chain) and the target has gemm_split: as many workgroups as
+--- wg_per_cu per compute unit hold at info.m rows, no more (a split that
+--- only adds a wave adds the parts' traffic), as the largest count up to
 --- that (and KSPLIT_MAX) that divides the K tiles and leaves each split at
---- least min_tiles of them; else 1 (no split).
+--- least min_tiles of them (and at most info.split_max, a middle range's,
+--- whose rows the parts must hold); else 1 (no split).
 local function gemm_splits(target, t, info, tiles_n)
   local ks = target.gemm_split
-  if not (ks and info.split_k and info.scratch) or info.pair or info.quant
+  if not (ks and info.split_k and info.scratch) or info.pair
       or t.bm < KSPLIT_TILE or t.bn < KSPLIT_TILE then
     return 1
   end
   local tiles = (info.m + t.bm - 1) // t.bm * tiles_n
   local kt = (info.k + t.bk - 1) // t.bk
-  local want = (ks.wg_per_cu * target.cus + tiles - 1) // tiles
-  for s = math.min(want, KSPLIT_MAX), 2, -1 do
+  local want = ks.wg_per_cu * target.cus // tiles
+  for s = math.min(want, info.split_max or KSPLIT_MAX), 2, -1 do
     if kt % s == 0 and kt // s >= ks.min_tiles then return s end
   end
   return 1

@@ -11,11 +11,14 @@
  * among the others.
  * The small_m_* cases (--part split) set matmul's small_m = 64: at M = 17
  * and 64 their GEMM is the small-M one, which splits K on sm_90a where it
- * is the matmul alone or with an epilogue (a gate/up pair does not split);
- * each run is done twice (the same bytes; without an epilogue the second
- * of x doubled, exactly twice the values: the counts of finished splits
- * are back to 0), and at M = 64 the first 9 and 17 rows alone must give
- * the same bytes as among the 64 (the splits add in a fixed order).
+ * is the matmul alone or with an epilogue (a gate/up pair does not split),
+ * and at M = 128 the GEMM of the range 65 .. 128, which splits K too (at
+ * most 4 ways: the parts hold 8 splits of 64 rows); each run is done twice
+ * (the same bytes; without an epilogue the second of x doubled, exactly
+ * twice the values: the counts of finished splits are back to 0), at M =
+ * 64 the first 9 and 17 rows alone must give the same bytes as among the
+ * 64, and at M = 128 the first 65 as among the 128 (the splits add in a
+ * fixed order).
  * The GEMV cases (splitk_*: a small N at a large K, where the waves of a
  * workgroup split K; kn_*: w [K, N]) run at M <= 8 only, their GEMM shapes
  * being what the other cases test; each of their runs is done twice and the
@@ -74,9 +77,9 @@ typedef struct mm_case {
   int heads, kv_heads, half; /* MM_QKV_ROPE: N = (heads + 2 kv_heads) D; half layout */
   int inv; /* matmul's invariant = true: row 0 alone gives the same bytes */
   /* matmul's small_m (a GEMM of its own for 9 .. small_m rows, which splits
-   * K on sm_90a): part "split", run at M = 17 and small_m only, each run
+   * K on sm_90a): part "split", run at M = 17, small_m and 2 small_m, each run
    * twice (see doubles), and at M = small_m its first 9 and 17 rows alone
-   * give the same bytes */
+   * give the same bytes, at 2 small_m its first small_m + 1 */
   int small_m;
 } mm_case_t;
 
@@ -757,6 +760,8 @@ static void run_case(kgrt_device_t *dev, int i, int64_t m_rows, const char *devn
         check_alone(dev, i, m_rows, &in, got, devname, 9);
         check_alone(dev, i, m_rows, &in, got, devname, 17);
       }
+      if (c->small_m && m_rows == 2 * c->small_m)
+        check_alone(dev, i, m_rows, &in, got, devname, c->small_m + 1);
     }
   }
   free(got);
@@ -823,9 +828,9 @@ int main(int argc, char **argv) {
       continue;
     }
     for (int i = 0; i < NCASES; i++) {
-      const int64_t small[] = {17, cases[i].small_m};
+      const int64_t small[] = {17, cases[i].small_m, 2 * cases[i].small_m};
       const int64_t *mi = cases[i].small_m ? small : ms;
-      const int nm = cases[i].small_m ? 2 : NMS;
+      const int nm = cases[i].small_m ? 3 : NMS;
       for (int s = 0; s < nm; s++)
         if ((mi[s] <= 8 || cases[i].small_m ||
              (!cases[i].gemv && (!cases[i].big || full))) &&

@@ -14,7 +14,9 @@
 -- (37 x 256: an odd N, one column a wave in gemv_q.hip, a part of a task in
 -- gemv_qm.hip); and x w^T, x w2^T, two outputs of one x that kgen computes
 -- as two regions of one kernel (48 x 768; no epilogue, so Q8_0 takes one
--- row a task in gemv_qr.hip).
+-- row a task in gemv_qr.hip); and 129 x 2304 again with matmul's small_m =
+-- 64: at 9 to 64 rows a GEMM of its own, whose K (36 k tiles of 64) sm_90a
+-- splits 6 ways (kpart, kcnt; lua/ops/matmul.lua gemm_splits).
 local M = sym("M", 257)
 local formats = { { "q8_0", q8_0, 32 }, { "q4_0", q4_0, 32 }, { "q4_k", q4_k, 256 },
   { "q6_k", q6_k, 256 } }
@@ -33,6 +35,7 @@ local cases = {
   { "k17", 24, 4352, 4352 },
   { "swiglu", 37, 256, 256 },
   { "regions", 48, 768, 768 },
+  { "small_m", 129, 2304, 2304 },
 }
 local xs = {}
 for _, d in ipairs(dtypes) do
@@ -60,6 +63,8 @@ for _, f in ipairs(formats) do
       elseif c[1] == "bias_silu" then
         local b = weight(string.format("b_%s_%s_%s", f[1], d[1], c[1]), d[2], { c[2] })
         y = silu(matmul(x, w) + b)
+      elseif c[1] == "small_m" then
+        y = matmul(x, w, { small_m = 64 })
       else
         y = matmul(x, w, { tile = c[5] and c[5](f[3], d[1]) or nil })
       end

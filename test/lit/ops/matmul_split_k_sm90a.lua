@@ -5,7 +5,10 @@
 -- workgroup an SM, at least 4 k tiles a split): each workgroup takes 16 of
 -- the 64 k tiles from kt0, writes its f32 products to kpart and counts
 -- itself in kcnt; the last adds the 4 parts in split order and stores
--- through the epilogue. The GEMM for more rows, the gate/up pair (which
+-- through the epilogue. From 65 to 128 rows (2 small_m) a GEMM of its own
+-- on the same tile, 64 tiles, splits K 2 ways (the parts planned for 64
+-- rows hold 4 splits of 128, no more than 132 workgroups are wanted). The
+-- GEMM for more rows, the gate/up pair (which
 -- does not split: gemm_grid chooses its tile) and every kernel on gfx1100
 -- (no gemm_split) take no parts.
 -- RUN: %kgen --arch sm_90a --emit=hip %s -o - | FileCheck %s
@@ -26,6 +29,10 @@
 -- CHECK: for (int s = 0; s < 4; s++)
 -- CHECK-NEXT: sum += kg_ld(kpart, ((long)s * M + m) * 4096L + n);
 -- CHECK: auto epi = [&](long idx, float acc0) {
+-- CHECK-LABEL: matmul_split_k_sm90a_matmul_add_gemm_{{[0-9a-f]+}}(
+-- CHECK-NEXT: KG_GLOBAL(kg_bf16) y, KG_GLOBAL(float) kpart, KG_GLOBAL(int) kcnt, long M) {
+-- CHECK-NEXT: typedef kg_mma_wgmma_64x128x16<kg_bf16, 64> F;
+-- CHECK: const int KT = (4096 + 64 - 1) / 64 / 2;
 -- CHECK-LABEL: matmul_split_k_sm90a_matmul_add_gemm_{{[0-9a-f]+}}(
 -- CHECK-NEXT: KG_GLOBAL(kg_bf16) y, long M) {
 -- CHECK-NOT: kpart

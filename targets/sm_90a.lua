@@ -52,11 +52,17 @@ return {
   -- regions: N = 6144 is 48 workgroups at 64 x 128 and 192 at 64 x 32; on
   -- the H100 at 64 sequences, 54 us a layer at 64 x 32 against 62 at 64 x
   -- 128 and 65 at 64 x 64)
+  -- 64 x 256 (one warpgroup; a gate/up pair's 64 x 128 of each weight, the
+  -- pair's only tile of half the rows: 128 x 128 halves to fragments of 64
+  -- columns), costed above 128 x 128 so that it takes only a grid that
+  -- would leave SMs idle (a pair at 65 to 128 rows: 56 -> 112 workgroups)
   gemm_grid = {
     f16 = { { bn = 128, cost = 0.65 }, { bm = 64, bn = 128, waves_m = 1, cost = 0.6 },
+      { bm = 64, waves_m = 1, cost = 0.66 },
       { mma = "mma", shape = { 16, 8, 16 }, bm = 64, bn = 32, waves_m = 2, waves_n = 2,
         cost = 0.25 } },
     bf16 = { { bn = 128, cost = 0.65 }, { bm = 64, bn = 128, waves_m = 1, cost = 0.6 },
+      { bm = 64, waves_m = 1, cost = 0.66 },
       { mma = "mma", shape = { 16, 8, 16 }, bm = 64, bn = 32, waves_m = 2, waves_n = 2,
         cost = 0.25 } },
   },

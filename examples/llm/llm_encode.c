@@ -92,13 +92,14 @@ static int try_pair(session_t *s, int left, int right) {
   return heap_push(s, (pair_t){key, left, right, l->n + r->n});
 }
 
-/* Merges the symbols of text[0 .. len) (one a UTF-8 character, or one
- * for the whole text when whole) until no pair merges. */
-static int merge(session_t *s, size_t len, int whole) {
+/* Merges the symbols of text[0 .. len) (one a UTF-8 character, the last
+ * with the tail bytes after it, or one for the whole text when whole)
+ * until no pair merges. */
+static int merge(session_t *s, size_t len, size_t tail, int whole) {
   int count = 0;
   for (size_t i = 0; i < len; count++) {
     size_t l = whole ? len : llm_utf8_len((unsigned char)s->text[i]);
-    if (i + l > len)
+    if (i + l + tail >= len)
       l = len - i;
     s->sym[count] = (sym_t){i, l, count - 1, i + l < len ? count + 1 : -1};
     i += l;
@@ -133,7 +134,7 @@ static int push(int32_t *ids, int cap, int *out, int32_t id) {
 int llm_encode_spm(const llm_tokenizer_t *tok, const char *text, size_t len, int32_t *ids,
                    int cap, int *out) {
   session_t s = {tok, text, malloc(sizeof(sym_t) * (len + 1)), NULL, 0, 0};
-  int rc = s.sym ? 0 : -1, count = rc == 0 ? merge(&s, len, 0) : -1;
+  int rc = s.sym ? 0 : -1, count = rc == 0 ? merge(&s, len, 0, 0) : -1;
   rc = count < 0 ? -1 : 0;
   for (int i = 0; rc == 0 && count > 0 && i != -1; i = s.sym[i].next) {
     const sym_t *y = &s.sym[i];
@@ -162,7 +163,8 @@ int llm_encode_bpe(const llm_tokenizer_t *tok, const char *text, size_t len, int
    * llama.cpp reads them), then the words, each as UTF-8 again */
   uint32_t *cp = malloc(sizeof *cp * (len + 1));
   size_t *ends = malloc(sizeof *ends * (len + 1)), n = 0;
-  char *word = malloc(2 * 4 * len + 1); /* a byte is at most 2 alphabet bytes */
+  /* a byte is at most 2 alphabet bytes */
+  char *word = malloc(2 * 4 * len + tok->suffix_len + 1);
   session_t s = {tok, word, malloc(sizeof(sym_t) * (4 * len + 1)), NULL, 0, 0};
   int rc = cp && ends && word && s.sym ? 0 : -1, words = 0;
   for (size_t i = 0, l; rc == 0 && i < len; i += l)
@@ -171,6 +173,8 @@ int llm_encode_bpe(const llm_tokenizer_t *tok, const char *text, size_t len, int
     rc = -1;
   size_t from = 0;
   for (int w = 0; rc == 0 && w < words; from = ends[w++]) {
+    if (tok->pre == LLM_PRE_CLIP && llm_cp_space(cp[from]))
+      continue; /* CLIP keeps only its pre-tokenizer's matches */
     size_t wl = 0;
     for (size_t k = from; k < ends[w]; ++k) {
       char u[4];
@@ -182,15 +186,17 @@ int llm_encode_bpe(const llm_tokenizer_t *tok, const char *text, size_t len, int
         wl += cl;
       }
     }
+    memcpy(word + wl, tok->suffix, tok->suffix_len);
+    wl += tok->suffix_len;
     const int whole = tok->ignore_merges && llm_tokenizer_find(tok, word, wl) >= 0;
-    const int count = merge(&s, wl, whole);
+    const int count = merge(&s, wl, tok->suffix_len, whole);
     if (count < 0)
       rc = -1;
     for (int i = 0; rc == 0 && count > 0 && i != -1; i = s.sym[i].next) {
       const sym_t *y = &s.sym[i];
       const int32_t id = llm_tokenizer_find(tok, word + y->off, y->n);
-      if (id >= 0) {
-        rc = push(ids, cap, out, id);
+      if (id >= 0 || tok->bpe_unk >= 0) {
+        rc = push(ids, cap, out, id >= 0 ? id : tok->bpe_unk);
         continue;
       }
       for (size_t b = 0; b < y->n && rc == 0;

@@ -15,8 +15,9 @@
 int llm_encode_spm(const llm_tokenizer_t *tok, const char *text, size_t len, int32_t *ids,
                    int cap, int *out);
 /* Byte-level BPE: the pre-tokenizer's words, each word's bytes as the
- * byte-level alphabet, then the lowest-ranked merge first (the leftmost of
- * equal ones). */
+ * byte-level alphabet (the last character with tok->suffix), then the
+ * lowest-ranked merge first (the leftmost of equal ones); a symbol with no
+ * token is tok->bpe_unk, or its bytes' tokens. */
 int llm_encode_bpe(const llm_tokenizer_t *tok, const char *text, size_t len, int32_t *ids,
                    int cap, int *out);
 

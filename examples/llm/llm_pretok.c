@@ -134,6 +134,41 @@ static int split_llama3(const piece_t *p, ends_t *e, size_t digits) {
   return 0;
 }
 
+/* s at i: its length, or 0 */
+static size_t literal(const piece_t *p, size_t i, const char *s) {
+  size_t k = 0;
+  for (; s[k] != '\0'; ++k)
+    if (at(p, i + k) != (unsigned char)s[k])
+      return 0;
+  return k;
+}
+
+/* CLIP's: <\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|
+ * [\p{N}]|[^\s\p{L}\p{N}]+ ; a run of white space (which no alternative
+ * matches) is a word of its own, for the encoder to drop */
+static int split_clip(const piece_t *p, ends_t *e) {
+  for (size_t i = p->lo; i < p->hi;) {
+    const uint32_t c = at(p, i);
+    size_t j = i + literal(p, i, "<|startoftext|>");
+    if (j == i)
+      j = i + literal(p, i, "<|endoftext|>");
+    if (j == i)
+      j = i + contraction(p, i, 0);
+    if (j > i) {
+    } else if (number(c)) {
+      j = i + 1;
+    } else {
+      class_of_fn same = letter(c) ? letter : other(c) ? other : space;
+      for (j = i + 1; same(at(p, j));)
+        j++;
+    }
+    if (add(e, j))
+      return -1;
+    i = j;
+  }
+  return 0;
+}
+
 /* ---- stages matched as std::regex does: each match at the leftmost place
  * it can start, the text between matches a piece of its own ---- */
 
@@ -288,7 +323,7 @@ static size_t m_bloom(const piece_t *p, size_t i) {
 }
 
 /* A stage: a custom split (GPT2, LLAMA3 with its digits) or a match. */
-enum { GPT2 = 1, LLAMA3, QWEN2 };
+enum { GPT2 = 1, LLAMA3, QWEN2, CLIP };
 typedef struct stage {
   int custom;
   match_fn match;
@@ -400,6 +435,9 @@ static int stages(llm_pre_t pre, stage_t *st) {
     st[0] = (stage_t){0, m_bloom};
     st[1] = (stage_t){0, m_number};
     return 2;
+  case LLM_PRE_CLIP:
+    st[0] = (stage_t){CLIP, NULL};
+    return 1;
   case LLM_PRE_UNKNOWN:
     break;
   }
@@ -427,6 +465,7 @@ int llm_pretok_split(llm_pre_t pre, const uint32_t *cp, size_t n, size_t *ends, 
       int rc = st[s].custom == GPT2     ? split_gpt2(&p, &e)
                : st[s].custom == LLAMA3 ? split_llama3(&p, &e, 3)
                : st[s].custom == QWEN2  ? split_llama3(&p, &e, 1)
+               : st[s].custom == CLIP   ? split_clip(&p, &e)
                                         : split_matches(&p, &e, st[s].match);
       if (rc != 0) {
         count = -1;

@@ -10,7 +10,9 @@
  * "deepseek-coder", "falcon", StarCoder's ("starcoder", "refact",
  * "command-r", ...), BLOOM's ("bloom", "poro-chat", "gpt3-finnish") and
  * "viking". Others ("deepseek-v3", "tekken", "chameleon", ...) are
- * refused by name. */
+ * refused by name. CLIP's (no GGUF name: examples/sd's tokenizer.json
+ * reader sets it) keeps only its matches: the white space between them is
+ * a word of its own, which the encoder drops. */
 #ifndef LLM_PRETOK_H
 #define LLM_PRETOK_H
 
@@ -29,6 +31,7 @@ typedef enum llm_pre {
   LLM_PRE_STARCODER,
   LLM_PRE_BLOOM,
   LLM_PRE_VIKING,
+  LLM_PRE_CLIP, /* white space split off and dropped; text already lowercase */
 } llm_pre_t;
 
 /* What a tokenizer.ggml.pre name selects; LLM_PRE_UNKNOWN when kgen does

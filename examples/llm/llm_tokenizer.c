@@ -188,6 +188,29 @@ static int cmp_special(const void *x, const void *y) {
   return la != lb ? (la < lb) - (la > lb) : (a > b) - (a < b);
 }
 
+/* The special tokens (control, unknown, user-defined; not empty), longest
+ * first. */
+static int list_special(llm_tokenizer_t *tok) {
+  int32_t n_special = 0;
+  for (int32_t i = 0; i < tok->n; ++i)
+    n_special +=
+        (tok->type[i] == LLM_TOKEN_CONTROL || tok->type[i] == LLM_TOKEN_UNKNOWN ||
+         tok->type[i] == LLM_TOKEN_USER_DEFINED) &&
+        tok->len[i] > 0;
+  tok->special = malloc(sizeof *tok->special * ((size_t)n_special + 1));
+  if (tok->special == NULL)
+    return -1;
+  for (int32_t i = 0; i < tok->n; ++i)
+    if ((tok->type[i] == LLM_TOKEN_CONTROL || tok->type[i] == LLM_TOKEN_UNKNOWN ||
+         tok->type[i] == LLM_TOKEN_USER_DEFINED) &&
+        tok->len[i] > 0)
+      tok->special[tok->n_special++] = i;
+  special_lens = tok->len;
+  qsort(tok->special, (size_t)tok->n_special, sizeof *tok->special, cmp_special);
+  special_lens = NULL;
+  return 0;
+}
+
 /* Token types (or their stand-ins where the file has none), the special
  * tokens longest first, and the tokens that end a generation. */
 static int load_types(llm_tokenizer_t *tok, const kgrt_weights_t *w, char *why,
@@ -230,24 +253,7 @@ static int load_types(llm_tokenizer_t *tok, const kgrt_weights_t *w, char *why,
         tok->type[id] = LLM_TOKEN_CONTROL;
     }
   }
-  int32_t n_special = 0;
-  for (int32_t i = 0; i < tok->n; ++i)
-    n_special +=
-        (tok->type[i] == LLM_TOKEN_CONTROL || tok->type[i] == LLM_TOKEN_UNKNOWN ||
-         tok->type[i] == LLM_TOKEN_USER_DEFINED) &&
-        tok->len[i] > 0;
-  tok->special = malloc(sizeof *tok->special * ((size_t)n_special + 1));
-  if (tok->special == NULL)
-    return fail(why, why_size, "out of memory");
-  for (int32_t i = 0; i < tok->n; ++i)
-    if ((tok->type[i] == LLM_TOKEN_CONTROL || tok->type[i] == LLM_TOKEN_UNKNOWN ||
-         tok->type[i] == LLM_TOKEN_USER_DEFINED) &&
-        tok->len[i] > 0)
-      tok->special[tok->n_special++] = i;
-  special_lens = tok->len;
-  qsort(tok->special, (size_t)tok->n_special, sizeof *tok->special, cmp_special);
-  special_lens = NULL;
-  return 0;
+  return list_special(tok) == 0 ? 0 : fail(why, why_size, "out of memory");
 }
 
 /* The vocabularies llama.cpp knows that this tokenizer does not encode. */
@@ -335,12 +341,23 @@ static int load(llm_tokenizer_t *tok, const kgrt_weights_t *w, char *why,
 int llm_tokenizer_load(llm_tokenizer_t *tok, const kgrt_weights_t *w, char *why,
                        size_t why_size) {
   memset(tok, 0, sizeof *tok);
-  tok->bos = tok->eos = -1;
+  tok->bos = tok->eos = tok->bpe_unk = -1;
   if (load(tok, w, why, why_size) != 0) {
     llm_tokenizer_free(tok);
     return -1;
   }
   return 0;
+}
+
+int llm_tokenizer_index(llm_tokenizer_t *tok) {
+  tok->sorted = malloc(sizeof *tok->sorted * ((size_t)tok->n + 1));
+  tok->merge_sorted = malloc(sizeof *tok->merge_sorted * ((size_t)tok->n_merges + 1));
+  if (tok->sorted == NULL || tok->merge_sorted == NULL)
+    return -1;
+  sort_strs(tok->piece, tok->len, tok->sorted, tok->n);
+  sort_strs(tok->merge, tok->merge_len, tok->merge_sorted, tok->n_merges);
+  byte_alphabet(tok);
+  return list_special(tok);
 }
 
 void llm_tokenizer_free(llm_tokenizer_t *tok) {

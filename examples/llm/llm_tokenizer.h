@@ -63,6 +63,13 @@ typedef struct llm_tokenizer {
   int32_t *merge_sorted;
   llm_pre_t pre;
   char byte_char[256][3];
+  /* byte-level BPE as Hugging Face's tokenizer.json has it (examples/sd's
+   * CLIP): the suffix the last symbol of each word carries ("</w>"; empty:
+   * none), and the token of a symbol not in the vocabulary (-1: its
+   * bytes' tokens, as llama.cpp) */
+  char suffix[16];
+  size_t suffix_len;
+  int32_t bpe_unk;
 } llm_tokenizer_t;
 
 /* 0 on success; -1 with why (a line) when the file has no usable tokenizer,
@@ -70,6 +77,11 @@ typedef struct llm_tokenizer {
 int llm_tokenizer_load(llm_tokenizer_t *tok, const kgrt_weights_t *w, char *why,
                        size_t why_size);
 void llm_tokenizer_free(llm_tokenizer_t *tok);
+/* For a byte-level BPE another reader filled in (n, piece, len, type,
+ * bos, eos, the merges with merge_left, pre, suffix, bpe_unk; kind
+ * LLM_TOK_BPE): sorts the pieces and merges for lookups, lists the special
+ * tokens, sets the byte alphabet. 0, or -1 when memory runs out. */
+int llm_tokenizer_index(llm_tokenizer_t *tok);
 
 enum {
   LLM_ENCODE_BOS = 1,     /* BOS first (EOS last) where the file asks for it */

@@ -1,17 +1,22 @@
 /* sd.c - Stable Diffusion text to image on kgen's tables (models.clip,
- * models.sd_unet, models.sd_vae, built in with kgrt): the prompt's and the
- * unconditional prompt's token ids through the text encoder, DDIM over the
- * UNet with classifier-free guidance from seeded Gaussian latents, the VAE
- * decoder, and a PNG file.
+ * models.sd_unet, models.sd_vae, built in with kgrt): the prompt and the
+ * unconditional (negative) prompt through CLIP's tokenizer and the text
+ * encoder, DDIM over the UNet with classifier-free guidance from seeded
+ * Gaussian latents, the VAE decoder, and a PNG file.
  *   sd --device sim:gfx1100 --clip text_encoder.safetensors \
- *      --unet unet.safetensors --vae vae.safetensors --tokens 49406,320,49407 \
- *      [--uncond-tokens 49406,49407] [--pad 49407] [--steps 20] [--seed 0] \
- *      [--guidance 7.5] -o image.png
+ *      --unet unet.safetensors --vae vae.safetensors --tokenizer tokenizer/ \
+ *      --prompt "a photo of a cat" [--negative "blurry"] [--pad 49407] \
+ *      [--steps 20] [--seed 0] [--guidance 7.5] -o image.png
  * The weight files are a diffusers pipeline's (text_encoder/model.safetensors,
  * unet/ and vae/diffusion_pytorch_model.safetensors), bound by name; the
- * token ids are CLIP's (no tokenizer yet): each prompt is padded with --pad
- * to the text encoder's length. A bad argument is one line naming it and
- * exit code 1; nothing is written unless the image is whole. */
+ * tokenizer is its tokenizer/ folder (vocab.json, merges.txt) or a
+ * tokenizer.json (sd_clip_tok.h). Each prompt is BOS, its tokens and EOS,
+ * cut to the text encoder's length and padded with --pad (default: the
+ * tokenizer's padding, else EOS, as SD 1.x; SD 2.x's pads with 0). Token
+ * ids instead of text: --tokens 49406,320,49407 [--uncond-tokens
+ * 49406,49407] (padded with --pad, default the last id). A bad argument or
+ * file is one line naming it and exit code 1; nothing is written unless the
+ * image is whole. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +27,7 @@
 #include "kgrt.h"
 #include "kgrt_half.h"
 #include "kgrt_weights.h"
+#include "sd_clip_tok.h"
 #include "sd_ddim.h"
 #include "sd_png.h"
 
@@ -33,6 +39,7 @@ enum { MAX_TOKENS = 1024 };
 
 typedef struct opts {
   const char *device, *clip, *unet, *vae, *out;
+  const char *tokenizer, *prompt, *negative; /* --prompt: ids made in main */
   int32_t tokens[MAX_TOKENS], uncond[MAX_TOKENS];
   int num_tokens, num_uncond, pad, steps;
   long long seed;
@@ -90,6 +97,12 @@ static int parse_args(int argc, char **argv, opts_t *o) {
       o->vae = v;
     else if (strcmp(k, "-o") == 0 || strcmp(k, "--out") == 0)
       o->out = v;
+    else if (strcmp(k, "--tokenizer") == 0)
+      o->tokenizer = v;
+    else if (strcmp(k, "--prompt") == 0)
+      o->prompt = v;
+    else if (strcmp(k, "--negative") == 0)
+      o->negative = v;
     else if (strcmp(k, "--tokens") == 0) {
       if ((o->num_tokens = parse_ids(v, o->tokens)) < 0)
         return usage("must be comma-separated token ids", k);
@@ -118,8 +131,18 @@ static int parse_args(int argc, char **argv, opts_t *o) {
     }
   }
   if (o->clip == NULL || o->unet == NULL || o->vae == NULL || o->out == NULL ||
-      o->num_tokens == 0)
-    return usage("--clip, --unet, --vae, --tokens and -o are required", NULL);
+      (o->num_tokens == 0) == (o->prompt == NULL))
+    return usage(
+        "--clip, --unet, --vae, -o and one of --prompt and --tokens are required", NULL);
+  if (o->prompt != NULL && o->tokenizer == NULL)
+    return usage("needs --tokenizer (a tokenizer.json or SD's tokenizer/ folder)",
+                 "--prompt");
+  if ((o->tokenizer != NULL || o->negative != NULL) && o->prompt == NULL)
+    return usage("needs --prompt", o->tokenizer != NULL ? "--tokenizer" : "--negative");
+  if (o->num_uncond > 0 && o->prompt != NULL)
+    return usage("goes with --tokens; --negative goes with --prompt", "--uncond-tokens");
+  if (o->prompt != NULL)
+    return 0;
   if (o->pad < 0)
     o->pad = o->tokens[o->num_tokens - 1];
   if (o->num_uncond == 0) { /* the empty prompt: the first id (BOS), then padding */
@@ -127,6 +150,46 @@ static int parse_args(int argc, char **argv, opts_t *o) {
     o->num_uncond = 1;
   }
   return 0;
+}
+
+/* The prompt's and the negative prompt's T ids (each padded: num_tokens =
+ * num_uncond = T) by the tokenizer, whose vocabulary must fit the text
+ * encoder's; the pad its padding or EOS unless --pad named one. */
+static int tokenize(opts_t *o, int T, int64_t vocab) {
+  sd_clip_tok_t tok;
+  char why[512];
+  if (sd_clip_tok_load(&tok, o->tokenizer, why, sizeof why) != 0) {
+    fprintf(stderr, "sd: --tokenizer: %s\n", why);
+    return -1;
+  }
+  if (tok.bpe.n > vocab) {
+    fprintf(stderr, "sd: --tokenizer: %s has %d tokens, past the text encoder's %lld\n",
+            o->tokenizer, (int)tok.bpe.n, (long long)vocab);
+    sd_clip_tok_free(&tok);
+    return -1;
+  }
+  if (o->pad < 0)
+    o->pad = tok.pad >= 0 ? tok.pad : tok.bpe.eos;
+  const char *flag[2] = {"--prompt", "--negative"};
+  const char *text[2] = {o->prompt, o->negative != NULL ? o->negative : ""};
+  int32_t *ids[2] = {o->tokens, o->uncond};
+  int rc = 0;
+  for (int k = 0; k < 2 && rc == 0; ++k) {
+    /* once at full length, to tell when CLIP's length cuts the text */
+    const int whole = sd_clip_tok_encode(&tok, text[k], strlen(text[k]), o->pad, ids[k],
+                                         MAX_TOKENS, why, sizeof why);
+    if (whole < 0 || sd_clip_tok_encode(&tok, text[k], strlen(text[k]), o->pad, ids[k], T,
+                                        why, sizeof why) < 0) {
+      fprintf(stderr, "sd: %s: %s\n", flag[k], why);
+      rc = -1;
+    } else if (whole > T) {
+      fprintf(stderr, "sd: %s: longer than the text encoder's %d tokens: cut\n", flag[k],
+              T);
+    }
+  }
+  o->num_tokens = o->num_uncond = T;
+  sd_clip_tok_free(&tok);
+  return rc;
 }
 
 /* ---- models ---------------------------------------------------------------- */
@@ -270,6 +333,8 @@ int main(int argc, char **argv) {
       find(SD_CLIP_TABLE.weights, SD_CLIP_TABLE.num_weights,
            "text_model_embeddings_token_embedding_weight");
   const int64_t vocab = vocab_w != NULL ? vocab_w->dims[0].value : INT32_MAX;
+  if (o.prompt != NULL && tokenize(&o, T, vocab) != 0)
+    return 1;
   const struct {
     const char *flag;
     const int32_t *ids;

@@ -3,8 +3,9 @@
 # need (libclang-rt-19-dev: libFuzzer and the sanitizers for fuzz/; pkgconf:
 # the installed-package test's plain Makefile product; cargo and
 # python3-numpy: the Rust and Python bindings' tests, bindings/;
-# libmicrohttpd-dev and libjansson-dev: kgen-serve's HTTP and JSON, serve/;
-# libpng-dev: examples/sd's images).
+# libmicrohttpd-dev and libjansson-dev: kgen-serve's HTTP and JSON, serve/,
+# jansson also the sd product's tokenizer files; libpng-dev: examples/sd's
+# images).
 # Idempotent: installs only what is missing.
 set -euo pipefail
 pkgs=(build-essential cmake python3 liblua5.4-dev clang-19 lld-19 llvm-19 llvm-19-tools

@@ -144,16 +144,18 @@ static void mixed_step(kgrt_model_t *m, const char *name, kgrt_batch_t *step,
                        kgrt_kv_seq_t *extra, int chunk, int profile) {
   kgrt_error_t err = {0};
   double ms[4] = {0};
-  int32_t tok;
+  /* next_token: one a sequence of the step */
+  static int32_t tok[SEQS + 1];
+  const size_t tok_bytes = sizeof tok[0] * (size_t)(decode + 1);
   OK(bind_mixed(m, step, seqs, first, decode, extra, chunk, &err));
   double t0 = now_s();
   OK(kgrt_model_run(m, &err));
-  OK(kgrt_model_get_output(m, "next_token", &tok, sizeof tok, &err));
+  OK(kgrt_model_get_output(m, "next_token", tok, tok_bytes, &err));
   ms[0] = (now_s() - t0) * 1e3;
   t0 = now_s();
   for (int r = 0; r < MIX_RUNS; ++r)
     OK(kgrt_model_run(m, &err));
-  OK(kgrt_model_get_output(m, "next_token", &tok, sizeof tok, &err));
+  OK(kgrt_model_get_output(m, "next_token", tok, tok_bytes, &err));
   ms[1] = (now_s() - t0) / MIX_RUNS * 1e3;
   for (int replay = 1; replay >= 0; --replay) {
     OK(kgrt_model_set_replay(m, replay, &err));
@@ -162,7 +164,7 @@ static void mixed_step(kgrt_model_t *m, const char *name, kgrt_batch_t *step,
       OK(bind_mixed(m, step, seqs, first, decode, extra, chunk + r % 2, &err));
       OK(kgrt_model_run(m, &err));
     }
-    OK(kgrt_model_get_output(m, "next_token", &tok, sizeof tok, &err));
+    OK(kgrt_model_get_output(m, "next_token", tok, tok_bytes, &err));
     ms[3 - replay] = (now_s() - t0) / MIX_RUNS * 1e3;
   }
   OK(kgrt_model_set_replay(m, 1, &err));

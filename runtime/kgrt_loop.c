@@ -165,7 +165,10 @@ kgrt_status_t kgrt_model_run_steps(kgrt_model_t *model, uint32_t steps,
     /* dims that move every step: the graph updated every step where the
      * device can (else it would be captured and instantiated anew) */
     KGRT_RETURN_IF_ERROR(kgrt_model_launch_plan(
-        model, !stepped || dev->vtable->graph_update != NULL, err));
+        model,
+        !stepped || dev->vtable->graph_update != NULL ? KGRT_REPLAY_ALWAYS
+                                                      : KGRT_REPLAY_OFF,
+        err));
     if (collect != NULL)
       KGRT_RETURN_IF_ERROR(dev->vtable->buffer_copy(
           dev, model->program, model->loop.collect_addr + (uint64_t)s * per_step,

@@ -54,6 +54,7 @@ void kgrt_model_unload(kgrt_model_t *model) {
   kgrt_free(alloc, model->max_dims);
   kgrt_free(alloc, model->dims);
   kgrt_free(alloc, model->replay.dims);
+  kgrt_free(alloc, model->replay.seen);
   kgrt_free(alloc, model->loop.step_dims);
   kgrt_free(alloc, model->loop.links);
   kgrt_free(alloc, model);
@@ -290,12 +291,14 @@ kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *t
   model->dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof *model->dims);
   model->max_dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof *model->max_dims);
   model->replay.dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof(int64_t));
+  model->replay.seen = kgrt_calloc(&device->alloc, table->num_syms, sizeof(int64_t));
   model->loop.step_dims = kgrt_calloc(&device->alloc, table->num_syms, sizeof(int64_t));
   model->loop.links = kgrt_calloc(&device->alloc, table->num_inputs, sizeof(int32_t));
   model->replay.on = device->replay && device->vtable->graph_begin != NULL;
   kgrt_status_t st = KGRT_STATUS_OK;
   if (model->dims == NULL || model->max_dims == NULL || model->replay.dims == NULL ||
-      model->loop.step_dims == NULL || model->loop.links == NULL)
+      model->replay.seen == NULL || model->loop.step_dims == NULL ||
+      model->loop.links == NULL)
     st = kgrt_error_set(err, KGRT_STATUS_OUT_OF_MEMORY, "model %s: out of host memory",
                         name);
   if (st == KGRT_STATUS_OK)

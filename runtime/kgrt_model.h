@@ -50,6 +50,10 @@ struct kgrt_model {
     int on; /* kgrt_model_set_replay; starts as the device's */
     kgrt_device_graph_t *graph;
     int64_t *dims; /* num_syms */
+    /* kgrt_model_run: the dims of the run before, where it did not replay
+     * (launched one by one); the same dims again are captured */
+    int64_t *seen;
+    int has_seen;
   } replay;
   /* the device-resident loop (kgrt_loop.c, kgrt_model_run_steps) */
   struct {
@@ -112,8 +116,11 @@ KGRT_INTERNAL kgrt_status_t kgrt_model_check_ready(const kgrt_model_t *model,
                                                    kgrt_error_t *err);
 /* The plan's launches at the dims set now: with `replay` (and the model's
  * replay on), the graph captured at these dims replayed, else captured now
- * (or updated) and replayed; without, launched one by one. A rank that
- * fails breaks its communicator. */
+ * (or updated) and replayed; with KGRT_REPLAY_SEEN, dims other than the
+ * graph's are captured only where the run before had them too, else
+ * launched one by one; without, launched one by one. A rank that fails
+ * breaks its communicator. */
+enum { KGRT_REPLAY_OFF = 0, KGRT_REPLAY_ALWAYS = 1, KGRT_REPLAY_SEEN = 2 };
 KGRT_INTERNAL kgrt_status_t kgrt_model_launch_plan(kgrt_model_t *model, int replay,
                                                    kgrt_error_t *err);
 

@@ -1207,7 +1207,9 @@ static int run_and_check(kgrt_model_t *model, const float *x, const float *w, in
 }
 
 /* Replay: the graph captured at T = 3 is not the one T = 5 needs; new
- * input bytes at the same dims are read by the replayed graph. */
+ * input bytes at the same dims are read by the replayed graph. The rows
+ * take every way a run goes: new dims launched one by one (3, 5, 8), the
+ * dims of the run before captured (3) or updated to (5), replayed (3, 5). */
 static void test_replay(void) {
   test_model_t m;
   test_model_init(&m);

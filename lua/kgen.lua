@@ -18,6 +18,7 @@
 -- kgen/types.lua (dtypes, syms), kgen/ranks.lua (ranks), kgen/tensor.lua
 -- (tensors, inputs, weights, outputs), kgen/op.lua (kg.op, kg.node),
 -- kgen/template.lua (kg.template), kgen/helpers.lua (for op descriptions),
+-- kgen/gemm.lua (the GEMM templates' tiles and launch parameters),
 -- kgen/define.lua (--define's values and files).
 
 local S = require "kgen.state"
@@ -28,6 +29,7 @@ require "kgen.tensor"
 require "kgen.op"
 require "kgen.template"
 require "kgen.helpers"
+require "kgen.gemm"
 require "kgen.define"
 local Tensor = S.Tensor
 

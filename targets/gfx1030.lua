@@ -12,7 +12,7 @@ return {
   sgprs = 106,
   mma = {},
   peak = { bandwidth_gbps = 512, f16_tflops = 46, f32_tflops = 23 },
-  -- GEMM tiles per dtype (lua/ops/matmul.lua): no matrix cores, FMA for all
+  -- GEMM tiles per dtype (lua/kgen/gemm.lua): no matrix cores, FMA for all
   gemm = {
     f16 = { mma = "fma", bm = 64, bn = 64, bk = 16, waves_m = 2, waves_n = 2, stages = 2 },
     bf16 = { mma = "fma", bm = 64, bn = 64, bk = 16, waves_m = 2, waves_n = 2, stages = 2 },

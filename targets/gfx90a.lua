@@ -16,7 +16,7 @@ return {
     { op = "mfma", m = 32, n = 32, k = 8, a = "bf16", acc = "f32" },
   },
   peak = { bandwidth_gbps = 1638, f16_tflops = 191, f32_tflops = 48 },
-  -- GEMM tiles per dtype (lua/ops/matmul.lua; a model may override them):
+  -- GEMM tiles per dtype (lua/kgen/gemm.lua; a model may override them):
   -- workgroup tile bm x bn, k tiles of bk through `stages` LDS buffers,
   -- waves_m x waves_n waves, each multiplying with the `mma` instruction
   gemm = {

@@ -17,7 +17,7 @@ return {
     { op = "mfma", m = 16, n = 16, k = 16, a = "bf16", acc = "f32" },
   },
   peak = { bandwidth_gbps = 5300, f16_tflops = 1307, f32_tflops = 163 },
-  -- GEMM tiles per dtype (lua/ops/matmul.lua; a model may override them):
+  -- GEMM tiles per dtype (lua/kgen/gemm.lua; a model may override them):
   -- workgroup tile bm x bn, k tiles of bk through `stages` LDS buffers,
   -- waves_m x waves_n waves, each multiplying with the `mma` instruction
   gemm = {

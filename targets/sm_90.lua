@@ -22,7 +22,7 @@ return {
     { op = "mma", m = 16, n = 8, k = 16, a = "bf16", acc = "f32" },
   },
   peak = { bandwidth_gbps = 3350, bf16_tflops = 989, f16_tflops = 989, f32_tflops = 67 },
-  -- GEMM tiles per dtype (lua/ops/matmul.lua; a model may override them):
+  -- GEMM tiles per dtype (lua/kgen/gemm.lua; a model may override them):
   -- workgroup tile bm x bn, k tiles of bk through `stages` LDS buffers,
   -- waves_m x waves_n waves, each multiplying with the `mma` instruction
   gemm = {

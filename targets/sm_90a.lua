@@ -30,7 +30,7 @@ return {
     { op = "mma", m = 16, n = 8, k = 16, a = "bf16", acc = "f32" },
   },
   peak = { bandwidth_gbps = 3350, bf16_tflops = 989, f16_tflops = 989, f32_tflops = 67 },
-  -- GEMM tiles per dtype (lua/ops/matmul.lua; a model may override them):
+  -- GEMM tiles per dtype (lua/kgen/gemm.lua; a model may override them):
   -- workgroup tile bm x bn, k tiles of bk through `stages` LDS buffers,
   -- waves_m x waves_n units, each multiplying with the `mma` instruction: a
   -- unit is a wave, or for wgmma a warpgroup of 4 waves that owns one 64 x
@@ -40,7 +40,7 @@ return {
     bf16 = { mma = "wgmma", bm = 128, bn = 256, bk = 64, waves_m = 2, waves_n = 1, stages = 4 },
     f32 = { mma = "fma", bm = 64, bn = 64, bk = 16, waves_m = 2, waves_n = 2, stages = 2 },
   },
-  -- tiles for small grids (lua/ops/matmul.lua grid_tile): 128 x 128, each
+  -- tiles for small grids (lua/kgen/gemm.lua grid_tile): 128 x 128, each
   -- in about 0.65 of a 128 x 256 tile's time (0.58-0.73 measured at M = 512
   -- over K = 4096 and 14336), where twice the workgroups take fewer waves;
   -- 64 x 128 (one warpgroup), about 0.6, where even 128 x 128 leaves SMs
@@ -66,7 +66,7 @@ return {
       { mma = "mma", shape = { 16, 8, 16 }, bm = 64, bn = 32, waves_m = 2, waves_n = 2,
         cost = 0.25 } },
   },
-  -- the small-M GEMM's tile where its kernel can split K (lua/ops/matmul.lua
+  -- the small-M GEMM's tile where its kernel can split K (lua/kgen/gemm.lua
   -- gemm_params), in place of gemm_grid's choice, and the splits
   -- (gemm_splits): enough for wg_per_cu workgroups a compute unit, each
   -- split at least min_tiles k tiles. A decode step of up to 64 rows is
@@ -85,7 +85,7 @@ return {
     bf16 = { bm = 64, bn = 128, waves_m = 1 },
   },
   -- warp-level tiles (mma.sync): conv2d's, and a matmul tile override that
-  -- leaves no warpgroup tile (lua/ops/matmul.lua gemm_tile)
+  -- leaves no warpgroup tile (lua/kgen/gemm.lua gemm_tile)
   gemm_warp = {
     f16 = { mma = "mma", shape = { 16, 8, 16 }, bm = 128, bn = 256, bk = 64, waves_m = 2, waves_n = 4, stages = 3 },
     bf16 = { mma = "mma", shape = { 16, 8, 16 }, bm = 128, bn = 256, bk = 64, waves_m = 2, waves_n = 4, stages = 3 },

@@ -15,7 +15,6 @@
 -- GEMM data (targets/<arch>.lua gemm[dtype]), multiplied with the same
 -- fragment structs (templates/lib_mma.hip) as matmul.
 local kg = require "kgen"
-require "ops.matmul" -- kg.gemm_params
 local fail = kg.fail
 
 kg.template {
@@ -25,7 +24,7 @@ kg.template {
     "SHARED_BYTES", "STAGES", "SW", "T", "TILES_N", "WM", "WN" },
   libs = { "mma" },
   params = function(target, info)
-    -- the tile, fragment and checks of matmul's GEMM (lua/ops/matmul.lua);
+    -- the tile, fragment and checks of matmul's GEMM (lua/kgen/gemm.lua);
     -- the B tile (w rows of K elements) is copied VEC at a time, and each
     -- group is a batch of column tiles
     local p = kg.gemm_params("conv2d", target, { dtype = info.dtype, where = info.where,

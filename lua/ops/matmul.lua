@@ -112,8 +112,13 @@ local function add_gemm(node, v, m, mmax, gemv, small_m, split)
       for _, x in ipairs(node.variants) do x.hidden = "none" end
       -- each split's f32 products [split, M, N], and per tile of the
       -- smallest tile (KSPLIT_TILE square) the count of finished splits,
-      -- which the kernel keeps across runs (back to 0 by the last)
-      local ct = (small_m + KSPLIT_TILE - 1) // KSPLIT_TILE * ((n + KSPLIT_TILE - 1) // KSPLIT_TILE)
+      -- which the kernel keeps across runs (back to 0 by the last), for the
+      -- most rows a GEMM that splits serves: small_m, or a middle range's
+      -- (below: those whose 2 splits the parts hold)
+      local split_rows, hi = small_m, 2 * small_m
+      while hi < mmax and 2 * hi <= KSPLIT_MAX * small_m do split_rows, hi = hi, 2 * hi end
+      local ct = (split_rows + KSPLIT_TILE - 1) // KSPLIT_TILE
+        * ((n + KSPLIT_TILE - 1) // KSPLIT_TILE)
       node.extra_outputs = {
         { dtype = kg.dtypes.f32, shape = { KSPLIT_MAX, small_m, n }, hidden = true },
         { dtype = kg.dtypes.i32, shape = { ct }, hidden = true, persistent = true },

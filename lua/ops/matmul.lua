@@ -95,13 +95,18 @@ end
 --- epilogue chain, takes the node's hidden results, the f32 parts and the
 --- counts of finished splits (kg.gemm_params chooses the splits per target).
 local function add_gemm(node, v, m, mmax, gemv, small_m, split)
+  -- v for a range of at most `rows` rows (a copy; its params_info too)
+  local function for_rows(rows)
+    local r = {}
+    for key, x in pairs(v) do r[key] = x end
+    r.params_info = {}
+    for key, x in pairs(v.params_info) do r.params_info[key] = x end
+    r.params_info.m = rows
+    return r
+  end
   local lo = gemv and MMAX + 1 or nil
   if small_m and mmax > small_m then
-    local s = {}
-    for key, x in pairs(v) do s[key] = x end
-    s.params_info = {}
-    for key, x in pairs(v.params_info) do s.params_info[key] = x end
-    s.params_info.m = small_m
+    local s = for_rows(small_m)
     s.label = "gemm_small"
     s.select = { size = m, min = lo, max = small_m }
     local n = v.params_info.n
@@ -135,11 +140,7 @@ local function add_gemm(node, v, m, mmax, gemv, small_m, split)
     -- planned for small_m rows hold 2 splits of the range's rows
     local hi = 2 * small_m
     while hi < mmax do
-      local r = {}
-      for key, x in pairs(v) do r[key] = x end
-      r.params_info = {}
-      for key, x in pairs(v.params_info) do r.params_info[key] = x end
-      r.params_info.m = hi
+      local r = for_rows(hi)
       if s.params_info.split_k and 2 * hi <= KSPLIT_MAX * small_m then
         r.params_info.split_k, r.params_info.split_max = true, KSPLIT_MAX * small_m // hi
         r.hidden = "plain"

@@ -179,6 +179,7 @@ int kg_front_read_graph(lua_State *L, int graph, kg_graph_t *g, const char *path
     KG_TRY(kg_front_ident(L, lua_gettop(L), "name", "a sym", &g->syms[i].name, d));
     g->syms[i].max = kg_front_int(L, lua_gettop(L), "max", 0); /* sizes.c checks it */
     g->syms[i].rank = kg_front_bool(L, lua_gettop(L), "rank");
+    g->syms[i].count = kg_front_bool(L, lua_gettop(L), "count");
     if (!g->syms[i].name || kg_front_int(L, lua_gettop(L), "ordinal", -1) != i)
       return kg_error(d, "internal error: sym %d is not sym %d", i, i);
     lua_pop(L, 1);

@@ -197,6 +197,8 @@ typedef struct kg_sym {
   char *name;
   int64_t max;
   int rank; /* the model's rank (0 .. max), kernel arguments only (KGRT_SYM_RANK) */
+  int count; /* a count (0 .. max): launches' units and kernel arguments, never a
+                tensor's dims (KGRT_SYM_COUNT) */
 } kg_sym_t;
 
 typedef struct kg_output {

@@ -43,7 +43,8 @@ int kg_sizes_graph(const kg_graph_t *g, const char *path, kg_diag_t *d) {
     const char *file = where(g, t->producer, path, &line);
     for (int k = 0; k < t->rank; k++) {
       const kg_dim_t *dim = &t->dims[k];
-      if (dim->sym >= g->num_syms || (dim->sym >= 0 && g->syms[dim->sym].rank) ||
+      if (dim->sym >= g->num_syms ||
+          (dim->sym >= 0 && (g->syms[dim->sym].rank || g->syms[dim->sym].count)) ||
           (dim->sym < 0 && (dim->value < 1 || dim->value > KGRT_MAX_DIM)))
         return kg_error_at(d, file, line,
                            "%s: dim %d is %lld, not in 1 .. 2^31 - 1 (or a sym)", what,

@@ -83,9 +83,11 @@ void kg_table_header(const kg_graph_t *g, const kg_arch_build_t *arches, int n,
   for (int i = 0; i < g->num_syms; i++) {
     kg_buf_puts(out, "/* dim ");
     put_comment(out, g->syms[i].name);
-    kg_buf_printf(out, ": %d .. %lld%s */\n", g->syms[i].rank ? 0 : 1,
+    kg_buf_printf(out, ": %d .. %lld%s */\n", g->syms[i].rank || g->syms[i].count ? 0 : 1,
                   (long long)g->syms[i].max,
-                  g->syms[i].rank ? ", the model's rank (kgrt_model_join sets it)" : "");
+                  g->syms[i].rank    ? ", the model's rank (kgrt_model_join sets it)"
+                  : g->syms[i].count ? ", a count (sizes launches, not tensors)"
+                                     : "");
   }
   for (int i = 0; i < g->num_inputs; i++) {
     kg_buf_puts(out, "/* input  ");
@@ -163,7 +165,9 @@ void kg_table_index(const kg_graph_t *g, const kg_arch_build_t *arches, int n,
       kg_buf_puts(out, "    {\"");
       put_cstr(out, g->syms[i].name);
       kg_buf_printf(out, "\", %lld, %s},\n", (long long)g->syms[i].max,
-                    g->syms[i].rank ? "KGRT_SYM_RANK" : "0");
+                    g->syms[i].rank    ? "KGRT_SYM_RANK"
+                    : g->syms[i].count ? "KGRT_SYM_COUNT"
+                                       : "0");
     }
     kg_buf_puts(out, "};\n");
   }

@@ -121,7 +121,8 @@ void kgrt_model_held_memory(const kgrt_model_t *model, kgrt_memory_t *out_memory
  * (a new sequence). */
 kgrt_status_t kgrt_model_reset_state(kgrt_model_t *model, kgrt_error_t *err);
 
-/* Sets a run-time dim: 1 <= value <= the dim's max. */
+/* Sets a run-time dim: 1 <= value <= the dim's max (0 <= value for a count,
+ * KGRT_SYM_COUNT). */
 kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t value,
                                  kgrt_error_t *err);
 /* The current byte size of the input, weight or output called `name` (looked

@@ -9,6 +9,15 @@
 
 #include "kgrt_model.h"
 
+int64_t kgrt_sym_min(const kgrt_model_table_t *table, uint32_t sym) {
+  return kgrt_sym_is_rank(table, sym) || kgrt_sym_is_count(table, sym) ? 0 : 1;
+}
+
+int kgrt_dim_is_set(const kgrt_model_t *model, uint32_t sym) {
+  return kgrt_sym_is_rank(model->table, sym) ||
+         model->dims[sym] >= kgrt_sym_min(model->table, sym);
+}
+
 kgrt_status_t kgrt_model_find_dim(const kgrt_model_t *model, const char *sym,
                                   uint32_t *out_index, kgrt_error_t *err) {
   const kgrt_model_table_t *table = model->table;
@@ -36,10 +45,12 @@ kgrt_status_t kgrt_model_set_dim(kgrt_model_t *model, const char *sym, int64_t v
   const kgrt_model_table_t *table = model->table;
   uint32_t i = 0;
   KGRT_RETURN_IF_ERROR(kgrt_model_find_dim(model, sym, &i, err));
-  if (value < 1 || value > table->syms[i].max)
-    return kgrt_error_set(
-        err, KGRT_STATUS_OUT_OF_RANGE, "model %s: dim %s = %lld is out of range 1..%lld",
-        kgrt_table_name(table), sym, (long long)value, (long long)table->syms[i].max);
+  const int64_t min = kgrt_sym_min(table, i);
+  if (value < min || value > table->syms[i].max)
+    return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
+                          "model %s: dim %s = %lld is out of range %lld..%lld",
+                          kgrt_table_name(table), sym, (long long)value, (long long)min,
+                          (long long)table->syms[i].max);
   if (model->dims[i] != value)
     model->has_run = 0;
   model->dims[i] = value;

@@ -116,16 +116,18 @@ kgrt_status_t kgrt_model_run_steps(kgrt_model_t *model, uint32_t steps,
     if (model->loop.step_dims[i] == 0)
       continue;
     stepped = 1;
-    if (model->dims[i] == 0)
+    if (!kgrt_dim_is_set(model, i))
       return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
                             "model %s: dim %s is not set", name, table->syms[i].name);
     const int64_t last =
         model->dims[i] + model->loop.step_dims[i] * ((int64_t)steps - 1 + pending);
-    if (last < 1 || last > table->syms[i].max)
+    const int64_t min = kgrt_sym_min(table, i);
+    if (last < min || last > table->syms[i].max)
       return kgrt_error_set(
           err, KGRT_STATUS_OUT_OF_RANGE,
-          "model %s: dim %s would reach %lld in %u steps (range 1..%lld)", name,
-          table->syms[i].name, (long long)last, steps, (long long)table->syms[i].max);
+          "model %s: dim %s would reach %lld in %u steps (range %lld..%lld)", name,
+          table->syms[i].name, (long long)last, steps, (long long)min,
+          (long long)table->syms[i].max);
   }
   const kgrt_tensor_info_t *ct = NULL;
   kgrt_tensor_buffer_t *cb = NULL;

@@ -303,8 +303,11 @@ kgrt_status_t kgrt_model_load(kgrt_device_t *device, const kgrt_model_table_t *t
                         name);
   if (st == KGRT_STATUS_OK)
     st = kgrt_table_check_syms(table, err);
-  for (uint32_t i = 0; st == KGRT_STATUS_OK && i < table->num_syms; ++i)
+  for (uint32_t i = 0; st == KGRT_STATUS_OK && i < table->num_syms; ++i) {
     model->max_dims[i] = table->syms[i].max;
+    if (kgrt_sym_is_count(table, i))
+      model->dims[i] = -1; /* not set: 0 is a count's value */
+  }
   for (uint32_t i = 0; st == KGRT_STATUS_OK && i < table->num_inputs; ++i)
     model->loop.links[i] = -1;
   if (st == KGRT_STATUS_OK)

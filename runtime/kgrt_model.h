@@ -37,7 +37,7 @@ struct kgrt_model {
   const kgrt_model_table_t *table;
   const kgrt_arch_table_t *arch;
   kgrt_device_program_t *program;
-  int64_t *dims;     /* num_syms; 0: not set */
+  int64_t *dims;     /* num_syms; below kgrt_sym_min: not set */
   int64_t *max_dims; /* num_syms */
   kgrt_tensor_buffer_t *inputs, *weights, *outputs;
   uint64_t arena_raw;  /* as allocated */
@@ -91,6 +91,10 @@ KGRT_INTERNAL kgrt_status_t kgrt_model_zero(kgrt_model_t *model, uint64_t addr,
 
 /* Dim `sym`, one a caller may set or step (not the rank): its index in
  * *out_index; NOT_FOUND, or INVALID_ARGUMENT for the rank. */
+/* The least value dim `sym` takes: 0 for the rank and counts, else 1. */
+KGRT_INTERNAL int64_t kgrt_sym_min(const kgrt_model_table_t *table, uint32_t sym);
+/* Whether dim `sym` is set (the rank always is). */
+KGRT_INTERNAL int kgrt_dim_is_set(const kgrt_model_t *model, uint32_t sym);
 KGRT_INTERNAL kgrt_status_t kgrt_model_find_dim(const kgrt_model_t *model,
                                                 const char *sym, uint32_t *out_index,
                                                 kgrt_error_t *err);

@@ -22,7 +22,7 @@ static kgrt_status_t kgrt_model_check_ready_(const kgrt_model_t *model,
   const kgrt_model_table_t *table = model->table;
   const char *name = kgrt_table_name(table);
   for (uint32_t i = 0; i < table->num_syms; ++i)
-    if (model->dims[i] == 0 && !kgrt_sym_is_rank(table, i))
+    if (!kgrt_dim_is_set(model, i))
       return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
                             "model %s: dim %s is not set", name, table->syms[i].name);
   for (int kind = KGRT_TENSOR_INPUT; kind <= KGRT_TENSOR_WEIGHT; ++kind) {

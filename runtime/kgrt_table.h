@@ -49,6 +49,10 @@ typedef struct kgrt_expr {
  * sets it, a caller cannot. Only kernel arguments' values use it (the row
  * base of an embedding table split by rows); at most one per table. */
 #define KGRT_SYM_RANK 0x1u
+/* COUNT: a count that may be 0 (0 .. max), which sizes launches and kernel
+ * arguments but no tensor (the tokens of a step one path of a kernel takes,
+ * say): a launch whose units it makes 0 is skipped. */
+#define KGRT_SYM_COUNT 0x2u
 
 /* A named dimension bound at run time (rows T, say), with the largest value
  * the plan reserves memory for. */

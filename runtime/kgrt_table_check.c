@@ -59,20 +59,31 @@ int kgrt_sym_is_rank(const kgrt_model_table_t *table, uint32_t sym) {
   return (table->syms[sym].flags & KGRT_SYM_RANK) != 0;
 }
 
-/* Checks that an expression's symbols exist (the rank only where `rank_ok`:
- * a kernel argument's value) and, with every dim at its max, it neither
- * overflows nor (when `nonneg`) goes below 0. */
+int kgrt_sym_is_count(const kgrt_model_table_t *table, uint32_t sym) {
+  return (table->syms[sym].flags & KGRT_SYM_COUNT) != 0;
+}
+
+/* Checks that an expression's symbols exist (the rank and counts only where
+ * `special` allows: KGRT_SYM_RANK a kernel argument's value, KGRT_SYM_COUNT
+ * that and a kernel step's units and select) and, with every dim at its max,
+ * it neither overflows nor (when `nonneg`) goes below 0. */
 static kgrt_status_t kgrt_table_check_expr(const kgrt_model_table_t *table,
                                            const int64_t *max, const kgrt_expr_t *e,
-                                           int nonneg, int rank_ok, int64_t *out_max,
+                                           int nonneg, uint32_t special, int64_t *out_max,
                                            kgrt_error_t *err, const char *what) {
-  for (int i = 0; i < KGRT_EXPR_SYMS; ++i)
-    if (e->sym[i] >= 0 && ((uint32_t)e->sym[i] >= table->num_syms ||
-                           (!rank_ok && kgrt_sym_is_rank(table, (uint32_t)e->sym[i]))))
+  for (int i = 0; i < KGRT_EXPR_SYMS; ++i) {
+    if (e->sym[i] < 0)
+      continue;
+    const int known = (uint32_t)e->sym[i] < table->num_syms;
+    const uint32_t flags = known ? table->syms[e->sym[i]].flags : 0;
+    if (!known || (flags & ~special) != 0)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                             "model %s: %s uses dim %d of %u%s", kgrt_table_name(table),
                             what, e->sym[i], table->num_syms,
-                            (uint32_t)e->sym[i] < table->num_syms ? " (the rank)" : "");
+                            !known                  ? ""
+                            : flags & KGRT_SYM_RANK ? " (the rank)"
+                                                    : " (a count)");
+  }
   if (kgrt_expr_eval(e, max, out_max) != 0)
     return kgrt_error_set(err, KGRT_STATUS_OUT_OF_RANGE,
                           "model %s: %s overflows with every dim at its max",
@@ -117,7 +128,8 @@ static kgrt_status_t kgrt_table_check_tensors(const kgrt_model_table_t *table,
     for (uint32_t d = 0; d < t->rank; ++d) {
       const kgrt_dim_t *dim = &t->dims[d];
       if (dim->sym >= 0 ? (uint32_t)dim->sym >= table->num_syms ||
-                              kgrt_sym_is_rank(table, (uint32_t)dim->sym)
+                              kgrt_sym_is_rank(table, (uint32_t)dim->sym) ||
+                              kgrt_sym_is_count(table, (uint32_t)dim->sym)
                         : dim->value < 0)
         return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                               "model %s: %s %s: dim %u is bad", kgrt_table_name(table),
@@ -173,14 +185,16 @@ kgrt_status_t kgrt_table_check_syms(const kgrt_model_table_t *table, kgrt_error_
     if (s->name == NULL || s->max < 1)
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                             "model %s: dim %u has no name or a max below 1", name, i);
-    /* the rank: one, of a split model, up to its last rank */
-    if ((s->flags & ~(uint32_t)KGRT_SYM_RANK) != 0 ||
+    /* the rank: one, of a split model, up to its last rank; a count is no
+     * rank */
+    if ((s->flags & ~(uint32_t)(KGRT_SYM_RANK | KGRT_SYM_COUNT)) != 0 ||
+        s->flags == (KGRT_SYM_RANK | KGRT_SYM_COUNT) ||
         ((s->flags & KGRT_SYM_RANK) &&
          (++rank_syms > 1 || table->ranks < 2 || s->max != (int64_t)table->ranks - 1)))
       return kgrt_error_set(
           err, KGRT_STATUS_INVALID_ARGUMENT,
           "model %s: dim %s: bad flags 0x%x (one rank of a split model, "
-          "max ranks - 1)",
+          "max ranks - 1; or a count)",
           name, s->name, (unsigned)s->flags);
   }
   return KGRT_STATUS_OK;
@@ -369,13 +383,13 @@ kgrt_status_t kgrt_table_check_arch(const kgrt_model_table_t *table,
                             "model %s: %s: step %u has no args", name, arch->arch, s);
     int64_t units = 0;
     snprintf(what, sizeof what, "%s: step %u (%s) units", arch->arch, s, kern->name);
-    KGRT_RETURN_IF_ERROR(
-        kgrt_table_check_expr(table, max, &step->units, 1, 0, &units, err, what));
+    KGRT_RETURN_IF_ERROR(kgrt_table_check_expr(table, max, &step->units, 1,
+                                               KGRT_SYM_COUNT, &units, err, what));
     snprintf(what, sizeof what, "%s: step %u (%s) select", arch->arch, s, kern->name);
     int64_t select = 0;
     if (step->select.scale != 0)
-      KGRT_RETURN_IF_ERROR(
-          kgrt_table_check_expr(table, max, &step->select, 0, 0, &select, err, what));
+      KGRT_RETURN_IF_ERROR(kgrt_table_check_expr(table, max, &step->select, 0,
+                                                 KGRT_SYM_COUNT, &select, err, what));
     /* workgroups and threads in 64 bits without wrapping: a grid that wraps
      * to a small number would launch too few workgroups and report OK */
     uint64_t grid = ((uint64_t)units + step->per_block - 1) / step->per_block, threads;
@@ -394,8 +408,8 @@ kgrt_status_t kgrt_table_check_arch(const kgrt_model_table_t *table,
       snprintf(what, sizeof what, "%s: step %u (%s) argument %u", arch->arch, s,
                kern->name, i);
       if (kern->args[i].kind == KGRT_ARG_I64) {
-        KGRT_RETURN_IF_ERROR(
-            kgrt_table_check_expr(table, max, &a->value, 0, 1, &v, err, what));
+        KGRT_RETURN_IF_ERROR(kgrt_table_check_expr(
+            table, max, &a->value, 0, KGRT_SYM_RANK | KGRT_SYM_COUNT, &v, err, what));
         continue;
       }
       uint64_t capacity = 0;

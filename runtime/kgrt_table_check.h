@@ -28,6 +28,8 @@ KGRT_INTERNAL int kgrt_tensor_size(const kgrt_tensor_info_t *t, const int64_t *d
 
 /* Whether dim `sym` is the model's rank (KGRT_SYM_RANK). */
 KGRT_INTERNAL int kgrt_sym_is_rank(const kgrt_model_table_t *table, uint32_t sym);
+/* Whether dim `sym` is a count (KGRT_SYM_COUNT: 0 .. max, no tensor's). */
+KGRT_INTERNAL int kgrt_sym_is_count(const kgrt_model_table_t *table, uint32_t sym);
 
 /* The kind of code object a triple names: 0 amdgcn (hsaco), 1 nvptx
  * (cubin), -1 one kgrt does not validate. */

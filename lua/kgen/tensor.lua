@@ -34,7 +34,10 @@ local function check_shape(what, shape)
   local out = {}
   for i = 1, #shape do
     local d = shape[i]
-    if kg.is_sym(d) then
+    if kg.is_count(d) then
+      fail("%s: dim %d is sym %s, a count (it may be 0): counts size launches, not tensors",
+        what, i, tostring(d))
+    elseif kg.is_sym(d) then
       out[i] = d
     elseif math.type(d) == "integer" and d >= 1 then
       if d > kg.max_dim then

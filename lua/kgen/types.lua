@@ -1,7 +1,8 @@
 -- kgen/types.lua - dtypes and symbolic dims: their handles, kg.sym, and
 -- shapes as text.
 -- Needs: kgen/state.lua. Gives: kg.dtypes, kg.dtype_codes, kg.is_dtype,
--- kg.sym, kg.is_sym, kg.shape_str, kg.same_shape; S.Sym, S.dim_str.
+-- kg.sym, kg.is_sym, kg.is_count, kg.shape_str, kg.same_shape; S.Sym,
+-- S.dim_str.
 local S = require "kgen.state"
 local kg, dtype_rec, sym_rec = S.kg, S.dtype_rec, S.sym_rec
 local new_handle, handle_mt, field = S.new_handle, S.handle_mt, S.field
@@ -77,8 +78,12 @@ function kg.same_shape(a, b)
   return true
 end
 
---- sym(name, max): a dimension bound at run time, at most `max`.
-function kg.sym(name, max)
+--- sym(name, max [, {count = true}]): a dimension bound at run time, at
+--- most `max`. A count may also be 0 (the tokens of a step that one path of
+--- a kernel takes, say): it sizes launches and kernel arguments (an op's
+--- tile_units and dim_args), never a tensor's shape; a launch it makes empty
+--- is skipped (KGRT_SYM_COUNT).
+function kg.sym(name, max, opts)
   check_name("sym", name)
   if name == "rank" then fail("sym rank: the name is kgen's (a split model's rank)") end
   if math.type(max) ~= "integer" or max < 1 then
@@ -87,13 +92,25 @@ function kg.sym(name, max)
   if max > kg.max_dim then
     fail("sym %s: max %d is more than 2^31 - 1 (kernels index within a dim with 32-bit ints)", name, max)
   end
+  if opts ~= nil and type(opts) ~= "table" then
+    fail("sym %s: the third argument must be a table of options ({count = true})", name)
+  end
+  for k, v in pairs(opts or {}) do
+    if k ~= "count" then fail("sym %s: unknown option %s (count)", name, tostring(k)) end
+    if type(v) ~= "boolean" then fail("sym %s: option count must be true or false", name) end
+  end
   for _, s in ipairs(graph.syms) do
     if s.name == name then fail("sym %s: declared twice", name) end
   end
   if #graph.syms >= kg.max_syms then fail("sym %s: more than %d syms", name, kg.max_syms) end
-  local s = { name = name, max = max, ordinal = #graph.syms }
+  local s = { name = name, max = max, ordinal = #graph.syms, count = opts and opts.count or nil }
   graph.syms[#graph.syms + 1] = s
   return new_handle(sym_rec, s, Sym)
+end
+
+--- Whether v is a count sym (kg.sym's {count = true}).
+function kg.is_count(v)
+  return kg.is_sym(v) and sym_rec[v].count == true
 end
 
 S.Sym, S.dim_str = Sym, dim_str

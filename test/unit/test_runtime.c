@@ -595,9 +595,9 @@ static void test_rank_sym(void) {
   rs[1].max = 2; /* ranks 0 .. 1 */
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
   rs[1].max = 1;
-  rs[0].flags = 0x2; /* a flag kgrt does not know */
+  rs[0].flags = 0x4; /* a flag kgrt does not know */
   CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
-  CHECK(contains(err.message, "dim T: bad flags 0x2"));
+  CHECK(contains(err.message, "dim T: bad flags 0x4"));
   rs[0].flags = 0;
 
   /* not a size: a buffer's bytes, a grid, a tensor's dim */
@@ -632,6 +632,71 @@ static void test_rank_sym(void) {
   kgrt_model_unload(model);
   kgrt_device_close(dev);
 #undef RANK_MODEL
+}
+
+/* A count (KGRT_SYM_COUNT): 0 .. max, a launch's units and kernel arguments
+ * only; a launch it makes empty is skipped. Here step 0 computes the first N
+ * rows of y (N a count), so rows past N stay the arena's poison. */
+static void test_count_sym(void) {
+  test_model_t m;
+  kgrt_error_t err;
+  kgrt_sym_t cs[] = {{"T", T_MAX, 0}, {"N", T_MAX, KGRT_SYM_COUNT}};
+#define COUNT_MODEL()                                                                    \
+  do {                                                                                   \
+    test_model_init(&m);                                                                 \
+    m.table.syms = cs;                                                                   \
+    m.table.num_syms = 2;                                                                \
+    m.steps[0].units = expr(COLS, 1);                                                    \
+  } while (0)
+
+  /* not a tensor's dim, a buffer's bytes, nor with the rank's flag */
+  kgrt_tensor_info_t in = inputs[0];
+  in.dims[0].sym = 1;
+  COUNT_MODEL();
+  m.table.inputs = &in;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "input x: dim 0 is bad"));
+  COUNT_MODEL();
+  m.step0_args[0].bytes = expr(4 * COLS, 1);
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "(a count)"));
+  COUNT_MODEL();
+  cs[1].flags = KGRT_SYM_COUNT | KGRT_SYM_RANK;
+  CHECK_EQ(load_status("sim", &m.table, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(err.message, "dim N: bad flags 0x3"));
+  cs[1].flags = KGRT_SYM_COUNT;
+
+  COUNT_MODEL();
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *model = NULL;
+  float x[T_MAX * COLS], w[COLS], out[T_MAX];
+  fill_data(x, w, T_MAX);
+  CHECK_EQ(kgrt_device_open("sim", NULL, &dev, NULL), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_load(dev, &m.table, &model, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_set_dim(model, "T", T_MAX, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_set_weight(model, "w", w, sizeof w, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_set_input(model, "x", x, sizeof x, &err), KGRT_STATUS_OK);
+  /* not set until set, 0 included */
+  CHECK_EQ(kgrt_model_run(model, &err), KGRT_STATUS_FAILED_PRECONDITION);
+  CHECK(contains(err.message, "dim N is not set"));
+  CHECK_EQ(kgrt_model_set_dim(model, "N", -1, &err), KGRT_STATUS_OUT_OF_RANGE);
+  CHECK_EQ(kgrt_model_set_dim(model, "N", T_MAX + 1, &err), KGRT_STATUS_OUT_OF_RANGE);
+  CHECK_STR(err.message, "model blocks: dim N = 9 is out of range 0..8");
+  CHECK_EQ(kgrt_model_set_dim(model, "T", 0, &err), KGRT_STATUS_OUT_OF_RANGE);
+  CHECK_EQ(kgrt_model_set_dim(model, "N", 0, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_run(model, &err), KGRT_STATUS_OK); /* step 0 skipped */
+  CHECK_EQ(kgrt_model_get_output(model, "out", out, sizeof out, &err), KGRT_STATUS_OK);
+  for (int row = 0; row < T_MAX; ++row)
+    CHECK(isnan(out[row]));
+  /* 2 rows: 64 elements, one workgroup of step 0's 64 */
+  CHECK_EQ(kgrt_model_set_dim(model, "N", 2, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_run(model, &err), KGRT_STATUS_OK);
+  CHECK_EQ(kgrt_model_get_output(model, "out", out, sizeof out, &err), KGRT_STATUS_OK);
+  for (int row = 0; row < T_MAX; ++row)
+    CHECK(row < 2 ? close_enough(out[row], row_ref(x, w, row)) : isnan(out[row]));
+  kgrt_model_unload(model);
+  kgrt_device_close(dev);
+#undef COUNT_MODEL
 }
 
 /* Grids and the arena in 64 bits: sizes that wrap to small numbers are
@@ -1406,6 +1471,7 @@ int main(int argc, char **argv) {
       test_abi_errors();
       test_table_errors();
       test_rank_sym();
+      test_count_sym();
       test_size_overflow();
       test_unknown_triple();
       test_sim_image_errors();

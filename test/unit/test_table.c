@@ -11,7 +11,7 @@ int main(void) {
   kg_graph_t g;
   memset(&g, 0, sizeof g);
   g.model = "m";
-  kg_sym_t sym = {"T*/ int pwned; /*\"", 8, 0};
+  kg_sym_t sym = {"T*/ int pwned; /*\"", 8, 0, 0};
   g.syms = &sym;
   g.num_syms = 1;
   kg_tensor_t t;

@@ -176,6 +176,7 @@ c_consts! {
     pub const KGRT_DTYPE_Q4_K: kgrt_dtype_t = 6;
     pub const KGRT_DTYPE_Q6_K: kgrt_dtype_t = 7;
     pub const KGRT_SYM_RANK: u32 = 0x1;
+    pub const KGRT_SYM_COUNT: u32 = 0x2;
     pub const KGRT_TENSOR_STATE: u32 = 0x1;
     pub const KGRT_SPACE_ARENA: kgrt_space_t = 0;
     pub const KGRT_SPACE_INPUT: kgrt_space_t = 1;

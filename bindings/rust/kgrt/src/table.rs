@@ -40,6 +40,8 @@ pub struct Sym {
     pub max: i64,
     /// The model's rank in its communicator (set by kgrt, not the caller).
     pub rank: bool,
+    /// A count: 0 ..= max, sizing launches, not tensors (KGRT_SYM_COUNT).
+    pub count: bool,
 }
 
 /// One dimension of a tensor: a constant or a named dim.
@@ -107,6 +109,7 @@ impl<'t> Table<'t> {
                     name: unsafe { str_from(s.name) }.to_string(),
                     max: s.max,
                     rank: s.flags & sys::KGRT_SYM_RANK != 0,
+                    count: s.flags & sys::KGRT_SYM_COUNT != 0,
                 }
             })
             .collect()

@@ -48,7 +48,8 @@
 extern "C" __global__ void __launch_bounds__({{BLOCK}})
 {{KERNEL}}(KG_GLOBAL(const {{Q_T}}) q, KG_GLOBAL(const {{Q_T}}) k, KG_GLOBAL(const {{Q_T}}) v,{{#if PAGED}}
     KG_GLOBAL(const int) pos, KG_GLOBAL(const int) seq, KG_GLOBAL(const int) ctx, KG_GLOBAL(const int) bt,{{/if}}
-    KG_GLOBAL({{Q_T}}) out,{{#if SCRATCH}} KG_GLOBAL(float) part, KG_GLOBAL(int) cnt,{{/if}} long tq, long sk, long layer) {
+    KG_GLOBAL({{Q_T}}) out,{{#if SCRATCH}} KG_GLOBAL(float) part, KG_GLOBAL(int) cnt,{{/if}} long tq, long sk, long layer{{#if FIRST}},
+    long first{{/if}}) {
   typedef {{Q_T}} T;
   typedef {{FRAG}}<T, {{LDQ}}> F;  /* Q and K tiles (and V, [BN][LDQ]) */
   typedef {{FRAG}}<T, {{LDP}}> FP; /* a wave's P tile */
@@ -105,10 +106,23 @@ extern "C" __global__ void __launch_bounds__({{BLOCK}})
   const int bid = (int)blockIdx.x;
   const int rest = (int)(bid % {{REPEAT}});
   const int kvh = rest / {{SPLITS}}, split = rest % {{SPLITS}};
-  const int rows = (int)tq * G;
+{{#if FIRST}}  /* the step's first `first` tokens are another launch's (the decode path's,
+   * paged_attention's decode_tokens): this one takes tokens first .. tq - 1,
+   * its grid sized for all tq (the workgroups past its tiles return) */
+  {
+    const long t0 = first < 0 ? 0 : first > tq ? tq : first;
+    q = kg_gofs(q, t0 * H * D);
+    out = kg_gofs(out, t0 * H * D);
+    pos = kg_gofs(pos, t0);
+    seq = kg_gofs(seq, t0);
+    tq -= t0;
+  }
+{{/if}}  const int rows = (int)tq * G;
   const int tiles = (rows + BM - 1) / BM;
   const int r0 = (tiles - 1 - bid / {{REPEAT}}) * BM;
-{{#if PAGED}}  /* the tile's tokens t_lo .. t_hi, of sequences taken one a pass below */
+{{#if FIRST}}  if (r0 < 0)
+    return;
+{{/if}}{{#if PAGED}}  /* the tile's tokens t_lo .. t_hi, of sequences taken one a pass below */
   const int t_lo = r0 / G;
   const int t_hi = ((r0 + BM < rows ? r0 + BM : rows) - 1) / G;
   constexpr int CTX_MAX = {{MAXB}} * {{BS}}; /* a sequence's keys at most */

@@ -92,6 +92,8 @@ KG_INLINE float kg_cos(float x) { return __builtin_cosf(x); }
  * 128-bit load or store). */
 template <typename T> KG_INLINE T kg_ld(const T *p, long i) { return p[i]; }
 template <typename T> KG_INLINE void kg_st(T *p, long i, T v) { p[i] = v; }
+/* The buffer from element n on (0 <= n, within it). */
+template <typename T> KG_INLINE T *kg_gofs(T *p, long n) { return p + n; }
 template <typename T, int N> struct __attribute__((aligned(sizeof(T) * N))) kg_vec {
   T v[N];
 };

@@ -134,6 +134,8 @@ KG_INLINE float kg_cos(float x) { return cosf(x); }
  * so a vector of 16 bytes is one 128-bit access (ld.global.v4 / st.global.v4). */
 template <typename T> KG_INLINE T kg_ld(const T *p, long i) { return p[i]; }
 template <typename T> KG_INLINE void kg_st(T *p, long i, T v) { p[i] = v; }
+/* The buffer from element n on (0 <= n, within it). */
+template <typename T> KG_INLINE T *kg_gofs(T *p, long n) { return p + n; }
 template <typename T, int N> struct __align__(sizeof(T) * N) kg_vec {
   T v[N];
 };

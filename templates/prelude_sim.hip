@@ -200,6 +200,19 @@ template <typename T> KG_INLINE const void *kg_sim_addr(kg_gptr<T> p, long i) {
   return (const void *)((__UINTPTR_TYPE__)p.p + (__UINTPTR_TYPE__)i * sizeof(T));
 }
 
+/* The buffer from element n on: an n outside it leaves no bytes, so any
+ * access through the result fails its check. */
+template <typename T> KG_INLINE kg_gptr<T> kg_gofs(kg_gptr<T> p, long n) {
+  const unsigned long long skip = (unsigned long long)n * sizeof(T);
+  if (n < 0 || skip > p.bytes) {
+    p.bytes = 0;
+    return p;
+  }
+  p.p = (T *)kg_sim_addr(p, n);
+  p.bytes -= skip;
+  return p;
+}
+
 /* Global memory: element and vector accesses, each checked first (the check
  * does not return when the access is out of range). */
 template <typename T>

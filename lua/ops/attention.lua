@@ -225,7 +225,7 @@ end
 kg.template {
   name = "attention",
   holes = { "BM", "BN", "BNW", "BS", "CAP_IN", "CAP_OUT", "CAUSAL", "D", "DIRECT", "DP",
-    "FINAL", "FM", "FRAG", "G", "GATHER", "H", "KJS", "KVS", "LSTRIDE", "LDP", "LDQ", "LDR", "LDV",
+    "FINAL", "FIRST", "FM", "FRAG", "G", "GATHER", "H", "KJS", "KVS", "LSTRIDE", "LDP", "LDQ", "LDR", "LDV",
     "MAXB", "MINT", "NBLK", "OLDKV", "PAGED", "PARTIAL", "PLAIN", "PTD", "Q_T", "REPEAT", "RTMAX",
     "SCALE2", "SCRATCH", "SHARED_BYTES", "SOFTCAP", "SPLITS", "SPLITW", "STAGES", "STREAM", "TD",
     "WINDOW",
@@ -349,7 +349,7 @@ local function describe(q, k, v, a, where)
     LSTRIDE = tostring(info.lstride), KVS = tostring(info.kvs), KJS = tostring(info.kjs),
     CAUSAL = a.causal and "1" or "", WINDOW = a.window and tostring(a.window) or "",
     OLDKV = a.appended and "1" or "",
-    PAGED = "", BS = "", MAXB = "", NBLK = "", PTD = tostring(info.td),
+    PAGED = "", BS = "", MAXB = "", NBLK = "", PTD = tostring(info.td), FIRST = "",
   }
   return info, holes, tq, s_size
 end
@@ -458,13 +458,20 @@ kg.op {
 -- tokens this step: seq_tokens <= TD, a sym the plan picks the path by)
 -- splits each sequence's keys over SPLITS workgroups from its context
 -- alone; prefill takes a sequence's keys up to its tile's last position.
+--   decode_tokens = D (a count sym): the step's first D tokens are D
+-- sequences of one token each (sequences 0 .. D - 1; kgrt_batch_bind counts
+-- them). Where seq_tokens is past TD (a prefill chunk in the step), the
+-- decode path takes those D tokens in a launch of its own, and the flash
+-- path the tokens after them: a decoding sequence beside a prefill costs its
+-- split context, not a pass of a flash tile, and its rows are the bytes it
+-- gets in a step of decoding sequences alone.
 -- Out-of-range inputs stay inside memory: a sequence id outside [0, B)
 -- gives its rows zeros, positions are clamped to [-1, MAXB BS] (-1: the
 -- row sees nothing), contexts to [0, MAXB BS], a block outside the pool
 -- reads zeros.
 kg.op {
   name = "paged_attention",
-  doc = "attention of a batch of sequences over paged KV pools: q [T, H, D]; k, v [L, KVH, NB x block_size, D]; pos, seq i32 [T]; ctx i32 [B]; blocks i32 [B, MAXB] (see ops/attention.lua)",
+  doc = "attention of a batch of sequences over paged KV pools: q [T, H, D]; k, v [L, KVH, NB x block_size, D]; pos, seq i32 [T]; ctx i32 [B]; blocks i32 [B, MAXB]; seq_tokens, decode_tokens pick the paths (see ops/attention.lua)",
   inputs = { "q", "k", "v", "pos", "seq", "ctx", "blocks" },
   attrs = {
     scale = { type = "number", check = positive },
@@ -481,6 +488,12 @@ kg.op {
     -- an integer): the plan runs the decode path where it is at most TD
     seq_tokens = { check = function(v)
       return (math.type(v) == "integer" and v >= 1) or kg.is_sym(v), "must be a sym or an integer >= 1"
+    end },
+    -- the step's first tokens that are sequences of one token each (a count
+    -- sym the host sets, 0 up): where seq_tokens is past TD the decode path
+    -- takes them in a launch of its own and the flash path the rest
+    decode_tokens = { check = function(v)
+      return kg.is_count(v), "must be a count sym (sym(name, max, {count = true}))"
     end },
     tile = { check = check_tile(TILE_KEYS, "bm, bn, waves, stages") },
     decode = { check = check_tile(DECODE_KEYS, "bn, waves, stages, splits, min_tiles") },
@@ -538,25 +551,39 @@ kg.op {
     local r_max = kg.is_sym(rows) and rows.max or rows
     local has_decode = r_min <= info.td
     local has_prefill = r_max > info.td
-    holes.SCRATCH = has_decode and "1" or ""
+    -- the leading one-token sequences beside a prefill: at most one a sequence
+    -- and a token (D <= T, which the host keeps: kgrt_batch_bind)
+    local lead = has_prefill and a.decode_tokens or nil
+    if lead and (lead.max > info.t_max or lead.max > b_max) then
+      fail("paged_attention: decode_tokens can reach %d, past the %d tokens or %d sequences of a step",
+        lead.max, info.t_max, b_max)
+    end
+    holes.SCRATCH = (has_decode or lead) and "1" or ""
     node.variants = {}
-    local function variant(mode, sel)
+    local function variant(mode, sel, units, first)
       local hl, pi = copy(holes), copy(info)
       pi.mode = mode
       hl.PARTIAL = mode == "decode" and "1" or ""
       -- decode: the key tiles of a row tile's sequences in one stream
       hl.STREAM = hl.PARTIAL
+      hl.FIRST = first and "1" or ""
       node.variants[#node.variants + 1] = {
         template = "attention", label = "paged_" .. mode, grid = "tiles",
-        tile_units = { tq, info.g }, dim_args = { tq, nb, info.layer }, holes = hl,
+        tile_units = { units, info.g }, dim_args = { units, nb, info.layer, first }, holes = hl,
         params_info = pi, select = sel,
       }
     end
+    local wide = has_decode and { size = rows, min = info.td + 1 } or nil
     if has_prefill then
-      variant("prefill", has_decode and { size = rows, min = info.td + 1 } or nil)
+      -- with decode_tokens: the grid of all T tokens, the first D the decode
+      -- launch's (below, the same kernel as the decode path's)
+      variant("prefill", wide, tq, lead)
+      if lead then variant("decode", wide, lead) end
     end
     if has_decode then
-      variant("decode", has_prefill and { size = rows, max = info.td } or nil)
+      variant("decode", has_prefill and { size = rows, max = info.td } or nil, tq)
+    end
+    if has_decode or lead then
       node.extra_outputs = {
         { dtype = kg.dtypes.f32, shape = { PSMAX, tdp, info.h, info.d + 4 }, hidden = true },
         { dtype = kg.dtypes.i32, shape = { info.kvh * info.rtmax }, hidden = true,
@@ -565,7 +592,8 @@ kg.op {
     end
     -- of the pools, at most B sequences' whole block tables (the contexts
     -- are data: a bound, not the count)
-    node.moved = moved(q, k, info, { nb, maxb * a.block_size, info.kvh, info.d }, has_decode)
+    node.moved = moved(q, k, info, { nb, maxb * a.block_size, info.kvh, info.d },
+      has_decode or lead ~= nil)
     node.out_dtype, node.out_shape = q.dtype, q.shape
   end,
 }

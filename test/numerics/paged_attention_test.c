@@ -12,10 +12,12 @@
  * decoding sequences of contexts 1 to 384 (the decode path), 32 of 129 to
  * 300 (the decode path over many row tiles: fewer splits), sequences of
  * 1 to 4 tokens (decode, several rows a sequence), prefill chunks of 1 to
- * 100 tokens beside single tokens (the flash path), each against the
- * float64 attention of each sequence alone (NMSE: f16 1e-6, bf16 1e-4; NaN
- * fails). Then batch invariance: one sequence alone, among 3 and among 8
- * (other neighbours, other blocks), on each path: its rows must be the same
+ * 100 tokens beside single tokens (the flash path), six decoding sequences
+ * before two chunks (case 1's decode_tokens: a decode launch and a flash
+ * launch), each against the float64 attention of each sequence alone (NMSE:
+ * f16 1e-6, bf16 1e-4; NaN fails). Then batch invariance: one sequence
+ * alone, among 3 and among 8 (other neighbours, other blocks), on each path,
+ * and (case 1) a decoding sequence beside chunks: its rows must be the same
  * bytes. */
 #include <math.h>
 #include <stdint.h>
@@ -242,15 +244,18 @@ static int run_batch(kgrt_device_t *dev, const char *spec, const char *what,
                      const pa_seq_t *seqs, int nseq, unsigned char **out) {
   kgrt_error_t err;
   kgrt_model_t *m = NULL;
-  int T = 0, Q = 0;
+  int T = 0, Q = 0, D = 0;
   for (int s = 0; s < nseq; s++) {
     T += seqs[s].n;
     Q = seqs[s].n > Q ? seqs[s].n : Q;
   }
+  while (D < nseq && seqs[D].n == 1) /* the leading one-token sequences */
+    D++;
   if (kgrt_model_load(dev, &KN_TABLE, &m, &err) != KGRT_STATUS_OK ||
       kgrt_model_set_dim(m, "T", T, &err) != KGRT_STATUS_OK ||
       kgrt_model_set_dim(m, "B", nseq, &err) != KGRT_STATUS_OK ||
-      kgrt_model_set_dim(m, "Q", Q, &err) != KGRT_STATUS_OK) {
+      kgrt_model_set_dim(m, "Q", Q, &err) != KGRT_STATUS_OK ||
+      kgrt_model_set_dim(m, "D", D, &err) != KGRT_STATUS_OK) {
     printf("FAIL %s %s: load: %s\n", spec, what, err.message);
     failures++;
     kgrt_model_unload(m);
@@ -301,8 +306,8 @@ static int run_batch(kgrt_device_t *dev, const char *spec, const char *what,
              ci, nmse, bound, nan);
       failures++;
     } else {
-      printf("ok   %s %s case %d: T %d B %d Q %d NMSE %.3g\n", spec, what, ci, T, nseq, Q,
-             nmse);
+      printf("ok   %s %s case %d: T %d B %d Q %d D %d NMSE %.3g\n", spec, what, ci, T,
+             nseq, Q, D, nmse);
     }
   }
   for (int ci = 0; ci < NCASES; ci++)
@@ -322,9 +327,9 @@ static const unsigned char *rows_of(const pa_seq_t *seqs, int at, int ci,
   return out[ci] + t * c->h * c->d * (int64_t)kn_dtype_size(dtype);
 }
 
-/* One sequence alone, among 3 and among 8: the same bytes. */
+/* One sequence alone, among 3 and among 8: the same bytes (cases c0 on). */
 static void check_invariance(kgrt_device_t *dev, const char *spec, const char *path,
-                             const pa_seq_t *alone, const pa_seq_t *b3, int at3,
+                             int c0, const pa_seq_t *alone, const pa_seq_t *b3, int at3,
                              const pa_seq_t *b8, int n8, int at8) {
   unsigned char *o1[NCASES], *o3[NCASES], *o8[NCASES];
   const size_t es = kn_dtype_size(dtype);
@@ -341,7 +346,7 @@ static void check_invariance(kgrt_device_t *dev, const char *spec, const char *p
   rc = rc || run_batch(dev, spec, what, b3, 3, o3);
   snprintf(what, sizeof what, "%s among %d", path, n8);
   rc = rc || run_batch(dev, spec, what, b8, n8, o8);
-  for (int ci = 0; ci < NCASES && rc == 0; ci++) {
+  for (int ci = c0; ci < NCASES && rc == 0; ci++) {
     const size_t bytes = (size_t)alone->n * cases[ci].h * cases[ci].d * es;
     const unsigned char *a = rows_of(alone, 0, ci, o1);
     checked++;
@@ -393,17 +398,28 @@ static void run_device(const char *spec) {
   static const pa_seq_t mixed[] = {
       {14, 1, 300}, {15, 37, 37}, {16, 100, 150}, {17, 2, 384}, {18, 20, 20}};
   run_batch(dev, spec, "prefill mixed", mixed, 5, out);
+  /* decoding sequences first, then prefill chunks: case 1's decode_tokens
+   * puts the first six on the decode path, the rest on the flash path */
+  static const pa_seq_t lead[] = {{50, 1, 300}, {51, 1, 17},  {52, 1, 129},  {53, 1, 64},
+                                  {54, 1, 1},   {55, 1, 384}, {56, 40, 100}, {57, 3, 3}};
+  run_batch(dev, spec, "decode beside prefill", lead, 8, out);
   /* batch invariance, on each path */
   static const pa_seq_t d1[] = {{20, 1, 250}};
   static const pa_seq_t d3[] = {{21, 1, 40}, {20, 1, 250}, {22, 1, 384}};
   static const pa_seq_t d8[] = {{23, 1, 3},  {24, 1, 300}, {25, 1, 77}, {26, 1, 128},
                                 {27, 1, 16}, {20, 1, 250}, {28, 1, 1},  {29, 1, 200}};
-  check_invariance(dev, spec, "decode", d1, d3, 1, d8, 8, 5);
+  check_invariance(dev, spec, "decode", 0, d1, d3, 1, d8, 8, 5);
+  /* a decoding sequence beside prefill chunks takes the decode path (case 1,
+   * decode_tokens): the bytes it gets among decoding sequences alone */
+  static const pa_seq_t m3[] = {{21, 1, 40}, {20, 1, 250}, {60, 30, 200}};
+  static const pa_seq_t m8[] = {{23, 1, 3},   {24, 1, 300}, {25, 1, 77}, {20, 1, 250},
+                                {26, 1, 128}, {61, 50, 50}, {62, 2, 90}, {63, 7, 7}};
+  check_invariance(dev, spec, "decode beside prefill", 1, d1, m3, 1, m8, 8, 3);
   static const pa_seq_t p1[] = {{30, 30, 200}};
   static const pa_seq_t p3[] = {{31, 5, 90}, {32, 60, 60}, {30, 30, 200}};
   static const pa_seq_t p8[] = {{33, 1, 17}, {34, 7, 300}, {30, 30, 200}, {35, 33, 40},
                                 {36, 2, 2},  {37, 1, 384}, {38, 19, 19},  {39, 3, 64}};
-  check_invariance(dev, spec, "prefill", p1, p3, 2, p8, 8, 2);
+  check_invariance(dev, spec, "prefill", 0, p1, p3, 2, p8, 8, 2);
   for (int ci = 0; ci < NCASES; ci++)
     free(out[ci]);
   kgrt_device_close(dev);

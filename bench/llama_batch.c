@@ -19,8 +19,10 @@
  *      kernel's summed device time;
  *   5. steps as a server mixes them (kgen-serve: decoding sequences and a
  *      prompt chunk of another in one step): 64 sequences decoding beside
- *      a chunk of C tokens at position 256 of a new sequence, and the
- *      chunk alone, C in 184 and 447 (64 + 448 = 512 the table's T): the
+ *      a chunk of C tokens at position 256 of a new sequence, the same
+ *      with the count D set to 0 (every token on the attention's flash
+ *      path, as before decode_tokens: "flash_all"), and the chunk alone,
+ *      C in 184 and 447 (64 + 448 = 512 the table's T): the
  *      first run (graph capture), the mean of 8 replays (host wall clock),
  *      steps alternating between C and C + 1 tokens (a new graph each step)
  *      with graph replay on and off, and profiles of the 184-token steps.
@@ -110,8 +112,12 @@ static void print_profile(kgrt_model_t *m, const char *name, int batch) {
 }
 
 /* 5.: mixed steps, decoding sequences (seqs[0..decode), each one token at
- * PROMPT + 64) beside a chunk of `chunk` tokens at MIX_POS of `extra`. */
+ * PROMPT + 64) beside a chunk of `chunk` tokens at MIX_POS of `extra`. With
+ * `flash_all` the count D is set to 0 after the bind: every token on the
+ * attention's flash path, as before the decode path took the decoding
+ * sequences of a mixed step (lua/ops/attention.lua's decode_tokens). */
 enum { MIX_POS = 256, MIX_RUNS = 8 };
+static int flash_all;
 static kgrt_status_t bind_mixed(kgrt_model_t *m, kgrt_batch_t *step, kgrt_kv_seq_t **seqs,
                                 const int32_t *first, int decode, kgrt_kv_seq_t *extra,
                                 int chunk, kgrt_error_t *err) {
@@ -131,7 +137,10 @@ static kgrt_status_t bind_mixed(kgrt_model_t *m, kgrt_batch_t *step, kgrt_kv_seq
     if (st != KGRT_STATUS_OK)
       return st;
   }
-  return kgrt_batch_bind(step, m, err);
+  kgrt_status_t st = kgrt_batch_bind(step, m, err);
+  if (st == KGRT_STATUS_OK && flash_all)
+    st = kgrt_model_set_dim(m, "D", 0, err);
+  return st;
 }
 
 /* The step at (decode, chunk): its first run (a graph captured and
@@ -168,10 +177,12 @@ static void mixed_step(kgrt_model_t *m, const char *name, kgrt_batch_t *step,
     ms[3 - replay] = (now_s() - t0) / MIX_RUNS * 1e3;
   }
   OK(kgrt_model_set_replay(m, 1, &err));
-  printf("{\"kind\": \"mixed\", \"model\": \"%s\", \"decode\": %d, \"chunk\": %d, "
-         "\"first_ms\": %.3f, \"step_ms\": %.3f, \"alternating_ms\": %.3f, "
-         "\"alternating_no_replay_ms\": %.3f, \"tok_s\": %.0f}\n",
-         name, decode, chunk, ms[0], ms[1], ms[2], ms[3], (decode + chunk) / ms[1] * 1e3);
+  printf(
+      "{\"kind\": \"mixed\", \"model\": \"%s\", \"decode\": %d, \"chunk\": %d, "
+      "\"flash_all\": %d, \"first_ms\": %.3f, \"step_ms\": %.3f, "
+      "\"alternating_ms\": %.3f, \"alternating_no_replay_ms\": %.3f, \"tok_s\": %.0f}\n",
+      name, decode, chunk, flash_all, ms[0], ms[1], ms[2], ms[3],
+      (decode + chunk) / ms[1] * 1e3);
   fflush(stdout);
   if (profile) {
     OK(bind_mixed(m, step, seqs, first, decode, extra, chunk, &err));
@@ -190,6 +201,9 @@ static void bench_mixed(kgrt_model_t *m, const char *name, kgrt_kv_pool_t *pool,
   static const int chunks[] = {184, 447};
   for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; ++c) {
     mixed_step(m, name, step, seqs, first, 64, extra, chunks[c], c == 0);
+    flash_all = 1; /* the same step as before decode_tokens */
+    mixed_step(m, name, step, seqs, first, 64, extra, chunks[c], 0);
+    flash_all = 0;
     mixed_step(m, name, step, seqs, first, 0, extra, chunks[c], c == 0);
   }
 done:

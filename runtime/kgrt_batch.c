@@ -14,6 +14,7 @@ struct kgrt_batch {
   const kgrt_kv_pool_t *pool;
   uint32_t max_tokens, max_seqs, max_blocks;
   uint32_t num_tokens, num_seqs, most; /* most: the most tokens of one sequence */
+  uint32_t lead;                       /* the leading sequences of one token each */
   int32_t *tokens, *pos, *seq;         /* [max_tokens] */
   int32_t *ctx, *last, *seed;          /* [max_seqs] */
   int32_t *blocks;                     /* [max_seqs][max_blocks] */
@@ -78,7 +79,7 @@ kgrt_status_t kgrt_batch_create(const kgrt_kv_pool_t *pool, uint32_t max_tokens,
 
 void kgrt_batch_clear(kgrt_batch_t *batch) {
   if (batch != NULL)
-    batch->num_tokens = batch->num_seqs = batch->most = 0;
+    batch->num_tokens = batch->num_seqs = batch->most = batch->lead = 0;
 }
 
 uint32_t kgrt_batch_tokens(const kgrt_batch_t *batch) {
@@ -152,6 +153,8 @@ kgrt_status_t kgrt_batch_add(kgrt_batch_t *batch, const kgrt_kv_seq_t *seq,
   batch->num_tokens += n;
   if (n > batch->most)
     batch->most = n;
+  if (n == 1 && batch->lead == s)
+    batch->lead++;
   if (out_row != NULL)
     *out_row = s;
   kgrt_error_clear(err);
@@ -170,6 +173,12 @@ kgrt_status_t kgrt_batch_bind(const kgrt_batch_t *batch, kgrt_model_t *model,
   KGRT_RETURN_IF_ERROR(kgrt_model_set_dim(model, "T", T, err));
   KGRT_RETURN_IF_ERROR(kgrt_model_set_dim(model, "B", B, err));
   KGRT_RETURN_IF_ERROR(kgrt_model_set_dim(model, "Q", batch->most, err));
+  /* D, where the table has it (a count: tables before it lack it) */
+  const kgrt_status_t d = kgrt_model_set_dim(model, "D", batch->lead, err);
+  if (d == KGRT_STATUS_NOT_FOUND)
+    kgrt_error_clear(err);
+  else if (d != KGRT_STATUS_OK)
+    return d;
   /* the block table as the model holds it: B rows of its width */
   size_t bytes = 0;
   KGRT_RETURN_IF_ERROR(kgrt_model_tensor_bytes(model, "blocks", &bytes, err));

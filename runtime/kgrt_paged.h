@@ -96,9 +96,12 @@ kgrt_status_t kgrt_batch_add(kgrt_batch_t *batch, const kgrt_kv_seq_t *seq,
                              kgrt_error_t *err);
 uint32_t kgrt_batch_tokens(const kgrt_batch_t *batch);
 uint32_t kgrt_batch_sequences(const kgrt_batch_t *batch);
-/* Sets the model's dims T, B and Q and binds its step inputs (tokens, pos,
- * seq, ctx, blocks, last, seed, params): FAILED_PRECONDITION for an empty
- * step; the model's own checks (names, sizes, maxima) otherwise. */
+/* Sets the model's dims T, B, Q and (where the table has it) the count D, the
+ * leading sequences of one token each, and binds its step inputs (tokens,
+ * pos, seq, ctx, blocks, last, seed, params): FAILED_PRECONDITION for an
+ * empty step; the model's own checks (names, sizes, maxima) otherwise. Add
+ * the decoding sequences (one token each) first: beside a prefill chunk they
+ * keep the attention's decode path (lua/models/llama.lua's D). */
 kgrt_status_t kgrt_batch_bind(const kgrt_batch_t *batch, kgrt_model_t *model,
                               kgrt_error_t *err);
 

@@ -544,8 +544,9 @@ static int admit(kgs_sched_t *s, uint32_t *budget) {
 static void plan_step(kgs_sched_t *s) {
   uint32_t budget = s->step_tokens;
   s->n_plan = 0;
-  /* decodes first, then prompt chunks, oldest first; a preempted request
-   * leaves `running`, so walk a copy */
+  /* decodes first (beside a chunk they keep the attention's decode path:
+   * kgrt_batch_bind's D), then prompt chunks, oldest first; a preempted
+   * request leaves `running`, so walk a copy */
   for (int pass = 0; pass < 2; ++pass) {
     const uint32_t n_order = s->n_running;
     memcpy(s->order, s->running, sizeof *s->order * n_order);

@@ -74,9 +74,11 @@
 --     (paged attention); `context` is then one sequence's most tokens. Its
 --     run is a step of T tokens of B sequences, each sequence's tokens
 --     together and the sequences in order (prefill chunks and decode tokens
---     mix in one step), with syms T, B and Q (the most tokens of any one
+--     mix in one step), with syms T, B, Q (the most tokens of any one
 --     sequence this step: the attention's decode path runs where Q <= 16 /
---     (heads / kv_heads)) and
+--     (heads / kv_heads)) and the count D (the step's first D sequences
+--     have one token each: beside a prefill chunk they take the decode
+--     path all the same; kgrt_batch_bind sets all four) and
 --       inputs  tokens, pos, seq [T] i32 (each token's id, position in its
 --               sequence, and sequence 0 .. B - 1), ctx [B] i32 (each
 --               sequence's context after this step), blocks [B, context /
@@ -567,7 +569,7 @@ local function attend(c, cl, q, k, v, pos, kv, kc, vc)
     vc = kv_append(vc, v, p.slots, { layer = cl })
     local a = paged_attention(q, kc, vc, pos, p.seq, p.ctx, p.blocks, { layer = cl,
       block_size = c.batch.block_size, causal = true, window = c.sliding_window,
-      seq_tokens = p.Q })
+      seq_tokens = p.Q, decode_tokens = p.D })
     return a, kc, vc
   end
   kc = kv_append(kc, k, pos, { layer = cl })
@@ -633,6 +635,7 @@ function M.build(cfg)
   local tokens, pos, last, seed, params, kv
   if c.batch then
     local B, Q = sym("B", c.batch.sequences), sym("Q", c.max_tokens)
+    local D = sym("D", math.min(c.max_tokens, c.batch.sequences), { count = true })
     tokens = input("tokens", i32, { T })
     pos = input("pos", i32, { T })
     local seq = input("seq", i32, { T })
@@ -641,7 +644,7 @@ function M.build(cfg)
     last = input("last", i32, { B })
     seed = input("seed", i32, { B })
     params = input("params", f32, { B, 4 })
-    kv = { paged = { seq = seq, ctx = ctx, blocks = blocks, Q = Q,
+    kv = { paged = { seq = seq, ctx = ctx, blocks = blocks, Q = Q, D = D,
       slots = kv_slots(pos, seq, blocks, { block_size = c.batch.block_size }) } }
   else
     kv = { S = sym("S", c.context) }

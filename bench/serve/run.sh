@@ -15,7 +15,8 @@
 #   LLAMA_SERVER=/path/llama-server bash .bench/serve/run.sh [OUT]
 # SERVERS="kgen" or "llama" runs one of them (default both), so that one
 # call can measure kgen-serve while llama-server is still being built.
-# (PROMPT, OUTPUT, VOCAB, DEVICE, TABLE, MAX_SEQS, MODELS_DIR and LLAMA_ARGS change
+# (PROMPT, OUTPUT, VOCAB, DEVICE, TABLE, MAX_SEQS, MODELS_DIR, KGEN_ARGS (more
+# kgen-serve flags: --step-tokens N, say) and LLAMA_ARGS change
 # the rest: the smoke test on the CPU machine runs it on the tiny model.)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,8 +66,10 @@ for fmt in $formats; do
   table=llama3_8b_batch
   [ "$fmt" = bf16 ] || table=llama3_8b_${fmt}_batch
   if [[ " $servers " == *" kgen "* ]]; then
+    # shellcheck disable=SC2086
     "$here/kgen-serve" --model "$gguf" --table "${TABLE:-$table}" --device "$device" --port 18080 \
-      --max-sequences "${MAX_SEQS:-64}" --max-queue 1024 --prefix-cache 0 > "$out/kgen_$fmt.log" 2>&1 &
+      --max-sequences "${MAX_SEQS:-64}" --max-queue 1024 --prefix-cache 0 ${KGEN_ARGS:-} \
+      > "$out/kgen_$fmt.log" 2>&1 &
     pid=$!
     wait_up http://127.0.0.1:18080 $pid "$out/kgen_$fmt.log"
     measure "kgen-serve $fmt" http://127.0.0.1:18080

@@ -12,7 +12,8 @@
  * tokenizer is its tokenizer/ folder (vocab.json, merges.txt) or a
  * tokenizer.json (sd_clip_tok.h). Each prompt is BOS, its tokens and EOS,
  * cut to the text encoder's length and padded with --pad (default: the
- * tokenizer's padding, else EOS, as SD 1.x; SD 2.x's pads with 0). Token
+ * tokenizer's padding or its folder's pad_token, as SD 2.x's "!" (0), else
+ * EOS, as SD 1.x). Token
  * ids instead of text: --tokens 49406,320,49407 [--uncond-tokens
  * 49406,49407] (padded with --pad, default the last id). A bad argument or
  * file is one line naming it and exit code 1; nothing is written unless the

@@ -256,6 +256,49 @@ static int check_merges(const llm_tokenizer_t *tok, const char *file, char *why,
   return 0;
 }
 
+/* Where the file gives no padding: "pad_token" of special_tokens_map.json,
+ * else of tokenizer_config.json, beside it (SD 2.x's tokenizer/ folder pads
+ * with "!"; a string, or an object with "content"), looked up in the
+ * vocabulary. Neither file: no pad (-1). */
+static int read_pad_token(sd_clip_tok_t *t, const char *file, char *why, size_t size) {
+  static const char *const names[] = {"special_tokens_map.json", "tokenizer_config.json"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0] && t->pad < 0; ++i) {
+    char *side = beside(file, names[i], 0);
+    if (side == NULL)
+      return fail(why, size, file, "out of memory");
+    struct stat st;
+    if (stat(side, &st) != 0) {
+      free(side);
+      continue;
+    }
+    json_error_t e;
+    json_t *root = json_load_file(side, JSON_REJECT_DUPLICATES, &e);
+    int rc = 0;
+    if (root == NULL) {
+      rc = fail(why, size, side, "line %d, column %d: %s", e.line, e.column, e.text);
+    } else {
+      json_t *pad = json_object_get(root, "pad_token");
+      if (json_is_object(pad))
+        pad = json_object_get(pad, "content");
+      if (json_is_string(pad)) {
+        const int32_t id =
+            llm_tokenizer_find(&t->bpe, json_string_value(pad), json_string_length(pad));
+        if (id < 0)
+          rc = fail(why, size, side, "pad_token \"%.60s\" is not in the vocabulary",
+                    json_string_value(pad));
+        t->pad = id;
+      } else if (pad != NULL && !json_is_null(pad)) {
+        rc = fail(why, size, side, "pad_token is not a string or {\"content\": ...}");
+      }
+    }
+    json_decref(root);
+    free(side);
+    if (rc != 0)
+      return rc;
+  }
+  return 0;
+}
+
 static int load(sd_clip_tok_t *t, const char *path, char *why, size_t size) {
   llm_tokenizer_t *tok = &t->bpe;
   struct stat st;
@@ -307,6 +350,8 @@ static int load(sd_clip_tok_t *t, const char *path, char *why, size_t size) {
     goto done;
   }
   if (check_merges(tok, merges ? merges : file, why, size) != 0)
+    goto done;
+  if (t->pad < 0 && read_pad_token(t, file, why, size) != 0)
     goto done;
   rc = 0;
 done:

@@ -8,6 +8,9 @@
  * - a vocab.json ({"token": id, ...}) with merges.txt beside it (SD 1.x's
  *   tokenizer/ folder; "#version" first line, then "a b" lines);
  * - or a folder holding either.
+ * Where the file gives no padding, the pad is the "pad_token" of a
+ * special_tokens_map.json or tokenizer_config.json beside it (SD 2.x's
+ * tokenizer/ folder: "!", id 0), if there.
  * The text is normalised (NFC, each run of white space one space,
  * lowercase), split by CLIP's pre-tokenizer (llm_pretok.h's LLM_PRE_CLIP;
  * <|startoftext|> and <|endoftext|> in the text are those tokens), and
@@ -29,7 +32,7 @@
 
 typedef struct sd_clip_tok {
   llm_tokenizer_t bpe; /* bpe.n: the vocabulary; bpe.bos, bpe.eos */
-  int32_t pad;         /* the file's padding pad_id; -1: none given */
+  int32_t pad;         /* the file's padding pad_id or pad_token; -1: none given */
 } sd_clip_tok_t;
 
 /* 0 on success; -1 with why (one line naming the file) otherwise. */

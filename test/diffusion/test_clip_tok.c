@@ -5,7 +5,8 @@
  * end-of-word suffix on the last symbol only, lowercase, white space,
  * punctuation, contractions, digits one by one, special tokens in the
  * text, a symbol outside the vocabulary, truncation with EOS kept,
- * padding; then broken files written into DIR: one line naming the file.
+ * padding, a pad_token beside the vocab.json (SD 2.x); then broken files
+ * written into DIR: one line naming the file.
  *   test_clip_tok --cases CASES.tsv TOKENIZER...
  * Each "text<TAB>ids" line of CASES (# starts a comment) encoded by each
  * tokenizer (a tokenizer.json, a vocab.json or a folder) to 77 ids: the
@@ -161,6 +162,36 @@ static int tiny(const char *json, const char *dir) {
     CHECK_EQ(t.pad, -1);
     sd_clip_tok_free(&t);
   }
+  /* the pad_token of a special_tokens_map.json or tokenizer_config.json
+   * beside them (SD 2.x's folder): id 2 here, "<|endoftext|>" aside */
+  char side[1024], config[1024], piece[160];
+  CHECK_EQ(sd_clip_tok_load(&t, dir, why, sizeof why), 0);
+  snprintf(piece, sizeof piece, "%s", t.bpe.piece[2]);
+  const int32_t eos = t.bpe.eos;
+  sd_clip_tok_free(&t);
+  CHECK(eos != 2);
+  snprintf(side, sizeof side, "%s/special_tokens_map.json", dir);
+  snprintf(config, sizeof config, "%s/tokenizer_config.json", dir);
+  char text[512];
+  snprintf(text, sizeof text, "{\"pad_token\": \"%s\"}", piece);
+  write_file(side, text);
+  CHECK_EQ(sd_clip_tok_load(&t, dir, why, sizeof why), 0);
+  CHECK_EQ(t.pad, 2);
+  sd_clip_tok_free(&t);
+  remove(side);
+  snprintf(text, sizeof text, "{\"pad_token\": {\"content\": \"%s\", \"lstrip\": false}}",
+           piece);
+  write_file(config, text);
+  CHECK_EQ(sd_clip_tok_load(&t, path, why, sizeof why), 0);
+  CHECK_EQ(t.pad, 2);
+  sd_clip_tok_free(&t);
+  write_file(config, "{\"pad_token\": \"no such piece\"}");
+  refused(dir, config);
+  write_file(config, "{\"pad_token\": 3}");
+  refused(dir, config);
+  write_file(config, "{\"pad_token\": ");
+  refused(dir, config);
+  remove(config);
 
   /* broken files: one line, naming the file */
   static const struct {

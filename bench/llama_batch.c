@@ -22,7 +22,9 @@
  *      a chunk of C tokens at position 256 of a new sequence, the same
  *      with the count D set to 0 (every token on the attention's flash
  *      path, as before decode_tokens: "flash_all"), and the chunk alone,
- *      C in 184 and 447 (64 + 448 = 512 the table's T): the
+ *      C in 184, 256 (a server's steady state at 512-token prompts and 128
+ *      outputs: 4 prompt tokens for each decode token) and 447 (64 + 448 =
+ *      512 the table's T): the
  *      first run (graph capture), the mean of 8 replays (host wall clock),
  *      steps alternating between C and C + 1 tokens (a new graph each step)
  *      with graph replay on and off, and profiles of the 184-token steps.
@@ -198,7 +200,7 @@ static void bench_mixed(kgrt_model_t *m, const char *name, kgrt_kv_pool_t *pool,
   kgrt_kv_seq_t *extra = NULL;
   OK(kgrt_kv_seq_create(pool, &extra, &err));
   OK(kgrt_kv_seq_reserve(extra, MIX_POS + CHUNK, &err));
-  static const int chunks[] = {184, 447};
+  static const int chunks[] = {184, 256, 447};
   for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; ++c) {
     mixed_step(m, name, step, seqs, first, 64, extra, chunks[c], c == 0);
     flash_all = 1; /* the same step as before decode_tokens */

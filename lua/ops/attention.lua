@@ -464,7 +464,9 @@ kg.op {
 -- decode path takes those D tokens in a launch of its own, and the flash
 -- path the tokens after them: a decoding sequence beside a prefill costs its
 -- split context, not a pass of a flash tile, and its rows are the bytes it
--- gets in a step of decoding sequences alone.
+-- gets in a step of decoding sequences alone. A D past the leading one-token
+-- sequences gives wrong rows for the tokens it takes, never an access
+-- outside memory (the sim checks it).
 -- Out-of-range inputs stay inside memory: a sequence id outside [0, B)
 -- gives its rows zeros, positions are clamped to [-1, MAXB BS] (-1: the
 -- row sees nothing), contexts to [0, MAXB BS], a block outside the pool

@@ -101,6 +101,37 @@ kg_holes_t *kg_holes_add_item(kg_holes_t *h, const char *list) {
   return l->items[l->count++] = kg_holes_new();
 }
 
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
+
+void kg_holes_dump(const kg_holes_t *h, int indent, kg_buf_t *out) {
+  char ***order = kg_xcalloc((size_t)h->count + 1, sizeof *order);
+  for (int i = 0; i < h->count; i++)
+    order[i] = &h->names[i];
+  qsort(order, (size_t)h->count, sizeof order[0], cmp_name);
+  for (int i = 0; i < h->count; i++) {
+    const char *v = h->values[order[i] - h->names];
+    kg_buf_printf(out, "%*s%s = ", indent, "", *order[i]);
+    if (!*v)
+      kg_buf_puts(out, "\"\"");
+    for (; *v; v++)
+      if (*v == '\n')
+        kg_buf_puts(out, "\\n");
+      else if (*v == '\\')
+        kg_buf_puts(out, "\\\\");
+      else
+        kg_buf_putc(out, *v);
+    kg_buf_putc(out, '\n');
+  }
+  free(order);
+  for (int i = 0; i < h->num_lists; i++)
+    for (int k = 0; k < h->lists[i].count; k++) {
+      kg_buf_printf(out, "%*s%s[%d]:\n", indent, "", h->lists[i].name, k);
+      kg_holes_dump(h->lists[i].items[k], indent + 2, out);
+    }
+}
+
 static const char *find_value(const kg_holes_t *h, const char *name, size_t len) {
   for (; h; h = h->parent)
     for (int i = 0; i < h->count; i++)

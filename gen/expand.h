@@ -27,6 +27,12 @@ void kg_holes_set_list(kg_holes_t *h, const char *list);
 /* Appends an item to LIST and returns it, for the caller to fill. */
 kg_holes_t *kg_holes_add_item(kg_holes_t *h, const char *list);
 
+/* Appends every hole of h to out, a line each, sorted by name:
+ * `<indent>NAME = VALUE` (newlines and backslashes in a value escaped as \n
+ * and \\, an empty value as ""), then each list `<indent>LIST[i]:` with its
+ * items' holes indented further. What --emit=kernels prints. */
+void kg_holes_dump(const kg_holes_t *h, int indent, kg_buf_t *out);
+
 /* Finds partial `part` (len bytes): its text and its file name (for
  * messages), or NULL when there is none. */
 typedef const char *(*kg_partial_fn)(const char *part, size_t len, const char **file,

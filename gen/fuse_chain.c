@@ -263,6 +263,41 @@ void kg_fuse_collect_ops(const kg_graph_t *g, int n, int norm, kg_buf_t *names,
   (*count)++;
 }
 
+static void chain_nodes(const kg_graph_t *g, int n, int *nodes, int max, int *count) {
+  const kg_node_t *node = &g->nodes[n];
+  for (int i = 0; i < node->num_inputs; i++) {
+    const int prod = g->tensors[node->inputs[i]].producer;
+    if (prod >= 0 && kg_fuse_is_map(g, prod) && kg_fuse_is_inlined(g, prod))
+      chain_nodes(g, prod, nodes, max, count);
+  }
+  for (int i = 0; i < *count && i < max; i++)
+    if (nodes[i] == n)
+      return;
+  if (*count < max)
+    nodes[*count] = n;
+  (*count)++;
+}
+
+static int cmp_int(const void *a, const void *b) {
+  const int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+int kg_fuse_chain_nodes(const kg_graph_t *g, const kg_kernel_t *k, int *nodes, int max,
+                        int mm[2], int *num_mm) {
+  const int root = k->epilogue_root >= 0                   ? k->epilogue_root
+                   : k->expr && kg_fuse_is_map(g, k->node) ? k->node
+                                                           : -1;
+  int count = 0;
+  *num_mm = 0;
+  if (root >= 0)
+    chain_nodes(g, root, nodes, max, &count);
+  if (k->epilogue_root >= 0)
+    kg_fuse_chain_matmuls(g, k->epilogue_root, k->epilogue_root, mm, num_mm);
+  qsort(nodes, (size_t)(count < max ? count : max), sizeof *nodes, cmp_int);
+  return count;
+}
+
 /* The kernels of map root n whose chain takes the matmuls mm[] as its
  * producers: one per variant of mm[0], the matmul template with operands x,
  * w (and the second w), then the chain's other operands; the chain is the

@@ -562,7 +562,7 @@ static void memo_free(refs_memo_t *m) {
 
 static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
                         const kg_target_t *t, kg_lowered_t *lw, kg_buf_t *src,
-                        refs_memo_t *memo, kg_diag_t *d) {
+                        kg_buf_t *holes_out, refs_memo_t *memo, kg_diag_t *d) {
   if (k->collective != KGRT_COLLECTIVE_NONE)
     return lower_collective(g, k, lw, d);
   memset(lw, 0, sizeof *lw);
@@ -722,6 +722,10 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
     rc = refs ? kg_tmpl_check_kernel(decl, path, refs, names, given->count, h, d) : -1;
   }
   const size_t start = src->len;
+  if (rc == 0 && holes_out) {
+    kg_buf_printf(holes_out, "    source templates/%s.hip\n", source);
+    kg_holes_dump(h, 4, holes_out);
+  }
   if (rc == 0)
     rc = r ? kg_expand(path, r->data, h, find_partial, NULL, src, d) : -1;
   if (rc == 0 && src->len > start)
@@ -906,12 +910,13 @@ static void put_named(kg_buf_t *out, const kg_buf_t *text, const char *name) {
 
 int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
              const kg_target_t *t, kg_lowered_t *lowered, kg_buf_t *dev, kg_buf_t *sim,
-             kg_diag_t *d) {
+             kg_buf_t *holes, kg_diag_t *d) {
   kg_buf_t *texts = kg_xcalloc((size_t)p->num_kernels + 1, sizeof *texts);
   int rc = check_templates(g, d);
   refs_memo_t memo = {0};
   for (int i = 0; i < p->num_kernels && rc == 0; i++)
-    rc = lower_kernel(sb, g, &p->kernels[i], t, &lowered[i], &texts[i], &memo, d);
+    rc = lower_kernel(sb, g, &p->kernels[i], t, &lowered[i], &texts[i],
+                      holes ? &holes[i] : NULL, &memo, d);
   memo_free(&memo);
   kg_buf_t kernels;
   kg_buf_init(&kernels);

@@ -49,9 +49,11 @@ typedef struct kg_lowered {
  * the device source (prelude_<platform>.hip) and the sim source (sim prelude,
  * plus a thunk per kernel; see runtime/kgrt_sim_abi.h). Kernels whose
  * expansions are the same text share one function (lowered[k].code), so a
- * model's distinct kernels, not its layers, are what gets compiled. */
+ * model's distinct kernels, not its layers, are what gets compiled. With
+ * `holes` (num_kernels buffers, else NULL), each kernel's holes as its
+ * template was expanded with them (kg_holes_dump), for --emit=kernels. */
 int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
              const kg_target_t *t, kg_lowered_t *lowered, kg_buf_t *device_src,
-             kg_buf_t *sim_src, kg_diag_t *d);
+             kg_buf_t *sim_src, kg_buf_t *holes, kg_diag_t *d);
 
 #endif /* KG_LOWER_H */

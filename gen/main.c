@@ -24,6 +24,7 @@
 #include "fuse.h"
 #include "ir.h"
 #include "kgrt_codeobj.h"
+#include "ir_print.h"
 #include "lower.h"
 #include "outdir.h"
 #include "plan.h"
@@ -44,6 +45,8 @@ typedef enum emit {
   EMIT_ASM,
   EMIT_META,
   EMIT_TABLE,
+  EMIT_GRAPH,   /* the graph the front end built (ir_print.c) */
+  EMIT_KERNELS, /* the plan's kernels as the target lowers them */
 } emit_t;
 
 typedef struct options {
@@ -85,7 +88,10 @@ static void usage(FILE *f) {
       "options:\n"
       "  --arch LIST          targets, comma-separated (see --list-targets)\n"
       "  -o PATH              output folder; with --emit, a file or - for stdout\n"
-      "  --emit=KIND          hip | llvm | asm | meta | table: one artifact of one arch\n"
+      "  --emit=KIND          hip | llvm | asm | meta | table | graph | kernels: one\n"
+      "                       artifact of one arch (graph: the ops as the model built\n"
+      "                       them; kernels: the fused kernels with their arguments,\n"
+      "                       grids and template holes)\n"
       "                       (cuda targets: hip is the CUDA source, asm is PTX;\n"
       "                       llvm is not available)\n"
       "  --compiler=NAME      auto (default: comgr when it supports the arch, nvrtc for\n"
@@ -216,7 +222,8 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
       {"help", no_argument, 0, OPT_HELP},
       {0, 0, 0, 0},
   };
-  static const char *const emits[] = {"", "hip", "llvm", "asm", "meta", "table"};
+  static const char *const emits[] = {"",     "hip",   "llvm",  "asm",
+                                      "meta", "table", "graph", "kernels"};
   opterr = 0;
   int c;
   double v;
@@ -263,11 +270,13 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
       break;
     case OPT_EMIT:
       o->emit = EMIT_BUILD;
-      for (int i = 1; i < 6; i++)
+      for (int i = 1; i < (int)(sizeof emits / sizeof emits[0]); i++)
         if (strcmp(optarg, emits[i]) == 0)
           o->emit = (emit_t)i;
       if (o->emit == EMIT_BUILD)
-        return kg_error(d, "--emit=%s: expected hip, llvm, asm, meta or table", optarg);
+        return kg_error(
+            d, "--emit=%s: expected hip, llvm, asm, meta, table, graph or kernels",
+            optarg);
       break;
     case OPT_COMPILER:
       if (strcmp(optarg, "auto") == 0)
@@ -644,6 +653,12 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
   if (rc == 0)
     rc = kg_sizes_graph(&g, o->model, d);
   phase_done(&times, "model");
+  if (rc == 0 && o->emit == EMIT_GRAPH) {
+    kg_print_graph(&g, &emitted);
+    kg_sandbox_close(sb);
+    rc = kg_out_write_file(o->out, emitted.data ? emitted.data : "", emitted.len, d);
+    goto done;
+  }
   /* 2 fuse and plan memory */
   if (rc == 0)
     rc = kg_fuse(&g, &p, d);
@@ -655,11 +670,14 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
   /* 3 per target: expand (the sandbox's Lua runs the params rules: one target
    * at a time) */
   int want_sim = o->sim && (o->emit == EMIT_BUILD || o->emit == EMIT_TABLE);
+  kg_buf_t *holes = o->emit == EMIT_KERNELS
+                        ? kg_xcalloc((size_t)p.num_kernels + 1, sizeof *holes)
+                        : NULL;
   for (int i = 0; i < o->num_arches && rc == 0; i++) {
     kg_arch_build_t *a = &arches[i];
     a->lowered = kg_xcalloc((size_t)p.num_kernels + 1, sizeof *a->lowered);
     rc = kg_lower(sb, &g, &p, &a->target, a->lowered, &a->source,
-                  want_sim ? &a->sim_source : NULL, d);
+                  want_sim ? &a->sim_source : NULL, holes, d);
     int distinct = 0;
     for (int k = 0; k < p.num_kernels && rc == 0; k++)
       distinct += a->lowered[k].code == k;
@@ -674,6 +692,16 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
   /* no Lua runs past here: what the model held goes before the compilers */
   kg_sandbox_close(sb);
   phase_done(&times, "lower");
+  if (holes) {
+    if (rc == 0) {
+      kg_print_kernels(&g, &p, &arches[0].target, arches[0].lowered, holes, &emitted);
+      rc = kg_out_write_file(o->out, emitted.data ? emitted.data : "", emitted.len, d);
+    }
+    for (int k = 0; k < p.num_kernels; k++)
+      kg_buf_free(&holes[k]);
+    free(holes);
+    goto done;
+  }
   /* 4-5 every target's code object and sim image, -j at once: compile (or
    * take from the cache), read the code object back */
   if (rc == 0 && o->emit != EMIT_HIP) {
@@ -749,6 +777,7 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
     free(tables);
   }
 
+done:
   if (rc == 0 && o->time_report)
     time_report(&times, jobs, num_jobs);
   kg_cache_close(&cache);

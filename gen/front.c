@@ -151,3 +151,24 @@ int kg_front_load(kg_sandbox_t *sb, const char *model_path, const kg_target_t *t
   lua_settop(L, kg - 1);
   return rc;
 }
+
+int kg_front_list_ops(kg_sandbox_t *sb, kg_diag_t *d) {
+  lua_State *L = kg_sandbox_lua(sb);
+  KG_TRY(kg_sandbox_require(sb, "kgen", d));
+  lua_getfield(L, -1, "env");
+  KG_TRY(kg_sandbox_pcall(sb, 0, 1, d));
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "op_order");
+  lua_getfield(L, -2, "ops");
+  int n = (int)luaL_len(L, -2);
+  for (int i = 1; i <= n; i++) {
+    lua_geti(L, -2, i);
+    const char *name = lua_tostring(L, -1);
+    lua_getfield(L, -2, name);
+    lua_getfield(L, -1, "doc");
+    printf("%-10s %s\n", name, lua_tostring(L, -1));
+    lua_pop(L, 3);
+  }
+  lua_pop(L, 3);
+  return 0;
+}

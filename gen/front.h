@@ -14,6 +14,10 @@
 int kg_front_load(kg_sandbox_t *sb, const char *model_path, const kg_target_t *targets,
                   int num_targets, kg_graph_t *out, kg_diag_t *d);
 
+/* --list-ops: each op of the DSL with its doc, in the library's order, on
+ * stdout. */
+int kg_front_list_ops(kg_sandbox_t *sb, kg_diag_t *d);
+
 /* Model name from its path: the file name without .lua, made a C identifier;
  * past 64 bytes, its first 47 and "_" and 16 hex digits of its FNV-1a hash;
  * "kgrt_table" (the name of the ABI header kgen writes beside it) becomes

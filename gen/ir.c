@@ -171,3 +171,17 @@ int kg_node_error(kg_diag_t *d, const kg_graph_t *g, int n, const char *fmt, ...
     return kg_error_at(d, node->file, node->line, "%s", msg);
   return kg_error(d, "%s", msg);
 }
+
+int64_t kg_kernel_region_columns(const kg_graph_t *g, const kg_kernel_t *k, int upto) {
+  int64_t n = 0;
+  for (int r = 0; r < upto && r < k->num_regions; r++)
+    n += g->tensors[k->ins[1 + r]].dims[0].value;
+  return n;
+}
+
+int kg_kernel_region_epilogue(const kg_kernel_t *k) {
+  for (int r = 0; r < k->num_regions; r++)
+    if (k->rope[r] >= 0 || k->cache[r] >= 0)
+      return 1;
+  return 0;
+}

@@ -196,7 +196,7 @@ typedef struct kg_node {
 typedef struct kg_sym {
   char *name;
   int64_t max;
-  int rank; /* the model's rank (0 .. max), kernel arguments only (KGRT_SYM_RANK) */
+  int rank;  /* the model's rank (0 .. max), kernel arguments only (KGRT_SYM_RANK) */
   int count; /* a count (0 .. max): launches' units and kernel arguments, never a
                 tensor's dims (KGRT_SYM_COUNT) */
 } kg_sym_t;
@@ -286,6 +286,13 @@ void kg_program_free(kg_program_t *p);
 /* Where a matmul kernel's epilogue operands start in k->ins: after x, the
  * weights, a norm's weight (taken in or written) and a split norm's sums. */
 int kg_kernel_epi_first(const kg_graph_t *g, const kg_kernel_t *k);
+
+/* The columns of region kernel k's first `upto` regions (the rows N_r of
+ * each region's weight [N_r, K], which follows x). */
+int64_t kg_kernel_region_columns(const kg_graph_t *g, const kg_kernel_t *k, int upto);
+/* Does a region's result of kernel k go on to a rotation or a cache (the
+ * REGION_EPI template's REPI)? */
+int kg_kernel_region_epilogue(const kg_kernel_t *k);
 
 /* The tensor whose memory `t` is: t itself, or what an in-place result aliases. */
 /* The facts of dtype `name` ("f32", "q4_0", ...): 0, or -1 for no such dtype. */

@@ -1,6 +1,6 @@
 /* lower.c - per-target kernel generation.
- * Requires: kernels (fuse.c); a target (target.c); the sandbox that ran the
- * model, for the templates' parameter rules (kg.template_params in Lua).
+ * Requires: kernels (fuse.c); a target (target.c); the answers of the
+ * templates' parameter rules for that target (params.c). Runs no Lua.
  * Gives: for each kernel its BLOCK/VEC, argument list and grid rule, and two
  * sources: the device one (what goes to comgr/clang) and the sim one (the
  * same kernels over the host prelude, plus thunks). Kernel argument order:
@@ -8,8 +8,6 @@
  * kernels add the element count, other kernels the op's size arguments. */
 #include "lower.h"
 
-#include <lauxlib.h>
-#include <lua.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,49 +59,6 @@ static void give(given_t *g, const char *name) {
   g->count++;
 }
 
-/* The params rule's extra holes (its `holes` table: name -> string or
- * integer), added to h in name order. */
-static void params_holes(lua_State *L, int idx, kg_holes_t *h, given_t *given) {
-  lua_getfield(L, idx, "holes");
-  if (!lua_istable(L, -1)) {
-    lua_pop(L, 1);
-    return;
-  }
-  int tbl = lua_gettop(L);
-  /* sorted copy of the keys, so the order never depends on the table */
-  lua_newtable(L);
-  int keys = lua_gettop(L), n = 0;
-  lua_pushnil(L);
-  while (lua_next(L, tbl)) {
-    lua_pop(L, 1);
-    if (lua_type(L, -1) == LUA_TSTRING) {
-      lua_pushvalue(L, -1);
-      lua_rawseti(L, keys, ++n);
-    }
-  }
-  for (int i = 1; i <= n; i++) {
-    lua_rawgeti(L, keys, i);
-    const char *name = lua_tostring(L, -1);
-    give(given, name);
-    lua_getfield(L, tbl, name);
-    if (lua_isinteger(L, -1))
-      kg_holes_set(h, name, "%lld", (long long)lua_tointeger(L, -1));
-    else
-      kg_holes_set(h, name, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
-    lua_pop(L, 2);
-  }
-  lua_pop(L, 2);
-}
-
-/* The columns of a region kernel's first `upto` regions (the rows N_r of
- * each region's weight [N_r, K], which follows x). */
-static int64_t region_columns(const kg_graph_t *g, const kg_kernel_t *k, int upto) {
-  int64_t n = 0;
-  for (int r = 0; r < upto && r < k->num_regions; r++)
-    n += g->tensors[k->ins[1 + r]].dims[0].value;
-  return n;
-}
-
 /* A REGIONS template's holes: REGIONS when the kernel computes regions, N
  * their columns in all, R1 (R2) where the second (third) starts. */
 static void region_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *h) {
@@ -112,26 +67,17 @@ static void region_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes_t *
   kg_holes_set(h, "R2", "%s", "");
   if (k->num_regions == 0)
     return;
-  const int64_t all = region_columns(g, k, k->num_regions);
+  const int64_t all = kg_kernel_region_columns(g, k, k->num_regions);
   kg_holes_set(h, "N", "%lld", (long long)all);
-  kg_holes_set(h, "R1", "%lld", (long long)region_columns(g, k, 1));
+  kg_holes_set(h, "R1", "%lld", (long long)kg_kernel_region_columns(g, k, 1));
   if (k->num_regions > 2)
-    kg_holes_set(h, "R2", "%lld", (long long)region_columns(g, k, 2));
+    kg_holes_set(h, "R2", "%lld", (long long)kg_kernel_region_columns(g, k, 2));
 }
 
 /* Hole `name` of node n (variant 0), "" where it has none. */
 static const char *node_hole(const kg_graph_t *g, int n, const char *name) {
   const char *v = kg_node_hole(g, n, 0, name);
   return v ? v : "";
-}
-
-/* Does a region's result of kernel k go on to a rotation or a cache (the
- * REGION_EPI template's REPI)? */
-static int region_epilogue(const kg_kernel_t *k) {
-  for (int r = 0; r < k->num_regions; r++)
-    if (k->rope[r] >= 0 || k->cache[r] >= 0)
-      return 1;
-  return 0;
 }
 
 /* A REGION_EPI template's holes (fuse.c's region_epi chose the nodes):
@@ -156,7 +102,7 @@ static void region_epi_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes
     if (has_c && c_node < 0)
       c_node = k->cache[r];
   }
-  kg_holes_set(h, "REPI", "%s", region_epilogue(k) ? "1" : "");
+  kg_holes_set(h, "REPI", "%s", kg_kernel_region_epilogue(k) ? "1" : "");
   kg_holes_set(h, "KVSLOTS", "%s",
                r_node >= 0 && c_node >= 0 &&
                        g->nodes[r_node].inputs[1] != g->nodes[c_node].inputs[2]
@@ -170,112 +116,6 @@ static void region_epi_holes(const kg_graph_t *g, const kg_kernel_t *k, kg_holes
   kg_holes_set(h, "RE_REV", "%s", r_node >= 0 ? node_hole(g, r_node, "REV") : "0.0f");
   kg_holes_set(h, "RE_C_T", "%s", c_node >= 0 ? node_hole(g, c_node, "C_T") : "float");
   kg_holes_set(h, "RE_SLOTS", "%s", c_node >= 0 ? node_hole(g, c_node, "SLOTS") : "1");
-}
-
-/* BLOCK, VEC, UNROLL (and for tiles grids per_block and repeat, the bytes of
- * a KG_SHARED_BUFFER as shared_bytes, and any extra holes) from kg.template_params(tmpl,
- * target, info: the node's params_info; for regions n is their columns in all,
- * regions is true and region_epilogue says whether a region's result goes on
- * to a rotation or a cache); source: the template file to expand, templates/<source>.hip
- * (the rule's own, or another that takes the same holes on this target).
- * info.scratch says whether the kernel has its node's hidden results
- * (kg_kernel_t.scratch); the rule's answer scratch = false says that it
- * takes none of them on this target (*hidden 0, else 1). */
-static int template_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
-                           const kg_target_t *t, kg_lowered_t *lw, kg_holes_t *h,
-                           given_t *given, char source[64], int *hidden, kg_diag_t *d) {
-  lua_State *L = kg_sandbox_lua(sb);
-  int top = lua_gettop(L);
-  KG_TRY(kg_sandbox_require(sb, "kgen", d));
-  lua_getfield(L, -1, "template_params");
-  lua_pushstring(L, k->tmpl);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, t->ref);
-  const kg_variant_t *v = &g->nodes[k->node].variants[k->variant];
-  if (v->params_ref >= 0 && k->num_regions > 0) {
-    /* regions: the node's facts with n, the columns, of the whole group (a
-     * copy: the node's own table serves its other kernels) */
-    lua_newtable(L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, v->params_ref);
-    lua_pushnil(L);
-    while (lua_next(L, -2)) {
-      lua_pushvalue(L, -2);
-      lua_insert(L, -2);
-      lua_rawset(L, -5);
-    }
-    lua_pop(L, 1);
-    lua_pushinteger(L, region_columns(g, k, k->num_regions));
-    lua_setfield(L, -2, "n");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "pair");
-    lua_pushboolean(L, 1);
-    lua_setfield(L, -2, "regions");
-    lua_pushboolean(L, region_epilogue(k));
-    lua_setfield(L, -2, "region_epilogue");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "scratch");
-  } else if (v->params_ref >= 0) {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, v->params_ref);
-    lua_pushboolean(L, k->num_mm == 2); /* a gate/up pair: two accumulators */
-    lua_setfield(L, -2, "pair");
-    lua_pushboolean(L, k->scratch); /* it takes the node's hidden results */
-    lua_setfield(L, -2, "scratch");
-  } else { /* map kernels: the dtypes of every operand and the result */
-    lua_createtable(L, 0, 1);
-    lua_createtable(L, k->num_ins + 1, 0);
-    for (int i = 0; i < k->num_ins; i++) {
-      lua_pushstring(L, g->tensors[k->ins[i]].dtype.name);
-      lua_rawseti(L, -2, i + 1);
-    }
-    lua_pushstring(L, g->tensors[k->output].dtype.name);
-    lua_rawseti(L, -2, k->num_ins + 1);
-    lua_setfield(L, -2, "dtypes");
-  }
-  if (kg_sandbox_pcall(sb, 3, 1, d)) {
-    lua_settop(L, top);
-    return -1;
-  }
-  const int res = lua_gettop(L);
-  lua_getfield(L, -1, "BLOCK");
-  lw->block = (int)lua_tointeger(L, -1);
-  lua_getfield(L, -2, "VEC");
-  lw->vec = (int)lua_tointeger(L, -1);
-  lua_getfield(L, -3, "UNROLL");
-  lw->unroll = (int)lua_tointeger(L, -1);
-  lua_getfield(L, -4, "per_block");
-  lw->per_block = (uint32_t)lua_tointeger(L, -1);
-  lua_getfield(L, -5, "repeat");
-  lw->repeat = lua_isinteger(L, -1) ? (uint32_t)lua_tointeger(L, -1) : 1;
-  /* the root node's node.moved of result j times moved_times[j] */
-  if (lua_getfield(L, res, "moved_times") == LUA_TTABLE)
-    for (int j = 0; j < KG_MAX_OUTPUTS; j++) {
-      lua_rawgeti(L, -1, j + 1);
-      const lua_Integer m = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
-      lw->moved_times[j] = m >= 0 && m < INT32_MAX ? m + 1 : 0;
-      lua_pop(L, 1);
-    }
-  lua_pop(L, 1);
-  /* a KG_SHARED_BUFFER is dynamic shared memory on cuda only (the preludes) */
-  lua_getfield(L, -6, "shared_bytes");
-  lw->dyn_shared = strcmp(t->platform, "cuda") == 0 && lua_isinteger(L, -1)
-                       ? (uint32_t)lua_tointeger(L, -1)
-                       : 0;
-  params_holes(L, res, h, given);
-  lua_getfield(L, res, "scratch");
-  *hidden = !k->scratch || lua_isnil(L, -1) || lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  lua_getfield(L, res, "source");
-  const char *file = lua_tostring(L, -1);
-  const kg_template_t *decl = &g->templates[v->decl];
-  snprintf(source, 64, "%s", file ? file : decl->sources[0]);
-  lua_settop(L, top);
-  if (v->grid == KG_GRID_TILES && (lw->per_block == 0 || lw->repeat == 0))
-    return kg_error(d, "%s: template %s gave no per_block or repeat for its tiles",
-                    k->name, k->tmpl);
-  if (lw->block < t->wave || lw->block > t->max_block || lw->block % t->wave ||
-      lw->block / t->wave > t->wave || lw->vec < 1 || lw->unroll < 1)
-    return kg_error(d, "%s: template %s chose BLOCK=%d VEC=%d, not valid on %s (wave %d)",
-                    k->name, k->tmpl, lw->block, lw->vec, t->name, t->wave);
-  return 0;
 }
 
 static int expr_is_const(const kgrt_expr_t *e) {
@@ -560,8 +400,35 @@ static void memo_free(refs_memo_t *m) {
   free(m->refs);
 }
 
-static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t *k,
-                        const kg_target_t *t, kg_lowered_t *lw, kg_buf_t *src,
+/* The params rule's answer for kernel k into lw, h and given; its source
+ * and whether it takes the node's hidden results. */
+static int apply_params(const kg_graph_t *g, const kg_kernel_t *k, const kg_target_t *t,
+                        const kg_params_t *pr, kg_lowered_t *lw, kg_holes_t *h,
+                        given_t *given, kg_diag_t *d) {
+  lw->block = pr->block;
+  lw->vec = pr->vec;
+  lw->unroll = pr->unroll;
+  lw->per_block = pr->per_block;
+  lw->repeat = pr->repeat;
+  lw->dyn_shared = pr->dyn_shared;
+  memcpy(lw->moved_times, pr->moved_times, sizeof lw->moved_times);
+  for (int i = 0; i < pr->num_holes; i++) {
+    give(given, pr->holes[i].name);
+    kg_holes_set(h, pr->holes[i].name, "%s", pr->holes[i].value);
+  }
+  const kg_variant_t *v = &g->nodes[k->node].variants[k->variant];
+  if (v->grid == KG_GRID_TILES && (lw->per_block == 0 || lw->repeat == 0))
+    return kg_error(d, "%s: template %s gave no per_block or repeat for its tiles",
+                    k->name, k->tmpl);
+  if (lw->block < t->wave || lw->block > t->max_block || lw->block % t->wave ||
+      lw->block / t->wave > t->wave || lw->vec < 1 || lw->unroll < 1)
+    return kg_error(d, "%s: template %s chose BLOCK=%d VEC=%d, not valid on %s (wave %d)",
+                    k->name, k->tmpl, lw->block, lw->vec, t->name, t->wave);
+  return 0;
+}
+
+static int lower_kernel(const kg_graph_t *g, const kg_kernel_t *k, const kg_target_t *t,
+                        const kg_params_t *pr, kg_lowered_t *lw, kg_buf_t *src,
                         kg_buf_t *holes_out, refs_memo_t *memo, kg_diag_t *d) {
   if (k->collective != KGRT_COLLECTIVE_NONE)
     return lower_collective(g, k, lw, d);
@@ -577,9 +444,9 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
   const kg_template_t *decl = &g->templates[v->decl];
   kg_holes_t *h = kg_holes_new();
   given_t *given = kg_xcalloc(1, sizeof *given);
-  char source[64];
-  int hidden = 1;
-  if (template_params(sb, g, k, t, lw, h, given, source, &hidden, d)) {
+  const char *source = pr->source;
+  const int hidden = pr->hidden;
+  if (apply_params(g, k, t, pr, lw, h, given, d)) {
     kg_holes_free(h);
     free(given);
     return -1;
@@ -678,7 +545,7 @@ static int lower_kernel(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_t
       /* per_block and repeat: the params rule's; a region kernel tiling
        * columns: all of its regions' */
       lw->units = k->num_regions > 0 && v->tiles_columns
-                      ? kg_expr_const(region_columns(g, k, k->num_regions))
+                      ? kg_expr_const(kg_kernel_region_columns(g, k, k->num_regions))
                       : v->tile_units;
     }
     for (int i = 0; i < v->num_dim_args; i++) {
@@ -908,14 +775,14 @@ static void put_named(kg_buf_t *out, const kg_buf_t *text, const char *name) {
   kg_buf_put(out, text->data + from, text->len - from);
 }
 
-int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
-             const kg_target_t *t, kg_lowered_t *lowered, kg_buf_t *dev, kg_buf_t *sim,
-             kg_buf_t *holes, kg_diag_t *d) {
+int kg_lower(const kg_graph_t *g, const kg_program_t *p, const kg_target_t *t,
+             const kg_params_t *params, kg_lowered_t *lowered, kg_buf_t *dev,
+             kg_buf_t *sim, kg_buf_t *holes, kg_diag_t *d) {
   kg_buf_t *texts = kg_xcalloc((size_t)p->num_kernels + 1, sizeof *texts);
   int rc = check_templates(g, d);
   refs_memo_t memo = {0};
   for (int i = 0; i < p->num_kernels && rc == 0; i++)
-    rc = lower_kernel(sb, g, &p->kernels[i], t, &lowered[i], &texts[i],
+    rc = lower_kernel(g, &p->kernels[i], t, &params[i], &lowered[i], &texts[i],
                       holes ? &holes[i] : NULL, &memo, d);
   memo_free(&memo);
   kg_buf_t kernels;

@@ -6,8 +6,22 @@
 #include "buf.h"
 #include "diag.h"
 #include "ir.h"
-#include "sandbox.h"
 #include "target.h"
+
+/* One kernel's answer of its template's params rule on a target, resolved
+ * while the sandbox is open (params.c): lowering runs no Lua. */
+typedef struct kg_params {
+  int block, vec, unroll; /* BLOCK, VEC, UNROLL */
+  uint32_t per_block;     /* tiles grids: units a workgroup takes */
+  uint32_t repeat;        /* tiles grids: workgroups per unit (default 1) */
+  uint32_t dyn_shared;    /* a KG_SHARED_BUFFER's bytes on cuda (dynamic shared) */
+  /* the root node's node.moved of result j times moved_times[j] - 1; 0: once */
+  int64_t moved_times[KG_MAX_OUTPUTS];
+  int hidden;      /* it takes the node's hidden results (see kg_kernel_t.scratch) */
+  char source[64]; /* templates/<source>.hip to expand */
+  int num_holes;   /* the rule's extra holes, sorted by name */
+  kg_hole_t *holes;
+} kg_params_t;
 
 #define KG_MAX_ARGS (KG_MAX_INPUTS + KG_MAX_OUTPUTS + KG_MAX_DIM_ARGS + 1)
 
@@ -52,8 +66,8 @@ typedef struct kg_lowered {
  * model's distinct kernels, not its layers, are what gets compiled. With
  * `holes` (num_kernels buffers, else NULL), each kernel's holes as its
  * template was expanded with them (kg_holes_dump), for --emit=kernels. */
-int kg_lower(kg_sandbox_t *sb, const kg_graph_t *g, const kg_program_t *p,
-             const kg_target_t *t, kg_lowered_t *lowered, kg_buf_t *device_src,
+int kg_lower(const kg_graph_t *g, const kg_program_t *p, const kg_target_t *t,
+             const kg_params_t *params, kg_lowered_t *lowered, kg_buf_t *device_src,
              kg_buf_t *sim_src, kg_buf_t *holes, kg_diag_t *d);
 
 #endif /* KG_LOWER_H */

@@ -4,8 +4,6 @@
  * succeeded; errors are one line and exit code 1. A target's platform names
  * its files: amdgcn writes <model>_<arch>.hip and .hsaco, cuda .cu and .cubin. */
 #include <getopt.h>
-#include <lauxlib.h>
-#include <lua.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -27,6 +25,7 @@
 #include "ir_print.h"
 #include "lower.h"
 #include "outdir.h"
+#include "params.h"
 #include "plan.h"
 #include "res.h"
 #include "sandbox.h"
@@ -356,27 +355,6 @@ static int parse_args(int argc, char **argv, options_t *o, int *list, kg_diag_t 
   return 0;
 }
 
-static int list_ops(kg_sandbox_t *sb, kg_diag_t *d) {
-  lua_State *L = kg_sandbox_lua(sb);
-  KG_TRY(kg_sandbox_require(sb, "kgen", d));
-  lua_getfield(L, -1, "env");
-  KG_TRY(kg_sandbox_pcall(sb, 0, 1, d));
-  lua_pop(L, 1);
-  lua_getfield(L, -1, "op_order");
-  lua_getfield(L, -2, "ops");
-  int n = (int)luaL_len(L, -2);
-  for (int i = 1; i <= n; i++) {
-    lua_geti(L, -2, i);
-    const char *name = lua_tostring(L, -1);
-    lua_getfield(L, -2, name);
-    lua_getfield(L, -1, "doc");
-    printf("%-10s %s\n", name, lua_tostring(L, -1));
-    lua_pop(L, 3);
-  }
-  lua_pop(L, 3);
-  return 0;
-}
-
 static void codeobj_write(void *user, const char *text, size_t len) {
   kg_buf_put((kg_buf_t *)user, text, len);
 }
@@ -667,8 +645,8 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
   if (rc == 0)
     rc = kg_sizes_plan(&p, o->model, d);
   phase_done(&times, "fuse and plan");
-  /* 3 per target: expand (the sandbox's Lua runs the params rules: one target
-   * at a time) */
+  /* 3 per target: the params rules (the sandbox's Lua: one target at a
+   * time), then lowering and expansion (no Lua) */
   int want_sim = o->sim && (o->emit == EMIT_BUILD || o->emit == EMIT_TABLE);
   kg_buf_t *holes = o->emit == EMIT_KERNELS
                         ? kg_xcalloc((size_t)p.num_kernels + 1, sizeof *holes)
@@ -676,8 +654,13 @@ static int kg_build(const options_t *o, kg_sandbox_t *sb, kg_diag_t *d) {
   for (int i = 0; i < o->num_arches && rc == 0; i++) {
     kg_arch_build_t *a = &arches[i];
     a->lowered = kg_xcalloc((size_t)p.num_kernels + 1, sizeof *a->lowered);
-    rc = kg_lower(sb, &g, &p, &a->target, a->lowered, &a->source,
-                  want_sim ? &a->sim_source : NULL, holes, d);
+    kg_params_t *params = kg_xcalloc((size_t)p.num_kernels + 1, sizeof *params);
+    rc = kg_params_resolve(sb, &g, &p, &a->target, params, d);
+    if (rc == 0)
+      rc = kg_lower(&g, &p, &a->target, params, a->lowered, &a->source,
+                    want_sim ? &a->sim_source : NULL, holes, d);
+    kg_params_free(params, p.num_kernels);
+    free(params);
     int distinct = 0;
     for (int k = 0; k < p.num_kernels && rc == 0; k++)
       distinct += a->lowered[k].code == k;
@@ -824,7 +807,7 @@ int main(int argc, char **argv) {
       if (list == OPT_LIST_TARGETS)
         rc = kg_target_list(sb, &d);
       else if (list == OPT_LIST_OPS)
-        rc = list_ops(sb, &d);
+        rc = kg_front_list_ops(sb, &d);
       else
         rc = kg_build(&o, sb, &d);
       kg_sandbox_free(sb);

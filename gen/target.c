@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "res.h"
+#include "sandbox.h"
 
 char *kg_target_names(void) {
   kg_buf_t b;

@@ -3,7 +3,9 @@
 #define KG_TARGET_H
 
 #include "diag.h"
-#include "sandbox.h"
+
+/* the sandbox (sandbox.h), which only the loaders below take */
+typedef struct kg_sandbox kg_sandbox_t;
 
 #define KG_TARGET_MAX_FLAGS 16
 #define KG_TARGET_MAX_MMA 4

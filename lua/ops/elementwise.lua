@@ -1,5 +1,5 @@
 -- ops/elementwise.lua - elementwise ops: unary math, binary arithmetic with
--- broadcasting over leading dims, affine, where, fill and cast.
+-- broadcasting over leading dims, affine, clamp, where, fill and cast.
 -- Each is an expression over its operands ($0, $1, ... in float) run by the
 -- map template; kgen fuses chains of them into one kernel by splicing the
 -- expressions together, so an op here never gets a kernel of its own unless
@@ -140,6 +140,35 @@ kg.op {
     kg.check_float("affine", ins[1])
     node.template = "map"
     node.expr = "($0 * " .. kg.float_literal(a.mul) .. " + " .. kg.float_literal(a.add) .. ")"
+    node.out_dtype, node.out_shape = ins[1].dtype, ins[1].shape
+  end,
+}
+
+kg.op {
+  name = "clamp",
+  doc = "x limited to [min, max], numbers, either may be left out (clamp(x, {min = 0, max = 6})); NaN stays NaN",
+  inputs = { "x" },
+  attrs = {
+    min = { type = "number", check = finite },
+    max = { type = "number", check = finite },
+  },
+  build = function(node, ins, a)
+    kg.check_float("clamp", ins[1], "x")
+    if a.min == nil and a.max == nil then fail("clamp: give min, max or both") end
+    if a.min ~= nil and a.max ~= nil and a.min > a.max then
+      fail("clamp: min %s is above max %s", kg.float_literal(a.min), kg.float_literal(a.max))
+    end
+    -- comparisons, not fmin/fmax: a NaN fails both and stays NaN (as torch.clamp)
+    local e = "$0"
+    if a.max ~= nil then
+      local hi = kg.float_literal(a.max)
+      e = "(" .. e .. " > " .. hi .. " ? " .. hi .. " : " .. e .. ")"
+    end
+    if a.min ~= nil then
+      local lo = kg.float_literal(a.min)
+      e = "($0 < " .. lo .. " ? " .. lo .. " : " .. e .. ")"
+    end
+    node.template, node.expr = "map", e
     node.out_dtype, node.out_shape = ins[1].dtype, ins[1].shape
   end,
 }

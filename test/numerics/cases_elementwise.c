@@ -44,6 +44,8 @@ UNARY(ref_gelu, gelu_tanh(x))
 UNARY(ref_gelu_erf, 0.5 * x * (1.0 + erf(x / sqrt(2.0))))
 UNARY(ref_scale, x * -0.375)
 UNARY(ref_affine, x * 1.5 - 0.25)
+UNARY(ref_clamp, x < -1.5 ? -1.5 : (x > 0.75 ? 0.75 : x))
+UNARY(ref_clamp_max_exp, exp(x) > 2.25 ? 2.25 : exp(x))
 UNARY(ref_copy, x)
 UNARY(ref_trunc, trunc(x))
 
@@ -114,6 +116,8 @@ static const kn_case_t cases[] = {
     MAP1("gelu_erf", "gelu_erf($0)", ref_gelu_erf, X),
     MAP1("scale", "scale($0, -0.375)", ref_scale, X),
     MAP1("affine", "affine($0, {mul = 1.5, add = -0.25})", ref_affine, X),
+    MAP1("clamp", "clamp($0, {min = -1.5, max = 0.75})", ref_clamp, X),
+    MAP1("clamp_max", "clamp(exp($0), {max = 2.25})", ref_clamp_max_exp, X),
     MAP2("add", "$0 + $1", ref_add, X),
     MAP2("sub", "$0 - $1", ref_sub, X),
     MAP2("mul", "mul($0, $1)", ref_mul, X),

@@ -5,6 +5,7 @@
 -- CHECK-DAG: {{^}}silu {{.*}}sigmoid
 -- CHECK-DAG: {{^}}gelu {{.*}}tanh
 -- CHECK-DAG: {{^}}scale {{.*}}factor
+-- CHECK-DAG: {{^}}clamp {{.*}}[min, max]{{.*}}NaN stays NaN
 -- CHECK-DAG: {{^}}cast {{.*}}dtype
 -- CHECK-DAG: {{^}}rmsnorm {{.*}}eps
 -- CHECK-DAG: {{^}}softmax {{.*}}scale

@@ -292,8 +292,10 @@ void kg_print_kernels(const kg_graph_t *g, const kg_program_t *p, const kg_targe
       kg_buf_puts(out, ", ");
       put_select(g, &lw->select, lw->select_min, lw->select_max, out);
     }
-    if (lw->flags)
-      kg_buf_printf(out, ", flags 0x%x", lw->flags);
+    if (lw->flags & KGRT_KERNEL_EARLY_LAUNCH)
+      kg_buf_puts(out, ", early launch");
+    if (lw->flags & ~KGRT_KERNEL_EARLY_LAUNCH)
+      kg_buf_printf(out, ", flags 0x%x", lw->flags & ~KGRT_KERNEL_EARLY_LAUNCH);
     kg_buf_putc(out, '\n');
     kg_buf_puts(out, "  holes:\n");
     put_holes(&holes[i], lw->name, out);

@@ -14,6 +14,10 @@
 -- RUN: cmp %t/a.txt %t/b.txt
 -- RUN: FileCheck %s < %t/a.txt
 -- RUN: %kgen --arch gfx942 --emit=kernels %s -o - | FileCheck %s --check-prefix=CHAIN
+-- a target with early launch says which kernels may start before the one
+-- before them ends (templates/common.hip's kg_dep_wait)
+-- RUN: %kgen --arch sm_90a --emit=kernels %s -o - | FileCheck %s --check-prefix=EARLY
+-- EARLY: grid: ceil(64 * N / {{[0-9]+}}) x 1 workgroups of {{[0-9]+}}, early launch
 -- RUN: %kgen --arch gfx942 --emit=kernels %S/../../llama/llama_tp2.lua -o - | FileCheck %s --check-prefix=TP
 -- TP: step 1: collective #1 all_reduce
 -- TP-NEXT:   arg 0: read %8 bf16[T, 256], arena +{{[0-9]+}}

@@ -111,6 +111,13 @@ kg.op {
       base = { kg.rank_size(), tab.shape[1] }
     end
     node.dim_args = { { tab.shape[1] }, base }
+    -- the profile's bytes of the table: a row an id, not the whole table
+    local row_bytes = tab.dtype.quant and d // tab.dtype.block_elems * tab.dtype.block_bytes
+      or d * tab.dtype.size
+    local rows = {}
+    for i, s in ipairs(ids.shape) do rows[i] = s end
+    rows[#rows + 1] = row_bytes
+    node.moved = { inputs = { [1] = rows } }
     if tab.dtype.quant then
       local out = a.dtype or kg.dtypes.f32
       node.dequantizes = { [1] = true }

@@ -136,6 +136,31 @@ static void check_profile_bytes(const char *spec, kgrt_model_t *m) {
                  (unsigned long long)p2[s].bytes, S2, (unsigned long long)want);
   }
   CHECK_EQ(attention, config.layers);
+  /* the token embedding reads a row of its table a token, not the table:
+   * from T = 1 to 2 its bytes grow by one row of the table, one id and one
+   * row of the result (at most 4 bytes an element) */
+  size_t table = 0;
+  OK(kgrt_model_tensor_bytes(m, "token_embd_weight", &table, &err));
+  const uint64_t row = table / (size_t)config.vocab;
+  const int32_t two[2] = {1, 2}, pos[2] = {S2 - 2, S2 - 1};
+  OK(kgrt_model_set_dim(m, "T", 2, &err));
+  OK(kgrt_model_set_input(m, "tokens", two, sizeof two, &err));
+  OK(kgrt_model_set_input(m, "pos", pos, sizeof pos, &err));
+  OK(kgrt_model_profile(m, 1, p2, MAX_STEPS, &n2, &err));
+  int embedding = -1;
+  for (uint32_t s = 0; s < n1 && embedding < 0; ++s)
+    if (p1[s].launched && strstr(p1[s].kernel, "embedding") != NULL)
+      embedding = (int)s;
+  CHECK(embedding >= 0);
+  if (embedding >= 0) {
+    const uint64_t b1 = p1[embedding].bytes, b2 = p2[embedding].bytes;
+    printf("%s: profile: the token embedding moves %llu bytes at T 1, %llu at T 2 (a row "
+           "of the table %llu, the table %zu)\n",
+           spec, (unsigned long long)b1, (unsigned long long)b2, (unsigned long long)row,
+           table);
+    CHECK(b1 < table / 8);
+    CHECK(b2 - b1 >= row + 4 && b2 - b1 <= row + 4 + 4u * (uint64_t)config.hidden);
+  }
 done:;
 }
 

@@ -282,6 +282,39 @@ uint32_t kgrt_comm_ranks(const kgrt_comm_t *comm);
  * that gives up on a rank, so that the others do not wait for it. */
 void kgrt_comm_abort(kgrt_comm_t *comm, const char *why);
 
+/* Ranks in several processes, as a launcher starts them (torchrun, srun,
+ * mpirun: one process a rank): one process makes an id, the launcher hands
+ * its text to the others (an environment variable, a file), and each process
+ * makes its own rank's communicator from it, then joins its model as above.
+ * Sim devices only for now: the ranks exchange through POSIX shared memory,
+ * so every process is on one host. A rank that ends (killed, or exited
+ * without kgrt_comm_destroy) makes the others' collectives fail within
+ * KGRT_COMM_TICK_MS, and ranks that never arrive make the join fail after
+ * the timeout kgrt_comm_init_rank takes: nothing waits forever. */
+#define KGRT_COMM_ID_BYTES 128
+#define KGRT_COMM_ID_TEXT (2 * KGRT_COMM_ID_BYTES + 1) /* hex digits and NUL */
+#define KGRT_COMM_TICK_MS 50
+typedef struct kgrt_comm_id {
+  unsigned char bytes[KGRT_COMM_ID_BYTES];
+} kgrt_comm_id_t;
+
+/* A new id for ranks on devices of `kind` ("sim"; UNAVAILABLE for others). */
+kgrt_status_t kgrt_comm_id_create(const char *kind, kgrt_comm_id_t *out_id,
+                                  kgrt_error_t *err);
+/* The id as KGRT_COMM_ID_TEXT - 1 hex digits, and back: a text that is not
+ * an id kgrt made is INVALID_ARGUMENT. */
+void kgrt_comm_id_text(const kgrt_comm_id_t *id, char text[KGRT_COMM_ID_TEXT]);
+kgrt_status_t kgrt_comm_id_parse(const char *text, kgrt_comm_id_t *out_id,
+                                 kgrt_error_t *err);
+/* This process's rank `rank` of the `ranks` (1 to KGRT_MAX_RANKS) that
+ * `id` names: returns once this rank is in (rank 0 makes the exchange; the
+ * others wait for it up to timeout_ms); the join (kgrt_model_join) waits for
+ * all ranks up to timeout_ms again. Destroy it as any communicator:
+ * the other ranks then fail rather than wait for this one. */
+kgrt_status_t kgrt_comm_init_rank(const kgrt_comm_id_t *id, uint32_t rank, uint32_t ranks,
+                                  uint32_t timeout_ms, const kgrt_allocator_t *alloc,
+                                  kgrt_comm_t **out_comm, kgrt_error_t *err);
+
 /* Makes `model` rank `rank` of `comm`, whose ranks must be the table's. Every
  * rank calls it from its own thread, all on devices of one kind (each rank
  * its own device: "cuda:0", "cuda:1"); on cuda and hip it returns once all

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kgrt_comm_shm.h"
 #include "kgrt_half.h"
 
 kgrt_status_t kgrt_comm_create(uint32_t ranks, const kgrt_allocator_t *alloc,
@@ -50,6 +51,7 @@ kgrt_status_t kgrt_comm_create(uint32_t ranks, const kgrt_allocator_t *alloc,
 void kgrt_comm_destroy(kgrt_comm_t *comm) {
   if (comm == NULL)
     return;
+  kgrt_comm_shm_close(comm->shm);
   if (comm->library != NULL)
     dlclose(comm->library);
   pthread_cond_destroy(&comm->cond);
@@ -57,6 +59,118 @@ void kgrt_comm_destroy(kgrt_comm_t *comm) {
   kgrt_allocator_t a = comm->alloc;
   kgrt_free(&a, comm->slots);
   kgrt_free(&a, comm);
+}
+
+/* ---- ids: "KGRTID1\0", the kind (8 bytes, NUL-padded), the shared memory
+ * segment's name (64, NUL-padded), zeros */
+static const char kgrt_comm_id_magic[8] = "KGRTID1";
+enum { ID_KIND = 8, ID_NAME = 16, ID_NAME_BYTES = 64 };
+
+kgrt_status_t kgrt_comm_id_create(const char *kind, kgrt_comm_id_t *out_id,
+                                  kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (kind == NULL || out_id == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_comm_id_create: kind or out_id is NULL");
+  memset(out_id, 0, sizeof *out_id);
+  if (strcmp(kind, "sim") != 0)
+    return kgrt_error_set(
+        err, KGRT_STATUS_UNAVAILABLE,
+        "kgrt_comm_id_create: ranks of %s devices in several processes: "
+        "not supported yet (sim only)",
+        strcmp(kind, "cuda") == 0 || strcmp(kind, "hip") == 0 ? kind : "other");
+  memcpy(out_id->bytes, kgrt_comm_id_magic, sizeof kgrt_comm_id_magic);
+  memcpy(out_id->bytes + ID_KIND, "sim", 3);
+  return kgrt_comm_shm_name((char *)out_id->bytes + ID_NAME, ID_NAME_BYTES, err);
+}
+
+void kgrt_comm_id_text(const kgrt_comm_id_t *id, char text[KGRT_COMM_ID_TEXT]) {
+  static const char hex[] = "0123456789abcdef";
+  for (int i = 0; i < KGRT_COMM_ID_BYTES; ++i) {
+    text[2 * i] = hex[id->bytes[i] >> 4];
+    text[2 * i + 1] = hex[id->bytes[i] & 15];
+  }
+  text[2 * KGRT_COMM_ID_BYTES] = '\0';
+}
+
+/* A name kgrt_comm_shm_name makes: /kgrt-<digits>-<16 hex digits>. */
+static int kgrt_comm_id_name_ok(const char *n) {
+  if (strncmp(n, "/kgrt-", 6) != 0)
+    return 0;
+  const char *p = n + 6, *digits = p;
+  while (*p >= '0' && *p <= '9')
+    p++;
+  if (p == digits || p - digits > 10 || *p++ != '-')
+    return 0;
+  int hex = 0;
+  for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+    hex++;
+  return hex == 16 && *p == '\0';
+}
+
+kgrt_status_t kgrt_comm_id_parse(const char *text, kgrt_comm_id_t *out_id,
+                                 kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (text == NULL || out_id == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_comm_id_parse: text or out_id is NULL");
+  memset(out_id, 0, sizeof *out_id);
+  const size_t n = strlen(text);
+  int ok = n == 2 * KGRT_COMM_ID_BYTES;
+  for (size_t i = 0; ok && i < n; ++i) {
+    const char c = text[i];
+    const int v = c >= '0' && c <= '9'   ? c - '0'
+                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                         : -1;
+    if (v < 0)
+      ok = 0;
+    else
+      out_id->bytes[i / 2] = (unsigned char)(out_id->bytes[i / 2] << 4 | v);
+  }
+  const unsigned char *b = out_id->bytes;
+  ok = ok && memcmp(b, kgrt_comm_id_magic, sizeof kgrt_comm_id_magic) == 0 &&
+       memcmp(b + ID_KIND, "sim\0\0\0\0\0", 8) == 0 &&
+       memchr(b + ID_NAME, '\0', ID_NAME_BYTES) != NULL &&
+       kgrt_comm_id_name_ok((const char *)b + ID_NAME);
+  for (int i = ID_NAME + (int)strnlen((const char *)b + ID_NAME, ID_NAME_BYTES);
+       ok && i < KGRT_COMM_ID_BYTES; ++i)
+    ok = b[i] == 0;
+  if (!ok) {
+    memset(out_id, 0, sizeof *out_id);
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_comm_id_parse: not a communicator id (%zu characters; "
+                          "an id is %d hex digits from kgrt_comm_id_text)",
+                          n, 2 * KGRT_COMM_ID_BYTES);
+  }
+  return KGRT_STATUS_OK;
+}
+
+kgrt_status_t kgrt_comm_init_rank(const kgrt_comm_id_t *id, uint32_t rank, uint32_t ranks,
+                                  uint32_t timeout_ms, const kgrt_allocator_t *alloc,
+                                  kgrt_comm_t **out_comm, kgrt_error_t *err) {
+  kgrt_error_clear(err);
+  if (out_comm == NULL || id == NULL)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_comm_init_rank: id or out_comm is NULL");
+  *out_comm = NULL;
+  char text[KGRT_COMM_ID_TEXT];
+  kgrt_comm_id_t checked;
+  kgrt_comm_id_text(id, text);
+  KGRT_RETURN_IF_ERROR(kgrt_comm_id_parse(text, &checked, err));
+  if (rank >= ranks)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_comm_init_rank: rank %u of %u", rank, ranks);
+  kgrt_comm_t *c = NULL;
+  KGRT_RETURN_IF_ERROR(kgrt_comm_create(ranks, alloc, &c, err));
+  kgrt_status_t st = kgrt_comm_shm_open((const char *)checked.bytes + ID_NAME, rank,
+                                        ranks, timeout_ms, alloc, &c->shm, err);
+  if (st != KGRT_STATUS_OK) {
+    kgrt_comm_destroy(c);
+    return st;
+  }
+  c->shm_rank = rank;
+  *out_comm = c;
+  return KGRT_STATUS_OK;
 }
 
 void kgrt_comm_abort(kgrt_comm_t *comm, const char *why) {
@@ -75,6 +189,8 @@ static kgrt_status_t kgrt_comm_broken(const kgrt_comm_t *comm, kgrt_error_t *err
 }
 
 kgrt_status_t kgrt_comm_barrier(kgrt_comm_t *comm, kgrt_error_t *err) {
+  if (comm->shm != NULL)
+    return kgrt_comm_shm_barrier(comm->shm, err);
   pthread_mutex_lock(&comm->mutex);
   kgrt_status_t st = KGRT_STATUS_OK;
   if (comm->broken) {
@@ -95,6 +211,8 @@ kgrt_status_t kgrt_comm_barrier(kgrt_comm_t *comm, kgrt_error_t *err) {
 }
 
 void kgrt_comm_break(kgrt_comm_t *comm, uint32_t rank, const char *why) {
+  if (comm->shm != NULL)
+    kgrt_comm_shm_break(comm->shm, rank, why);
   pthread_mutex_lock(&comm->mutex);
   if (!comm->broken) {
     comm->broken = 1;
@@ -158,6 +276,11 @@ kgrt_status_t kgrt_comm_nccl_join(kgrt_comm_t *comm, const char *soname, uint32_
                                   kgrt_comm_nccl_rank_t *out, kgrt_error_t *err) {
   out->api = NULL;
   out->comm = NULL;
+  if (comm->shm != NULL)
+    return kgrt_error_set(err, KGRT_STATUS_UNAVAILABLE,
+                          "%s: a communicator of several processes (kgrt_comm_init_rank) "
+                          "takes sim devices only for now",
+                          who);
   pthread_mutex_lock(&comm->mutex);
   kgrt_status_t st = KGRT_STATUS_OK;
   if (comm->library == NULL)
@@ -333,46 +456,62 @@ static void kgrt_comm_store(unsigned char *p, kgrt_dtype_t dtype, uint64_t i, fl
   }
 }
 
+size_t kgrt_comm_elem_bytes(kgrt_dtype_t dtype) {
+  return dtype == KGRT_DTYPE_F16 || dtype == KGRT_DTYPE_BF16 ? 2 : 4;
+}
+
+int kgrt_comm_slot_mismatch(const kgrt_comm_slot_t *mine, const kgrt_comm_slot_t *s,
+                            uint32_t r, char *why, size_t size) {
+  if (s->op == mine->op && s->dtype == mine->dtype && s->count == mine->count &&
+      s->root == mine->root)
+    return 0;
+  snprintf(why, size,
+           "collective %d of %llu elements, rank %u's %d of %llu: the ranks run "
+           "different plans",
+           (int)mine->op, (unsigned long long)mine->count, r, (int)s->op,
+           (unsigned long long)s->count);
+  return 1;
+}
+
+void kgrt_comm_sim_combine(const kgrt_comm_slot_t *mine, uint32_t ranks,
+                           const unsigned char *const *src) {
+  unsigned char *dst = (unsigned char *)(uintptr_t)mine->dst;
+  const size_t elem = kgrt_comm_elem_bytes(mine->dtype);
+  if (mine->op == KGRT_COLLECTIVE_BROADCAST) {
+    /* the root's bytes as they are (its own dst too, src != dst) */
+    memmove(dst, src[mine->root], mine->count * elem);
+  } else if (mine->op == KGRT_COLLECTIVE_ALL_GATHER) {
+    for (uint32_t r = 0; r < ranks; ++r)
+      memcpy(dst + (size_t)r * mine->count * elem, src[r], mine->count * elem);
+  } else {
+    for (uint64_t i = 0; i < mine->count; ++i) {
+      float sum = 0.0f;
+      for (uint32_t r = 0; r < ranks; ++r)
+        sum += kgrt_comm_load(src[r], mine->dtype, i);
+      kgrt_comm_store(dst, mine->dtype, i, sum);
+    }
+  }
+}
+
 kgrt_status_t kgrt_comm_sim_exchange(kgrt_comm_t *comm, uint32_t rank,
                                      const kgrt_comm_slot_t *mine, kgrt_error_t *err) {
+  if (comm->shm != NULL)
+    return kgrt_comm_shm_exchange(comm->shm, rank, mine, err);
   pthread_mutex_lock(&comm->mutex);
   comm->slots[rank] = *mine;
   pthread_mutex_unlock(&comm->mutex);
   KGRT_RETURN_IF_ERROR(kgrt_comm_barrier(comm, err));
+  const unsigned char *src[KGRT_MAX_RANKS];
   for (uint32_t r = 0; r < comm->ranks; ++r) {
-    const kgrt_comm_slot_t *s = &comm->slots[r];
-    if (s->op != mine->op || s->dtype != mine->dtype || s->count != mine->count ||
-        s->root != mine->root) {
-      char why[160];
-      snprintf(why, sizeof why,
-               "collective %d of %llu elements, rank %u's %d of %llu: the ranks run "
-               "different plans",
-               (int)mine->op, (unsigned long long)mine->count, r, (int)s->op,
-               (unsigned long long)s->count);
+    char why[160];
+    if (kgrt_comm_slot_mismatch(mine, &comm->slots[r], r, why, sizeof why)) {
       kgrt_comm_break(comm, rank, why);
       return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION, "rank %u: %s", rank,
                             why);
     }
+    src[r] = (const unsigned char *)(uintptr_t)comm->slots[r].src;
   }
-  unsigned char *dst = (unsigned char *)(uintptr_t)mine->dst;
-  size_t elem = mine->dtype == KGRT_DTYPE_F16 || mine->dtype == KGRT_DTYPE_BF16 ? 2 : 4;
-  if (mine->op == KGRT_COLLECTIVE_BROADCAST) {
-    /* the root's bytes as they are (its own dst too, src != dst) */
-    memmove(dst, (const void *)(uintptr_t)comm->slots[mine->root].src,
-            mine->count * elem);
-  } else if (mine->op == KGRT_COLLECTIVE_ALL_GATHER) {
-    for (uint32_t r = 0; r < comm->ranks; ++r)
-      memcpy(dst + (size_t)r * mine->count * elem,
-             (const void *)(uintptr_t)comm->slots[r].src, mine->count * elem);
-  } else {
-    for (uint64_t i = 0; i < mine->count; ++i) {
-      float sum = 0.0f;
-      for (uint32_t r = 0; r < comm->ranks; ++r)
-        sum += kgrt_comm_load((const unsigned char *)(uintptr_t)comm->slots[r].src,
-                              mine->dtype, i);
-      kgrt_comm_store(dst, mine->dtype, i, sum);
-    }
-  }
+  kgrt_comm_sim_combine(mine, comm->ranks, src);
   /* no rank may change its src (its next step) before all have read it */
   return kgrt_comm_barrier(comm, err);
 }

@@ -95,6 +95,11 @@ typedef struct kgrt_comm_slot {
 struct kgrt_comm {
   kgrt_allocator_t alloc;
   uint32_t ranks;
+  /* kgrt_comm_init_rank's: this process's one rank of a communicator whose
+   * other ranks are other processes (kgrt_comm_shm.c; sim devices), else
+   * NULL: every rank in this process */
+  struct kgrt_comm_shm *shm;
+  uint32_t shm_rank;
   pthread_mutex_t mutex;
   pthread_cond_t cond;
   /* the rendezvous: `arrived` of `ranks` at the barrier of this generation */
@@ -155,6 +160,18 @@ KGRT_INTERNAL kgrt_status_t kgrt_comm_nccl_run(const kgrt_comm_nccl_rank_t *rank
                                                const kgrt_device_collective_t *c,
                                                void *stream, const char *who,
                                                kgrt_error_t *err);
+
+/* Bytes of one element of a collective's dtype (f16, bf16: 2; f32, i32: 4). */
+KGRT_INTERNAL size_t kgrt_comm_elem_bytes(kgrt_dtype_t dtype);
+/* 1 (and why) where rank r's slot is not the same collective as mine. */
+KGRT_INTERNAL int kgrt_comm_slot_mismatch(const kgrt_comm_slot_t *mine,
+                                          const kgrt_comm_slot_t *theirs, uint32_t r,
+                                          char *why, size_t size);
+/* mine->dst from every rank's source (src[r]: count elements of rank r):
+ * the sum in f32 in rank order, rounded once; the ranks' sources one after
+ * another; or the root's. */
+KGRT_INTERNAL void kgrt_comm_sim_combine(const kgrt_comm_slot_t *mine, uint32_t ranks,
+                                         const unsigned char *const *src);
 
 /* The sim exchange of one collective step: every rank publishes its slot,
  * then each computes its own dst from all ranks' src (the sum in f32 over the

@@ -157,6 +157,10 @@ kgrt_status_t kgrt_model_join(kgrt_model_t *model, kgrt_comm_t *comm, uint32_t r
     return kgrt_error_set(err, KGRT_STATUS_FAILED_PRECONDITION,
                           "model %s has joined a communicator already (rank %u)", name,
                           model->rank);
+  if (comm->shm != NULL && rank != comm->shm_rank)
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "model %s: this process's communicator is rank %u, not %u",
+                          name, comm->shm_rank, rank);
   if (rank >= comm->ranks || ranks != comm->ranks)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "model %s is one rank of %u; it cannot be rank %u of a "

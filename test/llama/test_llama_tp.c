@@ -16,10 +16,14 @@
  * and on GPU r for a spec of "cuda" or "hip" (the whole model on GPU 0). */
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kgrt.h"
@@ -115,19 +119,69 @@ done:
 
 /* The whole model's run (the schedule's tokens are its own), then each rank
  * of the split table on `spec`; their logits and tokens compared. */
+/* Ranks as processes (procs): what each child gives back lives in memory the
+ * parent shares with it. */
+typedef struct proc_shared {
+  rank_job_t jobs[MAX_RANKS];
+  float logits[MAX_RANKS][RUNS * VOCAB];
+} proc_shared_t;
+
+/* Rank r of `ranks` in a child process, its communicator made from `id`:
+ * the child's exit status says only that it ran; the job says how. */
+static pid_t start_rank_process(const kgrt_comm_id_t *id, rank_job_t *j, uint32_t ranks) {
+  const pid_t pid = fork();
+  if (pid != 0)
+    return pid;
+  kgrt_comm_t *comm = NULL;
+  if (kgrt_comm_init_rank(id, j->rank, ranks, 20000, NULL, &comm, &j->err) !=
+      KGRT_STATUS_OK) {
+    j->failed = __LINE__;
+    _exit(0);
+  }
+  j->comm = comm;
+  rank_main(j);
+  kgrt_comm_destroy(comm);
+  _exit(0);
+}
+
+/* No segment of a communicator this process made is left in /dev/shm. */
+static int shm_left(void) {
+  char cmd[96];
+  snprintf(cmd, sizeof cmd, "ls /dev/shm 2>/dev/null | grep -q '^kgrt-%ld-'",
+           (long)getpid());
+  return system(cmd) == 0;
+}
+
+/* The whole model's run (the schedule's tokens are its own), then each rank
+ * of the split table on `spec`, as threads of this process or (procs) as
+ * processes; their logits and tokens compared. */
 static void run_split(const char *spec, const char *path, const llm_model_t *lm,
-                      const kgrt_model_table_t *split, const char *mode, uint32_t ranks) {
+                      const kgrt_model_table_t *split, const char *mode, uint32_t ranks,
+                      int procs) {
   const int V = config.vocab;
   schedule_t sched;
-  rank_job_t whole = {0}, jobs[MAX_RANKS];
-  memset(jobs, 0, sizeof jobs);
+  rank_job_t whole = {0}, local_jobs[MAX_RANKS];
+  memset(local_jobs, 0, sizeof local_jobs);
+  proc_shared_t *shared = NULL;
+  if (procs) {
+    void *p = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      TEST_FAIL_("mmap: no shared memory for the ranks' results");
+      return;
+    }
+    shared = p;
+    memset(shared, 0, sizeof *shared);
+  }
+  rank_job_t *jobs = procs ? shared->jobs : local_jobs;
   kgrt_comm_t *comm = NULL;
   kgrt_error_t err = {0};
   llm_ref_t ref = {0};
   double *want = malloc(sizeof(double) * (size_t)RUNS * (size_t)V);
   whole.logits = malloc(sizeof(float) * (size_t)RUNS * (size_t)V);
   for (uint32_t r = 0; r < ranks; ++r)
-    jobs[r].logits = malloc(sizeof(float) * (size_t)RUNS * (size_t)V);
+    jobs[r].logits =
+        procs ? shared->logits[r] : malloc(sizeof(float) * (size_t)RUNS * (size_t)V);
   uint32_t s = 12345;
   for (int t = 0; t < PROMPT; ++t) {
     s = s * 1664525u + 1013904223u;
@@ -177,12 +231,15 @@ static void run_split(const char *spec, const char *path, const llm_model_t *lm,
       TEST_FAIL_("the reference failed at run %d", r);
       goto done;
     }
-  /* the ranks, each in its own thread */
-  if (kgrt_comm_create(ranks, NULL, &comm, &err) != KGRT_STATUS_OK) {
-    TEST_FAIL_("kgrt_comm_create: %s", err.message);
+  /* the ranks, each in its own thread or its own process */
+  kgrt_comm_id_t id;
+  if (procs ? kgrt_comm_id_create("sim", &id, &err) != KGRT_STATUS_OK
+            : kgrt_comm_create(ranks, NULL, &comm, &err) != KGRT_STATUS_OK) {
+    TEST_FAIL_("the communicator: %s", err.message);
     goto done;
   }
   pthread_t threads[MAX_RANKS];
+  pid_t pids[MAX_RANKS];
   char rank_specs[MAX_RANKS][64];
   for (uint32_t r = 0; r < ranks; ++r) {
     const size_t kind = strncmp(spec, "cuda", 4) == 0  ? 4
@@ -197,16 +254,34 @@ static void run_split(const char *spec, const char *path, const llm_model_t *lm,
     }
     jobs[r].path = path, jobs[r].table = split;
     jobs[r].sched = &sched, jobs[r].comm = comm, jobs[r].rank = r;
-    if (jobs[r].logits == NULL ||
-        pthread_create(&threads[r], NULL, rank_main, &jobs[r])) {
+    if (procs) {
+      fflush(stdout);
+      pids[r] = start_rank_process(&id, &jobs[r], ranks);
+      if (pids[r] < 0) {
+        TEST_FAIL_("cannot start rank %u's process", r);
+        for (uint32_t q = 0; q < r; ++q)
+          waitpid(pids[q], NULL, 0);
+        goto done;
+      }
+    } else if (jobs[r].logits == NULL ||
+               pthread_create(&threads[r], NULL, rank_main, &jobs[r])) {
       TEST_FAIL_("cannot start rank %u", r);
       for (uint32_t q = 0; q < r; ++q)
         pthread_join(threads[q], NULL);
       goto done;
     }
   }
-  for (uint32_t r = 0; r < ranks; ++r)
-    pthread_join(threads[r], NULL);
+  for (uint32_t r = 0; r < ranks; ++r) {
+    int status = 0;
+    if (!procs)
+      pthread_join(threads[r], NULL);
+    else if (waitpid(pids[r], &status, 0) != pids[r] || !WIFEXITED(status) ||
+             WEXITSTATUS(status) != 0)
+      TEST_FAIL_("%s %s %u: rank %u's process ended abnormally (status %d)", spec, mode,
+                 ranks, r, status);
+  }
+  if (procs)
+    CHECK(!shm_left());
   int called = 0;
   /* a pipeline's rank holds its own stage's weights and KV cache: rank 0
    * the embedding and layer 0, rank 1 layer 1 and the head (the tiny
@@ -262,9 +337,9 @@ static void run_split(const char *spec, const char *path, const llm_model_t *lm,
         TEST_FAIL_("%s rank %u/%u run %d: token %d, the whole model's %d", spec, r, ranks,
                    k, j->tokens[k], sched.tokens[k]);
       if (r == 0)
-        printf("%s %s %u run %2d: NMSE %.3g vs whole, %.3g vs float64; token %d%s\n",
-               spec, mode, ranks, k, vs_whole, vs_ref, j->tokens[k],
-               sure ? "" : " (too close to call)");
+        printf("%s %s %u%s run %2d: NMSE %.3g vs whole, %.3g vs float64; token %d%s\n",
+               spec, mode, ranks, procs ? " processes" : "", k, vs_whole, vs_ref,
+               j->tokens[k], sure ? "" : " (too close to call)");
     }
     /* every rank samples the same token from the same gathered logits; the
      * loop feeds its own tokens, so it is the host-driven runs (fed the whole
@@ -286,8 +361,11 @@ done:
   llm_ref_free(&ref);
   free(want);
   free(whole.logits);
-  for (uint32_t r = 0; r < ranks; ++r)
-    free(jobs[r].logits);
+  if (procs)
+    munmap(shared, sizeof *shared);
+  else
+    for (uint32_t r = 0; r < ranks; ++r)
+      free(jobs[r].logits);
 }
 
 /* A pipeline's rank: no input or weight bound before it joins (it allocates
@@ -400,6 +478,153 @@ static void test_broken(const char *spec, const char *path) {
   kgrt_comm_destroy(comm);
 }
 
+/* Ids: made for sim only; their text round-trips; anything else is refused. */
+static void test_process_ids(void) {
+  kgrt_error_t err = {0};
+  kgrt_comm_id_t id, back;
+  char text[KGRT_COMM_ID_TEXT];
+  CHECK_EQ(kgrt_comm_id_create("cuda", &id, &err), KGRT_STATUS_UNAVAILABLE);
+  CHECK(strstr(err.message, "sim only") != NULL);
+  CHECK_EQ(kgrt_comm_id_create("sim", &id, &err), KGRT_STATUS_OK);
+  kgrt_comm_id_text(&id, text);
+  CHECK_EQ(strlen(text), (size_t)(2 * KGRT_COMM_ID_BYTES));
+  CHECK_EQ(kgrt_comm_id_parse(text, &back, &err), KGRT_STATUS_OK);
+  CHECK(memcmp(&id, &back, sizeof id) == 0);
+  const char *bad[] = {"", "00", "zz", "../../etc"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+    CHECK_EQ(kgrt_comm_id_parse(bad[i], &back, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  /* a name that is not kgrt's (a path into /dev/shm's neighbours) */
+  char edited[KGRT_COMM_ID_TEXT];
+  memcpy(edited, text, sizeof edited);
+  edited[2 * 16 + 1] = 'e'; /* '/' -> '.': the name's first byte, 0x2f -> 0x2e */
+  CHECK_EQ(kgrt_comm_id_parse(edited, &back, &err), KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "not a communicator id") != NULL);
+  kgrt_comm_t *comm = NULL;
+  CHECK_EQ(kgrt_comm_init_rank(&id, 2, 2, 100, NULL, &comm, &err),
+           KGRT_STATUS_INVALID_ARGUMENT);
+  CHECK(comm == NULL);
+  /* rank 1 alone: rank 0 never makes the exchange */
+  CHECK_EQ(kgrt_comm_init_rank(&id, 1, 2, 200, NULL, &comm, &err),
+           KGRT_STATUS_UNAVAILABLE);
+  CHECK(strstr(err.message, "rank 0 made no communicator") != NULL);
+}
+
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* What a rank process reports of a failure test. */
+typedef struct proc_report {
+  kgrt_status_t join, run;
+  double run_s; /* the failing run's seconds */
+  kgrt_error_t err;
+} proc_report_t;
+
+/* Rank `rank` of the tp2 table in this child: joins, then rank 1 (die) is
+ * killed while rank 0 binds and runs into its first all_reduce. */
+static void failing_rank(const char *spec, const char *path, const kgrt_comm_id_t *id,
+                         uint32_t rank, uint32_t ranks, uint32_t timeout_ms, int die,
+                         proc_report_t *out) {
+  kgrt_device_t *dev = NULL;
+  kgrt_model_t *m = NULL;
+  kgrt_weights_t *w = NULL;
+  kgrt_comm_t *comm = NULL;
+  int32_t tok = 1;
+  out->join = out->run = KGRT_STATUS_INTERNAL;
+  if (kgrt_comm_init_rank(id, rank, ranks, timeout_ms, NULL, &comm, &out->err) ||
+      kgrt_device_open(spec, NULL, &dev, &out->err) ||
+      kgrt_model_load(dev, &kgen_llama_tp2, &m, &out->err))
+    _exit(0);
+  const double t0 = seconds_now();
+  out->join = kgrt_model_join(m, comm, rank, &out->err);
+  if (out->join != KGRT_STATUS_OK) {
+    out->run_s = seconds_now() - t0;
+    _exit(0);
+  }
+  if (die)
+    kill(getpid(), SIGKILL); /* no kgrt_comm_destroy, no exit handlers */
+  if (kgrt_weights_open(path, NULL, &w, &out->err) ||
+      kgrt_model_bind_weights(m, w, 0, &out->err))
+    _exit(0);
+  const double t1 = seconds_now();
+  out->run = llm_run(m, &tok, 1, 0, &out->err);
+  out->run_s = seconds_now() - t1;
+  kgrt_weights_close(w);
+  kgrt_model_unload(m);
+  kgrt_device_close(dev);
+  kgrt_comm_destroy(comm);
+  _exit(0);
+}
+
+static proc_report_t *shared_reports(int n) {
+  void *p = mmap(NULL, sizeof(proc_report_t) * (size_t)n, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return NULL;
+  memset(p, 0, sizeof(proc_report_t) * (size_t)n);
+  return p;
+}
+
+/* A rank killed after the join: the other's run fails within a few ticks
+ * (its process not yet reaped: the parent waits for rank 0 first), naming
+ * the dead rank; nothing is left in /dev/shm. */
+static void test_process_killed(const char *spec, const char *path) {
+  kgrt_error_t err = {0};
+  kgrt_comm_id_t id;
+  proc_report_t *rep = shared_reports(2);
+  if (rep == NULL || kgrt_comm_id_create("sim", &id, &err) != KGRT_STATUS_OK) {
+    TEST_FAIL_("killed rank: setup: %s", err.message);
+    return;
+  }
+  pid_t pid[2];
+  for (uint32_t r = 0; r < 2; ++r) {
+    fflush(stdout);
+    pid[r] = fork();
+    if (pid[r] == 0)
+      failing_rank(spec, path, &id, r, 2, 20000, r == 1, &rep[r]);
+  }
+  int status = 0;
+  CHECK_EQ(waitpid(pid[0], &status, 0), pid[0]);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  CHECK_EQ(waitpid(pid[1], &status, 0), pid[1]);
+  CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  CHECK_EQ(rep[0].join, KGRT_STATUS_OK);
+  CHECK_EQ(rep[0].run, KGRT_STATUS_FAILED_PRECONDITION);
+  CHECK(strstr(rep[0].err.message, "rank 1 (pid") != NULL);
+  CHECK(strstr(rep[0].err.message, "ended without leaving") != NULL);
+  CHECK(rep[0].run_s < 5.0);
+  CHECK(!shm_left());
+  printf("killed rank: rank 0 failed after %.2f s: %s\n", rep[0].run_s,
+         rep[0].err.message);
+  munmap(rep, sizeof(proc_report_t) * 2);
+}
+
+/* Rank 1 never starts: rank 0's join fails at its timeout, naming rank 1. */
+static void test_process_absent(const char *spec) {
+  kgrt_error_t err = {0};
+  kgrt_comm_id_t id;
+  proc_report_t *rep = shared_reports(1);
+  if (rep == NULL || kgrt_comm_id_create("sim", &id, &err) != KGRT_STATUS_OK) {
+    TEST_FAIL_("absent rank: setup: %s", err.message);
+    return;
+  }
+  fflush(stdout);
+  const pid_t pid = fork();
+  if (pid == 0)
+    failing_rank(spec, NULL, &id, 0, 2, 500, 0, &rep[0]);
+  int status = 0;
+  CHECK_EQ(waitpid(pid, &status, 0), pid);
+  CHECK_EQ(rep[0].join, KGRT_STATUS_FAILED_PRECONDITION);
+  CHECK(strstr(rep[0].err.message, "ranks absent after 500 ms: 1") != NULL);
+  CHECK(rep[0].run_s >= 0.45 && rep[0].run_s < 5.0);
+  CHECK(!shm_left());
+  printf("absent rank: rank 0's join failed after %.2f s: %s\n", rep[0].run_s,
+         rep[0].err.message);
+  munmap(rep, sizeof(proc_report_t));
+}
+
 int main(int argc, char **argv) {
   char path[] = "/tmp/kgen_test_llama_tp_XXXXXX";
   int fd = mkstemp(path);
@@ -425,11 +650,11 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n; ++i) {
     const char *spec = argc > first ? argv[first + i] : defaults[i];
     if (tp2)
-      run_split(spec, path, &lm, &kgen_llama_tp2, "tp", 2);
+      run_split(spec, path, &lm, &kgen_llama_tp2, "tp", 2, 0);
     if (tp4)
-      run_split(spec, path, &lm, &kgen_llama_tp4, "tp", 4);
+      run_split(spec, path, &lm, &kgen_llama_tp4, "tp", 4, 0);
     if (tp2)
-      run_split(spec, path, &lm, &kgen_llama_pp2, "pp", 2);
+      run_split(spec, path, &lm, &kgen_llama_pp2, "pp", 2, 0);
   }
   /* the runtime's rules, on the sim (two ranks of one GPU cannot join NCCL) */
   const char *one = argc > first ? argv[first] : defaults[0];
@@ -437,6 +662,14 @@ int main(int argc, char **argv) {
     test_join_rules(one, path);
     test_pipeline_join(one);
     test_broken(one, path);
+    /* ranks as processes, as a launcher starts them (kgrt_comm_init_rank) */
+    if (tp2) {
+      run_split(one, path, &lm, &kgen_llama_tp2, "tp", 2, 1);
+      run_split(one, path, &lm, &kgen_llama_pp2, "pp", 2, 1);
+    }
+    test_process_ids();
+    test_process_killed(one, path);
+    test_process_absent(one);
   }
   unlink(path);
   llm_model_free(&lm);

@@ -160,6 +160,9 @@ c_consts! {
     pub const KGRT_STATUS_INTERNAL: kgrt_status_t = 12;
     pub const KGRT_ERROR_MESSAGE_MAX: usize = 512;
     pub const KGRT_MAX_RANKS: u32 = 64;
+    pub const KGRT_COMM_ID_BYTES: usize = 128;
+    pub const KGRT_COMM_ID_TEXT: usize = 2 * KGRT_COMM_ID_BYTES + 1;
+    pub const KGRT_COMM_TICK_MS: u32 = 50;
     // kgrt_table.h
     pub const KGRT_TABLE_ABI: u32 = 11;
     pub const KGRT_MAX_DIMS: usize = 8;
@@ -240,6 +243,10 @@ c_structs! {
     pub struct kgrt_error_t {
         pub status: kgrt_status_t,
         pub message: [c_char; KGRT_ERROR_MESSAGE_MAX],
+    }
+    /// A communicator's id, for ranks in several processes.
+    pub struct kgrt_comm_id_t {
+        pub bytes: [u8; KGRT_COMM_ID_BYTES],
     }
     /// The device memory a model takes, in bytes.
     pub struct kgrt_memory_t {
@@ -458,6 +465,14 @@ c_fns! {
     pub fn kgrt_comm_destroy(comm: *mut kgrt_comm_t);
     pub fn kgrt_comm_ranks(comm: *const kgrt_comm_t) -> u32;
     pub fn kgrt_comm_abort(comm: *mut kgrt_comm_t, why: *const c_char);
+    pub fn kgrt_comm_id_create(kind: *const c_char, out_id: *mut kgrt_comm_id_t,
+        err: *mut kgrt_error_t) -> kgrt_status_t;
+    pub fn kgrt_comm_id_text(id: *const kgrt_comm_id_t, text: *mut c_char);
+    pub fn kgrt_comm_id_parse(text: *const c_char, out_id: *mut kgrt_comm_id_t,
+        err: *mut kgrt_error_t) -> kgrt_status_t;
+    pub fn kgrt_comm_init_rank(id: *const kgrt_comm_id_t, rank: u32, ranks: u32,
+        timeout_ms: u32, alloc: *const kgrt_allocator_t, out_comm: *mut *mut kgrt_comm_t,
+        err: *mut kgrt_error_t) -> kgrt_status_t;
     pub fn kgrt_model_join(model: *mut kgrt_model_t, comm: *mut kgrt_comm_t, rank: u32,
         err: *mut kgrt_error_t) -> kgrt_status_t;
     pub fn kgrt_model_rank(model: *const kgrt_model_t) -> u32;

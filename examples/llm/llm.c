@@ -27,7 +27,16 @@
  * argmax), --top-k (0: off), --top-p (1: off), --min-p (0: off), --seed
  * (default 0; the draw of the token at position p is Philox of the seed at
  * p, so a seed gives the same text every time). Errors are one line and
- * exit code 1. */
+ * exit code 1.
+ *
+ * Ranks as processes, as a launcher starts them (torchrun's WORLD_SIZE and
+ * RANK, else Slurm's SLURM_NTASKS and SLURM_PROCID): with a world of N > 1,
+ * this process runs rank RANK of the table built for N ranks (--tp or --pp
+ * N, default tp), its communicator made from the id in $KGRT_COMM_ID, the
+ * same in every rank (`llm --new-comm-id` prints a new one:
+ *   KGRT_COMM_ID=$(llm --new-comm-id) torchrun --nproc-per-node 2 llm ...);
+ * $KGRT_COMM_TIMEOUT_MS (default 60000) bounds the wait for the others.
+ * Sim devices only for now (kgrt_comm_init_rank); rank 0 streams the text. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -63,7 +72,8 @@ static int usage(void) {
       stderr,
       "usage: llm [--device SPEC] [--tp N | --pp N] [--prompt TEXT | --tokens ID,...] "
       "[--chat [--chat-format NAME] [--system TEXT]] [-n N] [--temp T] [--top-k K] "
-      "[--top-p P] [--min-p P] [--seed S] MODEL.gguf|MODEL.safetensors\n");
+      "[--top-p P] [--min-p P] [--seed S] MODEL.gguf|MODEL.safetensors\n"
+      "       llm --new-comm-id   (an id for ranks as processes: KGRT_COMM_ID)\n");
   return 1;
 }
 
@@ -372,6 +382,65 @@ static int chat_prompt(const kgrt_weights_t *w, const char *path, const char *fo
   return 0;
 }
 
+/* A launcher's world: its size (1 without one) and this process's rank, from
+ * WORLD_SIZE and RANK (torchrun) or SLURM_NTASKS and SLURM_PROCID. 0, or -1
+ * after a line on stderr. */
+static int launcher_world(long *size, long *rank) {
+  const char *n = getenv("WORLD_SIZE"), *r = getenv("RANK");
+  const char *nn = "WORLD_SIZE", *rn = "RANK";
+  if (n == NULL) {
+    n = getenv("SLURM_NTASKS"), r = getenv("SLURM_PROCID");
+    nn = "SLURM_NTASKS", rn = "SLURM_PROCID";
+  }
+  *size = 1, *rank = 0;
+  if (n == NULL)
+    return 0;
+  char *end;
+  *size = strtol(n, &end, 10);
+  if (*n == '\0' || *end != '\0' || *size < 1 || *size > MAX_RANKS) {
+    fprintf(stderr, "llm: %s=%.32s: expected a count from 1 to %d\n", nn, n, MAX_RANKS);
+    return -1;
+  }
+  if (*size == 1)
+    return 0;
+  *rank = r != NULL ? strtol(r, &end, 10) : -1;
+  if (r == NULL || *r == '\0' || *end != '\0' || *rank < 0 || *rank >= *size) {
+    fprintf(stderr, "llm: %s=%ld: %s=%.32s is not a rank from 0 to %ld\n", nn, *size, rn,
+            r != NULL ? r : "(unset)", *size - 1);
+    return -1;
+  }
+  return 0;
+}
+
+/* This process's rank of a launcher's world of `size`, from $KGRT_COMM_ID,
+ * or NULL after a line on stderr. */
+static kgrt_comm_t *launcher_comm(long size, long rank) {
+  const char *text = getenv("KGRT_COMM_ID"), *t = getenv("KGRT_COMM_TIMEOUT_MS");
+  kgrt_comm_id_t id;
+  kgrt_error_t err = {0};
+  kgrt_comm_t *comm = NULL;
+  long timeout = 60000;
+  char *end = NULL;
+  if (text == NULL) {
+    fprintf(stderr,
+            "llm: a world of %ld ranks: set KGRT_COMM_ID, the same in every rank, to an "
+            "id from llm --new-comm-id\n",
+            size);
+    return NULL;
+  }
+  if (t != NULL && ((timeout = strtol(t, &end, 10)) < 1 || timeout > 3600000 || *end)) {
+    fprintf(stderr, "llm: KGRT_COMM_TIMEOUT_MS=%.32s: expected 1 to 3600000\n", t);
+    return NULL;
+  }
+  if (kgrt_comm_id_parse(text, &id, &err) != KGRT_STATUS_OK ||
+      kgrt_comm_init_rank(&id, (uint32_t)rank, (uint32_t)size, (uint32_t)timeout, NULL,
+                          &comm, &err) != KGRT_STATUS_OK) {
+    fprintf(stderr, "llm: rank %ld of %ld: %s\n", rank, size, err.message);
+    return NULL;
+  }
+  return comm;
+}
+
 int main(int argc, char **argv) {
   const char *device = "sim:gfx1100", *prompt = NULL, *ids_arg = NULL, *path = NULL;
   const char *chat_format = NULL, *system = NULL;
@@ -415,6 +484,17 @@ int main(int argc, char **argv) {
         return 1;
       }
       *(is_n ? &gen : &tp) = v;
+    } else if (strcmp(argv[i], "--new-comm-id") == 0 && argc == 2) {
+      kgrt_comm_id_t id;
+      kgrt_error_t err = {0};
+      char text[KGRT_COMM_ID_TEXT];
+      if (kgrt_comm_id_create("sim", &id, &err) != KGRT_STATUS_OK) {
+        fprintf(stderr, "llm: %s\n", err.message);
+        return 1;
+      }
+      kgrt_comm_id_text(&id, text);
+      printf("%s\n", text);
+      return 0;
     } else if (argv[i][0] == '-' || path != NULL)
       return usage();
     else
@@ -429,9 +509,26 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  long world = 1, me = 0;
+  if (launcher_world(&world, &me) != 0)
+    return 1;
+  if (world > 1 && mode != NULL && tp != world) {
+    fprintf(stderr, "llm: --%s %ld in a launcher's world of %ld ranks: give --%s %ld\n",
+            mode, tp, world, mode, world);
+    return 1;
+  }
+  if (world > 1)
+    tp = world;
   if (mode == NULL)
     mode = "tp";
   const kgrt_model_table_t *table = table_for(tp, mode);
+  if (table == NULL && world > 1) {
+    fprintf(stderr,
+            "llm: a launcher's world of %ld ranks: this llm has no table built for %ld "
+            "ranks (%s = %ld in the model's config)\n",
+            world, world, mode, world);
+    return 1;
+  }
   if (table == NULL) {
     fprintf(stderr,
             "llm: --%s %ld: this llm has no table built for %ld ranks (%s = %ld "
@@ -504,7 +601,11 @@ int main(int argc, char **argv) {
   rank_job_t jobs[MAX_RANKS];
   char specs[MAX_RANKS][64];
   const int gpus = strcmp(device, "cuda") == 0 || strcmp(device, "hip") == 0;
-  if (tp > 1 && kgrt_comm_create((uint32_t)tp, NULL, &comm, &err) != KGRT_STATUS_OK) {
+  if (world > 1) {
+    if ((comm = launcher_comm(world, me)) == NULL)
+      goto done;
+  } else if (tp > 1 &&
+             kgrt_comm_create((uint32_t)tp, NULL, &comm, &err) != KGRT_STATUS_OK) {
     fprintf(stderr, "llm: %s\n", err.message);
     goto done;
   }
@@ -523,6 +624,11 @@ int main(int argc, char **argv) {
                            .tok = have_tok ? &tok : NULL,
                            .echo = !chat,
                            .rc = 1};
+  }
+  if (world > 1) { /* this process's rank alone */
+    rank_main(&jobs[me]);
+    rc = jobs[me].rc;
+    goto done;
   }
   if (tp == 1) {
     rank_main(&jobs[0]);

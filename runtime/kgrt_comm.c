@@ -108,6 +108,22 @@ static int kgrt_comm_id_name_ok(const char *n) {
   return hex == 16 && *p == '\0';
 }
 
+/* An id kgrt_comm_id_create makes: the magic, the kind, a name of kgrt's and
+ * zeros after it (what reaches shm_open is checked here). */
+static int kgrt_comm_id_ok(const kgrt_comm_id_t *id) {
+  const unsigned char *b = id->bytes;
+  if (memcmp(b, kgrt_comm_id_magic, sizeof kgrt_comm_id_magic) != 0 ||
+      memcmp(b + ID_KIND, "sim\0\0\0\0\0", 8) != 0 ||
+      memchr(b + ID_NAME, '\0', ID_NAME_BYTES) == NULL ||
+      !kgrt_comm_id_name_ok((const char *)b + ID_NAME))
+    return 0;
+  for (int i = ID_NAME + (int)strlen((const char *)b + ID_NAME); i < KGRT_COMM_ID_BYTES;
+       ++i)
+    if (b[i] != 0)
+      return 0;
+  return 1;
+}
+
 kgrt_status_t kgrt_comm_id_parse(const char *text, kgrt_comm_id_t *out_id,
                                  kgrt_error_t *err) {
   kgrt_error_clear(err);
@@ -127,15 +143,7 @@ kgrt_status_t kgrt_comm_id_parse(const char *text, kgrt_comm_id_t *out_id,
     else
       out_id->bytes[i / 2] = (unsigned char)(out_id->bytes[i / 2] << 4 | v);
   }
-  const unsigned char *b = out_id->bytes;
-  ok = ok && memcmp(b, kgrt_comm_id_magic, sizeof kgrt_comm_id_magic) == 0 &&
-       memcmp(b + ID_KIND, "sim\0\0\0\0\0", 8) == 0 &&
-       memchr(b + ID_NAME, '\0', ID_NAME_BYTES) != NULL &&
-       kgrt_comm_id_name_ok((const char *)b + ID_NAME);
-  for (int i = ID_NAME + (int)strnlen((const char *)b + ID_NAME, ID_NAME_BYTES);
-       ok && i < KGRT_COMM_ID_BYTES; ++i)
-    ok = b[i] == 0;
-  if (!ok) {
+  if (!ok || !kgrt_comm_id_ok(out_id)) {
     memset(out_id, 0, sizeof *out_id);
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "kgrt_comm_id_parse: not a communicator id (%zu characters; "
@@ -153,17 +161,17 @@ kgrt_status_t kgrt_comm_init_rank(const kgrt_comm_id_t *id, uint32_t rank, uint3
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "kgrt_comm_init_rank: id or out_comm is NULL");
   *out_comm = NULL;
-  char text[KGRT_COMM_ID_TEXT];
-  kgrt_comm_id_t checked;
-  kgrt_comm_id_text(id, text);
-  KGRT_RETURN_IF_ERROR(kgrt_comm_id_parse(text, &checked, err));
+  if (!kgrt_comm_id_ok(id))
+    return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                          "kgrt_comm_init_rank: not a communicator id (make one with "
+                          "kgrt_comm_id_create or kgrt_comm_id_parse)");
   if (rank >= ranks)
     return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                           "kgrt_comm_init_rank: rank %u of %u", rank, ranks);
   kgrt_comm_t *c = NULL;
   KGRT_RETURN_IF_ERROR(kgrt_comm_create(ranks, alloc, &c, err));
-  kgrt_status_t st = kgrt_comm_shm_open((const char *)checked.bytes + ID_NAME, rank,
-                                        ranks, timeout_ms, alloc, &c->shm, err);
+  kgrt_status_t st = kgrt_comm_shm_open((const char *)id->bytes + ID_NAME, rank, ranks,
+                                        timeout_ms, alloc, &c->shm, err);
   if (st != KGRT_STATUS_OK) {
     kgrt_comm_destroy(c);
     return st;

@@ -50,7 +50,8 @@
 --     attn_q = ..., ffn_down = ..., ... } by GGUF tensor kind, with
 --     layers = { [l] = { attn_v = q6_k, ... } } for the layers (0-based) whose
 --     weights differ (a Q4_K_M file's); a quantized token_embd is decoded by
---     the embedding into dtype
+--     the embedding into dtype. A float format other than token_embd's must
+--     be dtype (a matmul takes x and a float w of one dtype)
 --   norms [f32]: the dtype of norm weights and biases (GGUF files store
 --     them in f32, Hugging Face files in the model's dtype)
 --   max_tokens [512]: T's maximum; context [2048]: the KV cache's slots
@@ -205,6 +206,13 @@ local function weight_formats(cfg, dtype, layers)
     local f = default
     if type(w) == "table" and rawget(w, kind) ~= nil then f = rawget(w, kind) end
     if not weight_dtypes[f] then fail("config weights: %s takes a dtype (%s)", kind, dtype_names) end
+    -- a matmul takes x and a float w of one dtype (a block format decodes
+    -- into any): a file's bf16 weights under f16 activations fail here,
+    -- not at the first matmul
+    if kind ~= "token_embd" and not f.quant and f ~= dtype then
+      fail("config weights: %s is %s but dtype is %s: float weights must be in the activations' dtype (quantized ones may differ)",
+        kind, f.name, dtype.name)
+    end
     formats[kind] = f
   end
   formats.layers = layer_overrides(type(w) == "table" and rawget(w, "layers") or nil, layers)

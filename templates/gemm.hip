@@ -59,9 +59,12 @@
  * thread in a fixed order (the same bits every run).
  * RSCALE, x is such a z: each row of the products is scaled by
  * rsqrt(sum of its RS_K / NPC sums / RS_K + RS_EPS) before any epilogue, so
- * no kernel computes the norm. */
+ * no kernel computes the norm.
+ * Early launch (common.hip): the first AHEAD tiles of w are copied before
+ * kg_dep_wait(), everything else after it (lower.c marks the kernel only
+ * where each w is a model weight). */
 {{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{W_T}}) wr1,{{#if R2}} KG_GLOBAL(const {{W_T}}) wr2,{{/if}}{{/if}}{{#if NOG_T}} KG_GLOBAL(const {{NOG_T}}) nog,{{/if}}{{#if RSCALE}} KG_GLOBAL(const float) rsum,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}{{#if NOUT}}, KG_GLOBAL({{NOUT_T}}) z, KG_GLOBAL(float) part{{/if}}{{#if KSPLIT}}, KG_GLOBAL(float) kpart, KG_GLOBAL(int) kcnt{{/if}}, long M{{/if}}) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{W_T}}) w,{{#if PAIR}} KG_GLOBAL(const {{W_T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{W_T}}) wr1,{{#if R2}} KG_GLOBAL(const {{W_T}}) wr2,{{/if}}{{/if}}{{#if NOG_T}} KG_GLOBAL(const {{NOG_T}}) nog,{{/if}}{{#if RSCALE}} KG_GLOBAL(const float) rsum,{{/if}}{{#if REPI}}{{> region_epi_args}}{{#if KSPLIT}} KG_GLOBAL(float) kpart, KG_GLOBAL(int) kcnt,{{/if}}{{> region_epi_dims}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}{{#if NOUT}}, KG_GLOBAL({{NOUT_T}}) z, KG_GLOBAL(float) part{{/if}}{{#if KSPLIT}}, KG_GLOBAL(float) kpart, KG_GLOBAL(int) kcnt{{/if}}, long M{{/if}}) {
   typedef {{FRAG}} F;
   /* the LDS ring: As[STAGES][BM * LD], Bs[STAGES][BN * LD] (and Bs1) */
   KG_SHARED_BUFFER(lds, {{SHARED_BYTES}});
@@ -100,7 +103,7 @@
   constexpr bool ROWS = {{BLOCK}} % CPR == 0;
   constexpr int RP = ROWS ? {{BLOCK}} / CPR : 1;
   const int cr = tid / CPR, cc = tid % CPR * {{VEC}};
-  auto load_tile = [&](int s, int kt) {
+  auto load_x = [&](int s, int kt) {
     const long k0 = {{#if KSPLIT}}(long)(kt0 + kt){{else}}(long)kt{{/if}} * {{BK}};
 #pragma unroll
     for (int i = 0; i < ({{BM}} * CPR + {{BLOCK}} - 1) / {{BLOCK}}; i++) {
@@ -110,6 +113,9 @@
         kg_tile_copy<{{VEC}}>(&As[s][F::at(r, c)], x, xoff + (m0 + r) * {{K}}L + k0 + c,
                               ({{K}} % {{BK}} == 0 || k0 + c < {{K}}) && m0 + r < M);
     }
+  };
+  auto load_w = [&](int s, int kt) {
+    const long k0 = {{#if KSPLIT}}(long)(kt0 + kt){{else}}(long)kt{{/if}} * {{BK}};
 {{#if KN}}
     /* w [K, N]: VEC consecutive columns of one k, stored transposed */
     for (int u = tid; u < {{BN}} * {{BK}} / {{VEC}}; u += {{BLOCK}}) {
@@ -221,10 +227,19 @@
    * flight while it issues the next (so the stage refilled is the one
    * multiplied two tiles ago) */
   constexpr int AHEAD = {{STAGES}} - {{#if WG}}2{{/if}}{{#if SYNC}}1{{/if}};
+  /* early launch (common.hip): the first tiles of w, a model weight where
+   * the kernel is marked for it, are copied before kg_dep_wait(), x's after
+   * (the first commit group holds them all, so tile 0 waits for them) */
+  kg_dep_launch();
+#pragma unroll
+  for (int s = 0; s < AHEAD; s++)
+    if (s < KT)
+      load_w(s, s);
+  kg_dep_wait();
 #pragma unroll
   for (int s = 0; s < AHEAD; s++) {
     if (s < KT)
-      load_tile(s, s);
+      load_x(s, s);
     kg_async_commit();
   }
 {{#if RSCALE}}
@@ -270,8 +285,10 @@
 {{/if}}    /* tile kt is in (QRAW: and decoded); every wave is done with the tile
      * whose stage is refilled */
     __syncthreads();
-    if (kt + AHEAD < KT)
-      load_tile((kt + AHEAD) % {{STAGES}}, kt + AHEAD);
+    if (kt + AHEAD < KT) {
+      load_x((kt + AHEAD) % {{STAGES}}, kt + AHEAD);
+      load_w((kt + AHEAD) % {{STAGES}}, kt + AHEAD);
+    }
     kg_async_commit();
     const {{T}} *as = As[kt % {{STAGES}}] + wm * {{LD}};
     const {{T}} *bs = Bs[kt % {{BSTAGES}}] + wn * {{LD}};

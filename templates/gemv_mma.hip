@@ -32,7 +32,7 @@
  * from R2 of wr2; a rotated column's pair is column c ^ 1 of the same
  * workgroup ({{KERNEL}}_col orders a half-layout head's columns). */
 {{#if REPI}}{{> region_fns}}{{/if}}extern "C" __global__ void __launch_bounds__({{BLOCK}})
-{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{T}}) wr1,{{#if R2}} KG_GLOBAL(const {{T}}) wr2,{{/if}}{{/if}}{{#if NG_T}} KG_GLOBAL(const {{NG_T}}) ng,{{/if}}{{#if REPI}}{{> region_epi_args}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
+{{KERNEL}}(KG_GLOBAL(const {{T}}) x, KG_GLOBAL(const {{T}}) w,{{#if PAIR}} KG_GLOBAL(const {{T}}) w1,{{/if}}{{#if REGIONS}} KG_GLOBAL(const {{T}}) wr1,{{#if R2}} KG_GLOBAL(const {{T}}) wr2,{{/if}}{{/if}}{{#if NG_T}} KG_GLOBAL(const {{NG_T}}) ng,{{/if}}{{#if REPI}}{{> region_epi_args}}{{> region_epi_dims}}{{else}}{{> epi_args}}{{#if REGIONS}}, KG_GLOBAL({{OUT_T}}) yr1{{#if R2}}, KG_GLOBAL({{OUT_T}}) yr2{{/if}}{{/if}}, long M{{/if}}) {
   static_assert({{WAVE}} == 32, "gemv_mma: mma.sync takes warps of 32 lanes");
   static_assert({{K}} % 32 == 0 && {{MMAX}} <= 8, "gemv_mma: K whole chunks of 32, M <= 8");
   constexpr int WAVES = {{BLOCK}} / 32;

@@ -2,7 +2,9 @@
 -- variant alone). sm_90a's k tile (bk 64) is 36 bytes of each row's blocks,
 -- so the blocks travel like x (QRAW, templates/gemm.hip): every global read
 -- is a cp.async (16 bytes for x, 4 for the blocks) into the rings, issued
--- before the loop and each turn; tile 0 is decoded before the loop and each
+-- before the loop and each turn (before it, the blocks first: early launch
+-- copies the weights before griddepcontrol.wait, x after it); tile 0 is
+-- decoded before the loop and each
 -- later tile while the products of the one before it run, from LDS
 -- into the B ring with 16-byte stores (one byte permute per weight, no
 -- int-to-float conversion); the products are wgmma with one group left in
@@ -12,8 +14,13 @@
 -- RUN: %kgen --arch sm_90a --emit=meta %s -o - | FileCheck %s --check-prefix=META
 -- CHECK-LABEL: .entry matmul_quant_gemm_sm90a_matmul_{{[0-9a-f]+}}(
 -- CHECK-NOT: ld.global
--- CHECK: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
+-- CHECK: griddepcontrol.launch_dependents;
+-- CHECK-NOT: ld.global
 -- CHECK: cp.async.ca.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 4,
+-- CHECK-NOT: cp.async.cg
+-- CHECK: griddepcontrol.wait;
+-- CHECK-NOT: ld.global
+-- CHECK: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16,
 -- CHECK: cp.async.commit_group;
 -- CHECK: cp.async.wait_group 1;
 -- CHECK: bar.sync 0;

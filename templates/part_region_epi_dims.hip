@@ -1,0 +1,1 @@
+{{! after region_epi_args (and a split K's parts, gemm.hip): the rows, then each KV region's layer }} long M{{#if KV0}}, long layer0{{/if}}{{#if KV1}}, long layer1{{/if}}{{#if KV2}}, long layer2{{/if}}

@@ -225,17 +225,17 @@ int kg_fuse_splice(const kg_graph_t *g, int n, kg_kernel_t *k, const int *mm, in
 }
 
 /* Kernel k's hidden results, of node n's variant v: all of them
- * (KG_HIDDEN_ALL), none, or (KG_HIDDEN_PLAIN) where k is n alone or with
- * an epilogue chain (one matmul, no norm taken in or written; set
- * k->scratch). Call once k's matmuls and norms are known. */
+ * (KG_HIDDEN_ALL), none, or (KG_HIDDEN_PLAIN) where k is n alone, with an
+ * epilogue chain, or leading a region group (one matmul, no norm taken in
+ * or written; set k->scratch): the parts of a split K, which the params
+ * rule sizes for n's columns. Call once k's matmuls and norms are known. */
 void kg_fuse_take_hidden(const kg_graph_t *g, int n, int v, kg_kernel_t *k) {
   const kg_node_t *node = &g->nodes[n];
   const kg_hidden_t h = node->variants[v].hidden;
   if (h == KG_HIDDEN_NONE || node->num_outputs < 2)
     return;
   if (h == KG_HIDDEN_PLAIN) {
-    if (k->num_mm > 1 || k->num_regions > 0 || k->norm >= 0 || k->norm_out >= 0 ||
-        k->row_scale >= 0)
+    if (k->num_mm > 1 || k->norm >= 0 || k->norm_out >= 0 || k->row_scale >= 0)
       return;
     k->scratch = 1;
   }

@@ -227,9 +227,11 @@ int kg_fuse_region_epi(const kg_graph_t *g, const int *leader, int n, int *rope,
 }
 
 /* The kernel of variant v of the region group led by n: x, each member's
- * weight (then a norm's weight), each member's result; with a region
- * epilogue (kg_fuse_region_epi), the positions and each region's cache after the
- * norm's weight, and a region's result is its rope's, none for a cache. */
+ * weight (then a norm's weight), each member's result, then n's hidden
+ * results where the variant takes them (a split K's parts and counts); with
+ * a region epilogue (kg_fuse_region_epi), the positions and each region's
+ * cache after the norm's weight, and a region's result is its rope's, none
+ * for a cache. */
 void kg_fuse_regions(const kg_graph_t *g, const norms_t *nm, const int *leader, int n,
                      int v, kg_program_t *p) {
   kg_kernel_t *k = &p->kernels[p->num_kernels++];
@@ -257,6 +259,7 @@ void kg_fuse_regions(const kg_graph_t *g, const norms_t *nm, const int *leader, 
   k->output = k->num_outs > 0 ? k->outs[0] : node->output;
   k->norm_out = -1;
   kg_fuse_take_norm(g, nm, n, v, k);
+  kg_fuse_take_hidden(g, n, v, k); /* after the regions' results */
   kg_buf_t names;
   kg_buf_init(&names);
   if (epi) {

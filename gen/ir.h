@@ -237,8 +237,9 @@ typedef struct kg_kernel {
    * (else -1), and the matmuls it computes (acc0, acc1 in expr) */
   int epilogue_root;
   int num_mm;
-  /* it takes its node's hidden results, of a KG_HIDDEN_PLAIN variant (its
-   * params rule sees info.scratch): outs after its result */
+  /* it may take its node's hidden results, of a KG_HIDDEN_PLAIN variant
+   * (its params rule sees info.scratch and may decline): the last outs,
+   * after its result (a region group's: after its regions' results) */
   int scratch;
   /* sibling matmuls of one x computed as regions of one N (KG_FUSE_REGIONS):
    * 0, or how many (2 or 3); their weights follow x, their results are outs */

@@ -468,7 +468,10 @@ static int lower_kernel(const kg_graph_t *g, const kg_kernel_t *k, const kg_targ
     add_buffer(g, k, lw, k->ins[i],
                (is_map || k->epilogue_root >= 0 || i != n->inplace) &&
                    !(k->writable & (1u << i)));
-  for (int i = 0; i < (hidden ? k->num_outs : 1); i++)
+  /* a kernel that may take its node's hidden results has them last
+   * (kg_fuse_take_hidden): the outs before them, all of them if it does */
+  const int outs = hidden ? k->num_outs : k->num_outs - (n->num_outputs - 1);
+  for (int i = 0; i < outs; i++)
     add_buffer(g, k, lw, k->outs[i], 0);
   if ((decl->fuse & KG_FUSE_NORM) && norm_prologue(g, k, h, d)) {
     kg_holes_free(h);

@@ -2,9 +2,9 @@
  * sandbox is open: BLOCK, VEC, UNROLL (and for tiles grids per_block and
  * repeat, the bytes of a KG_SHARED_BUFFER as shared_bytes, moved_times and
  * any extra holes) from kg.template_params(tmpl, target, info: the node's
- * params_info; for regions n is their columns in all, regions is true and
- * region_epilogue says whether a region's result goes on to a rotation or a
- * cache); source: the template file to expand, templates/<source>.hip (the
+ * params_info; for regions n is their columns in all, parts_n the
+ * leader's, regions is true and region_epilogue says whether a region's
+ * result goes on to a rotation or a cache); source: the template file to expand, templates/<source>.hip (the
  * rule's own, or another that takes the same holes on this target).
  * info.scratch says whether the kernel has its node's hidden results
  * (kg_kernel_t.scratch); the rule's answer scratch = false says that it
@@ -80,6 +80,10 @@ static int kernel_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_
       lua_rawset(L, -5);
     }
     lua_pop(L, 1);
+    /* the parts of a split K (the leader's hidden results) were planned
+     * for the leader's columns: parts_n, which caps the splits */
+    lua_getfield(L, -1, "n");
+    lua_setfield(L, -2, "parts_n");
     lua_pushinteger(L, kg_kernel_region_columns(g, k, k->num_regions));
     lua_setfield(L, -2, "n");
     lua_pushboolean(L, 0);
@@ -88,7 +92,7 @@ static int kernel_params(kg_sandbox_t *sb, const kg_graph_t *g, const kg_kernel_
     lua_setfield(L, -2, "regions");
     lua_pushboolean(L, kg_kernel_region_epilogue(k));
     lua_setfield(L, -2, "region_epilogue");
-    lua_pushboolean(L, 0);
+    lua_pushboolean(L, k->scratch); /* it takes the leader's hidden results */
     lua_setfield(L, -2, "scratch");
   } else if (v->params_ref >= 0) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, v->params_ref);

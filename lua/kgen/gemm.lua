@@ -96,13 +96,16 @@ local function fragment(op, target, t, ctype, ld, where)
 end
 
 --- The splits of K for the small-M GEMM (info.split_k, add_gemm) where its
---- kernel takes the parts and counts (info.scratch: the matmul alone or with
---- an epilogue chain) and the target has gemm_split: as many workgroups as
---- wg_per_cu per compute unit hold at info.m rows, no more (a split that
---- only adds a wave adds the parts' traffic), as the largest count up to
---- that (and KSPLIT_MAX) that divides the K tiles and leaves each split at
---- least min_tiles of them (and at most info.split_max, a middle range's,
---- whose rows the parts must hold); else 1 (no split).
+--- kernel takes the parts and counts (info.scratch: the matmul alone, with
+--- an epilogue chain, or leading regions) and the target has gemm_split: as
+--- many workgroups as wg_per_cu per compute unit hold at info.m rows, no
+--- more (a split that only adds a wave adds the parts' traffic), as the
+--- largest count up to that (and KSPLIT_MAX) that divides the K tiles and
+--- leaves each split at least min_tiles of them (and at most
+--- info.split_max, a middle range's, whose rows the parts must hold); else
+--- 1 (no split). Regions (info.parts_n: the leader's columns, for which
+--- the parts and counts were planned) split only as far as those hold
+--- their info.n columns.
 local function gemm_splits(target, t, info, tiles_n)
   local ks = target.gemm_split
   if not (ks and info.split_k and info.scratch) or info.pair
@@ -112,7 +115,15 @@ local function gemm_splits(target, t, info, tiles_n)
   local tiles = (info.m + t.bm - 1) // t.bm * tiles_n
   local kt = (info.k + t.bk - 1) // t.bk
   local want = ks.wg_per_cu * target.cus // tiles
-  for s = math.min(want, info.split_max or KSPLIT_MAX), 2, -1 do
+  local most = info.split_max or KSPLIT_MAX
+  if info.parts_n then
+    -- the parts: splits x rows x info.n floats within most x rows x parts_n;
+    -- the counts: one a tile, within those of KSPLIT_TILE squares
+    most = most * info.parts_n // info.n
+    local cdiv = function(a, b) return (a + b - 1) // b end
+    if tiles > cdiv(info.m, KSPLIT_TILE) * cdiv(info.parts_n, KSPLIT_TILE) then return 1 end
+  end
+  for s = math.min(want, most), 2, -1 do
     if kt % s == 0 and kt // s >= ks.min_tiles then return s end
   end
   return 1
@@ -131,12 +142,19 @@ function kg.gemm_params(op, target, info)
   local dt = kg.dtypes[info.dtype]
   local t = gemm_tile(op, target, info.dtype, info.tile, info.where)
   local small = target.gemm_small and target.gemm_small[info.dtype]
+  local s
   if small and info.split_k and info.scratch and not info.tile and not info.pair
       and t.mma == target.gemm[info.dtype].mma then
-    for key, v in pairs(small) do t[key] = v end
-  else
-    t = grid_tile(target, t, info, dt.size)
+    s = {}
+    for key, v in pairs(t) do s[key] = v end
+    for key, v in pairs(small) do s[key] = v end
+    -- regions take it only where they split (else grid_tile's many narrow
+    -- tiles: Q, K and V at 64 rows, 48 tiles of 64 x 128)
+    if info.parts_n and gemm_splits(target, s, info, (info.n + s.bn - 1) // s.bn) < 2 then
+      s = nil
+    end
   end
+  t = s or grid_tile(target, t, info, dt.size)
   if info.quant and t.bk % 32 ~= 0 then
     if info.tile and info.tile.bk then
       error(("%s%s: GEMM tile bk = %d: a quantized w needs a multiple of 32 (a decoder group)")
@@ -205,7 +223,9 @@ function kg.gemm_params(op, target, info)
     BLOCK = t.waves_m * t.waves_n * target.wave * (wg and 4 or 1), VEC = vec,
     per_block = t.bm, ["repeat"] = tiles_n * info.batch * ksplit, shared_bytes = lds,
     scratch = ksplit > 1, -- the parts and counts: only a kernel that splits takes them
-    moved_times = { 1, ksplit > 1 and ksplit or 0 },
+    -- (regions: the parts' node.moved counts the leader's columns of info.n)
+    moved_times = { 1, ksplit > 1 and (ksplit * info.n + (info.parts_n or info.n) - 1)
+      // (info.parts_n or info.n) or 0 },
     holes = {
       KSPLIT = ksplit > 1 and ksplit or "",
       SHARED_BYTES = lds,

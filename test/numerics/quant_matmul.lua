@@ -16,7 +16,10 @@
 -- as two regions of one kernel (48 x 768; no epilogue, so Q8_0 takes one
 -- row a task in gemv_qr.hip); and 129 x 2304 again with matmul's small_m =
 -- 64: at 9 to 64 rows a GEMM of its own, whose K (36 k tiles of 64) sm_90a
--- splits 6 ways (kpart, kcnt; lua/ops/matmul.lua gemm_splits).
+-- splits 6 ways (kpart, kcnt; lua/ops/matmul.lua gemm_splits); and the
+-- regions again at 129 x 2048 with small_m = 64, which sm_90a splits 4
+-- ways (the first product's parts, planned for its 129 columns, hold 4
+-- splits of the regions' 258), the last split of each tile storing both.
 local M = sym("M", 257)
 local formats = { { "q8_0", q8_0, 32 }, { "q4_0", q4_0, 32 }, { "q4_k", q4_k, 256 },
   { "q6_k", q6_k, 256 } }
@@ -36,6 +39,7 @@ local cases = {
   { "swiglu", 37, 256, 256 },
   { "regions", 48, 768, 768 },
   { "small_m", 129, 2304, 2304 },
+  { "small_regions", 129, 2048, 2048 },
 }
 local xs = {}
 for _, d in ipairs(dtypes) do
@@ -50,14 +54,16 @@ for _, f in ipairs(formats) do
   for _, c in ipairs(cases) do
     local k = f[3] == 32 and c[3] or c[4]
     local w = weight(string.format("w_%s_%s", f[1], c[1]), f[2], { c[2], k })
-    local w2 = (c[1] == "swiglu" or c[1] == "regions")
+    local regions = c[1] == "regions" or c[1] == "small_regions"
+    local w2 = (c[1] == "swiglu" or regions)
       and weight(string.format("w2_%s_%s", f[1], c[1]), f[2], { c[2], k })
     for _, d in ipairs(dtypes) do
       local x = xs[string.format("x_%s_%d", d[1], k)]
       local y
-      if c[1] == "regions" then
-        y = matmul(x, w)
-        output(string.format("y2_%s_%s_%s", f[1], d[1], c[1]), matmul(x, w2))
+      if regions then
+        local a = { small_m = c[1] == "small_regions" and 64 or nil }
+        y = matmul(x, w, a)
+        output(string.format("y2_%s_%s_%s", f[1], d[1], c[1]), matmul(x, w2, a))
       elseif w2 then
         y = silu(matmul(x, w)) * matmul(x, w2)
       elseif c[1] == "bias_silu" then

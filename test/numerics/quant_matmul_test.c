@@ -3,10 +3,10 @@
  *   quant_matmul_test [--full] [--part small|real|window] [--m M,...]
  *                     [--format F] DEVICE...
  * Three models: quant_matmul.lua multiplies x [M, K] (f32, f16, bf16) with w
- * [N, K] in Q8_0, Q4_0, Q4_K and Q6_K for nine small cases (N off the
+ * [N, K] in Q8_0, Q4_0, Q4_K and Q6_K for ten small cases (N off the
  * GEMM tiles, K off its k tile, a fused bias + silu epilogue, a gate/up
  * pair, two products of one x as regions of one kernel, a small_m GEMM
- * whose K sm_90a splits; see the model);
+ * whose K sm_90a splits, and such regions; see the model);
  * quant_matmul_real.lua does so with w [4096, 4096], each product with its
  * own rows; quant_matmul_window.lua (tensor-core targets only) with Q4_0 w
  * [2128, 8192], each product with its own rows: x does not fit the LDS of
@@ -89,6 +89,7 @@ static const qcase_t cases[] = {
     {"swiglu", 37, 256, 256, 0, 0, -1, 1, 0},
     {"regions", 48, 768, 768, 0, 0, -1, 0, 1},
     {"small_m", 129, 2304, 2304, 0, 0, -1, 0, 0},
+    {"small_regions", 129, 2048, 2048, 0, 0, -1, 0, 1},
     {"window", 2128, 8192, 8192, 0, 2, 1, 0, 0},
     {"real", 4096, 4096, 4096, 0, 1, -1, 0, 0},
 };

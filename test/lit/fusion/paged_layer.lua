@@ -5,9 +5,12 @@
 -- and prefill (GEMM) alike, so a layer runs the same 5 kernels a step as a
 -- batch-1 table's; the GEMM finds repeated slots once a row (the slots need
 -- not ascend). A decode step of 9 to 16 sequences (batch.sequences) takes a
--- GEMM of its own (matmul's small_m), tiled for 16 rows: on sm_90a 64 x 32
--- on mma.sync, where the others' tiles leave SMs idle (on gfx1100, whose
--- target lists no small tiles, it is the same kernel as the GEMM's). The LM
+-- GEMM of its own (matmul's small_m), tiled for 16 rows: on sm_90a the
+-- regions take the split K's tile (64 x 128, one warpgroup: wgmma) and split
+-- K 2 ways (6 tiles for 132 SMs, 8 k tiles of 64; the q projection's parts,
+-- planned for its 512 columns, hold 5 splits of the regions' 768), the
+-- last split of a tile running the epilogue (on gfx1100, whose target lists
+-- no small tiles, it is the same kernel as the GEMM's). The LM
 -- head runs the GEMV or the GEMM by the step's sequences, and sampling takes
 -- each sequence's settings at run time.
 -- RUN: %kgen --arch gfx1100 --emit=hip %s -o - | FileCheck %s --check-prefix=HIP
@@ -39,8 +42,14 @@
 -- CHECK-NEXT: {"paged_layer_rmsnorm_matmul_cast_gemv_{{[0-9a-f]+}}"
 -- CHECK-NEXT: {"paged_layer_matmul_cast_gemm_{{[0-9a-f]+}}"
 -- SM90: paged_layer_matmul3_rope_kv_append_gemm_small_{{[0-9a-f]+}}(
--- SM90-NEXT: {
--- SM90-NEXT: typedef kg_mma_mma_16x8x16<kg_bf16, 72> F;
+-- SM90-SAME: KG_GLOBAL(kg_bf16) y, KG_GLOBAL(float) kpart, KG_GLOBAL(int) kcnt, long M, long layer1, long layer2
+-- SM90-NEXT: ) {
+-- SM90-NEXT: typedef kg_mma_wgmma_64x128x16<kg_bf16, 64> F;
+-- SM90: const int KT = (512 + 64 - 1) / 64 / 2;
+-- SM90: kg_st(kpart, ((long)split * M + m) * 768L + n, acc[i][j][r]);
+-- SM90: if (!last)
+-- SM90-NEXT: return;
+-- SM90: auto region_out = [&](long m, long n0, int c, float acc0, float accp) {
 local llama = require "models.llama"
 llama { hidden = 512, layers = 1, heads = 8, kv_heads = 2, ffn = 1024, vocab = 1000, context = 256,
   max_tokens = 64, dtype = bf16, batch = { sequences = 16, blocks = 64, block_size = 16 } }

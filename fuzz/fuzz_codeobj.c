@@ -72,14 +72,14 @@ static void load_as_table(const uint8_t *image, size_t size) {
       {"k_rowsum", 64, RK_ROWSUM_KERNARG, 3, rk_rowsum_args, 32, 0, 0, 0, 0, 0, 0}};
   const kgrt_expr_t zero = expr(0, -1);
   const kgrt_step_arg_t args0[4] = {
-      {KGRT_SPACE_INPUT, 0, 0, expr(4 * COLS, 0), zero, zero},
-      {KGRT_SPACE_WEIGHT, 0, 0, expr(4 * COLS, -1), zero, zero},
-      {KGRT_SPACE_ARENA, 0, 0, expr(4 * COLS, 0), zero, zero},
-      {KGRT_SPACE_ARENA, 0, 0, zero, expr(COLS, 0), zero}};
+      {KGRT_SPACE_INPUT, 0, 0, expr(4 * COLS, 0), zero, zero, NULL},
+      {KGRT_SPACE_WEIGHT, 0, 0, expr(4 * COLS, -1), zero, zero, NULL},
+      {KGRT_SPACE_ARENA, 0, 0, expr(4 * COLS, 0), zero, zero, NULL},
+      {KGRT_SPACE_ARENA, 0, 0, zero, expr(COLS, 0), zero, NULL}};
   const kgrt_step_arg_t args1[3] = {
-      {KGRT_SPACE_ARENA, 0, 0, expr(4 * COLS, 0), zero, zero},
-      {KGRT_SPACE_OUTPUT, 0, 0, expr(4, 0), zero, zero},
-      {KGRT_SPACE_ARENA, 0, 0, zero, expr(1, 0), zero}};
+      {KGRT_SPACE_ARENA, 0, 0, expr(4 * COLS, 0), zero, zero, NULL},
+      {KGRT_SPACE_OUTPUT, 0, 0, expr(4, 0), zero, zero, NULL},
+      {KGRT_SPACE_ARENA, 0, 0, zero, expr(1, 0), zero, NULL}};
   const kgrt_step_t steps[2] = {
       {.kernel = 0, .units = expr(COLS, 0), .per_block = 64, .repeat = 1, .args = args0},
       {.kernel = 1, .units = expr(1, 0), .per_block = 2, .repeat = 1, .args = args1}};

@@ -109,12 +109,12 @@ static kgrt_expr_t expr(int64_t scale, int sym) {
 }
 
 static kgrt_step_arg_t buffer_arg(kgrt_space_t space, kgrt_expr_t bytes) {
-  kgrt_step_arg_t a = {space, 0, 0, bytes, expr(0, -1), expr(0, -1)};
+  kgrt_step_arg_t a = {space, 0, 0, bytes, expr(0, -1), expr(0, -1), NULL};
   return a;
 }
 
 static kgrt_step_arg_t i64_arg(kgrt_expr_t value) {
-  kgrt_step_arg_t a = {KGRT_SPACE_ARENA, 0, 0, expr(0, -1), value, expr(0, -1)};
+  kgrt_step_arg_t a = {KGRT_SPACE_ARENA, 0, 0, expr(0, -1), value, expr(0, -1), NULL};
   return a;
 }
 

@@ -223,7 +223,7 @@ static void put_roles(const kg_graph_t *g, const kg_kernel_t *k, kg_buf_t *out) 
 static void put_args(const kg_graph_t *g, const kg_lowered_t *lw, kg_buf_t *out) {
   for (int i = 0; i < lw->num_args; i++) {
     const kg_larg_t *a = &lw->args[i];
-    kg_buf_printf(out, "  arg %d: ", i);
+    kg_buf_printf(out, "  arg %d%s%s: ", i, a->name[0] ? " " : "", a->name);
     if (a->kind == KGRT_ARG_BUFFER) {
       const kg_tensor_t *v = &g->tensors[a->view];
       kg_buf_printf(out, "%s %%%d ", a->is_const ? "read" : "write", a->view);

@@ -427,6 +427,28 @@ static int apply_params(const kg_graph_t *g, const kg_kernel_t *k, const kg_targ
   return 0;
 }
 
+/* Each argument's name, the template's for the parameter it is (source
+ * its expanded text): as many parameters as arguments, or an internal
+ * error naming both counts (a template whose signature disagrees with
+ * lowering would bind its arguments to the wrong parameters). */
+static int arg_names(const char *text, size_t n, kg_lowered_t *lw, const char *kname,
+                     const char *source, kg_diag_t *d) {
+  char names[KG_MAX_ARGS][KG_ARG_NAME_MAX];
+  char what[400];
+  snprintf(what, sizeof what, "templates/%s.hip (%s)", source, kname);
+  int count = 0;
+  if (kg_signature_names(text, n, KG_NAME_HOLE, what, names, KG_MAX_ARGS, &count, d))
+    return -1;
+  if (count != lw->num_args)
+    return kg_error(d,
+                    "internal: %s: its signature has %d parameters, lowering passes %d "
+                    "arguments",
+                    what, count, lw->num_args);
+  for (int i = 0; i < count; i++)
+    memcpy(lw->args[i].name, names[i], sizeof names[i]);
+  return 0;
+}
+
 static int lower_kernel(const kg_graph_t *g, const kg_kernel_t *k, const kg_target_t *t,
                         const kg_params_t *pr, kg_lowered_t *lw, kg_buf_t *src,
                         kg_buf_t *holes_out, refs_memo_t *memo, kg_diag_t *d) {
@@ -600,6 +622,8 @@ static int lower_kernel(const kg_graph_t *g, const kg_kernel_t *k, const kg_targ
     rc = r ? kg_expand(path, r->data, h, find_partial, NULL, src, d) : -1;
   if (rc == 0 && src->len > start)
     lw->flags = early_launch_flags(g, k, t, src->data + start, src->len - start);
+  if (rc == 0)
+    rc = arg_names(src->data + start, src->len - start, lw, k->name, source, d);
   kg_holes_free(h);
   free(given);
   kg_buf_putc(src, '\n');

@@ -6,6 +6,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "ir.h"
+#include "signature.h"
 #include "target.h"
 
 /* One kernel's answer of its template's params rule on a target, resolved
@@ -33,6 +34,9 @@ typedef struct kg_larg {
   int is_const;      /* buffers read only */
   kgrt_expr_t value; /* KGRT_ARG_I64 */
   kgrt_expr_t moved; /* buffers: a node's node.moved for it (scale 0: its bytes) */
+  /* the template's name for its parameter (signature.c); "" for a
+   * collective's */
+  char name[KG_ARG_NAME_MAX];
 } kg_larg_t;
 
 typedef struct kg_lowered {

@@ -224,6 +224,14 @@ static void expr(const kgrt_expr_t *e, kg_buf_t *out) {
 }
 
 /* Where a step finds a buffer: its space, index and arena offset. */
+/* A step argument's last field, the parameter it is for, and its end. */
+static void arg_name(const kg_larg_t *a, kg_buf_t *out) {
+  if (a->name[0])
+    kg_buf_printf(out, ", \"%s\"},\n", a->name);
+  else
+    kg_buf_puts(out, ", NULL},\n");
+}
+
 static void step_arg(const kg_graph_t *g, const kg_larg_t *a, kg_buf_t *out) {
   if (a->kind != KGRT_ARG_BUFFER) {
     kgrt_expr_t zero = kg_expr_const(0);
@@ -233,7 +241,7 @@ static void step_arg(const kg_graph_t *g, const kg_larg_t *a, kg_buf_t *out) {
     expr(&a->value, out);
     kg_buf_puts(out, ", ");
     expr(&zero, out);
-    kg_buf_puts(out, "},\n");
+    arg_name(a, out);
     return;
   }
   const kg_tensor_t *t = &g->tensors[a->tensor];
@@ -267,7 +275,7 @@ static void step_arg(const kg_graph_t *g, const kg_larg_t *a, kg_buf_t *out) {
   expr(&zero, out);
   kg_buf_puts(out, ", ");
   expr(&a->moved, out);
-  kg_buf_puts(out, "},\n");
+  arg_name(a, out);
 }
 
 void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_build_t *a,
@@ -288,10 +296,10 @@ void kg_table_arch(const kg_graph_t *g, const kg_program_t *p, const kg_arch_bui
     kg_buf_printf(out, "static const kgrt_kernel_arg_t k%d_args[%d] = {", slot[k],
                   lw->num_args);
     for (int i = 0; i < lw->num_args; i++)
-      kg_buf_printf(out, "%s{%s, %d, 8}", i ? ", " : "",
+      kg_buf_printf(out, "%s{%s, %d, 8, \"%s\"}", i ? ", " : "",
                     lw->args[i].kind == KGRT_ARG_BUFFER ? "KGRT_ARG_BUFFER"
                                                         : "KGRT_ARG_I64",
-                    i * 8);
+                    i * 8, lw->args[i].name);
     kg_buf_puts(out, "};\n");
   }
   kg_buf_printf(out, "static const kgrt_kernel_t kernels[%d] = {\n", num_code);

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KGRT_TABLE_ABI 11
+#define KGRT_TABLE_ABI 12
 #define KGRT_MAX_DIMS 8
 #define KGRT_EXPR_SYMS 4
 
@@ -102,12 +102,17 @@ typedef enum kgrt_arg_kind {
   KGRT_ARG_I64 = 1,    /* a 64-bit integer evaluated from `value` */
 } kgrt_arg_kind_t;
 
-/* One kernel argument as the kernel declares it. */
+/* One kernel argument as the kernel declares it. `name`: its parameter's
+ * name in the kernel's source (an identifier of at most KGRT_ARG_NAME_MAX -
+ * 1 characters, unique in the kernel), or NULL; where the code object
+ * names its arguments too (hsaco metadata's .name), the two must agree. */
 typedef struct kgrt_kernel_arg {
   kgrt_arg_kind_t kind;
   uint32_t offset; /* in the kernarg segment */
   uint32_t size;
+  const char *name;
 } kgrt_kernel_arg_t;
+#define KGRT_ARG_NAME_MAX 48
 
 /* kgrt_kernel_t.flags, what a kernel lets the runtime do. EARLY_LAUNCH: the
  * kernel calls kg_dep_wait() (templates/common.hip) before it reads anything
@@ -146,6 +151,10 @@ typedef struct kgrt_step_arg {
    * context), for the profile; scale 0: `bytes`, or none where sym[0] is
    * KGRT_MOVED_NONE */
   kgrt_expr_t moved;
+  /* the name of the kernel argument it is for, or NULL: where both it and
+   * that argument's name are given they must be the same (a step whose
+   * arguments are out of order is refused, naming both) */
+  const char *name;
 } kgrt_step_arg_t;
 #define KGRT_MOVED_NONE (-2)
 

@@ -251,7 +251,75 @@ static kgrt_status_t kgrt_space_capacity(const kgrt_model_table_t *table,
   return KGRT_STATUS_OK;
 }
 
-/* Everything in the picked arch table that does not need the code object. */
+/* Whether name is NULL or an identifier shorter than KGRT_ARG_NAME_MAX. */
+static int kgrt_arg_name_ok(const char *name) {
+  if (name == NULL)
+    return 1;
+  size_t n = 0;
+  for (; n < KGRT_ARG_NAME_MAX && name[n]; n++) {
+    const char c = name[n];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+          (n > 0 && c >= '0' && c <= '9')))
+      return 0;
+  }
+  return n > 0 && n < KGRT_ARG_NAME_MAX;
+}
+
+/* A kernel's argument names: identifiers, each once. */
+static kgrt_status_t kgrt_check_arg_names(const char *name, const kgrt_arch_table_t *arch,
+                                          const kgrt_kernel_t *kern, kgrt_error_t *err) {
+  for (uint32_t i = 0; i < kern->num_args; ++i) {
+    const char *n = kern->args[i].name;
+    if (!kgrt_arg_name_ok(n))
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s: kernel %s: argument %u's name is not an "
+                            "identifier of fewer than %d characters",
+                            name, arch->arch, kern->name, i, KGRT_ARG_NAME_MAX);
+    for (uint32_t j = 0; n && j < i; ++j)
+      if (kern->args[j].name && strcmp(kern->args[j].name, n) == 0)
+        return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                              "model %s: %s: kernel %s: arguments %u and %u are both "
+                              "named '%s'",
+                              name, arch->arch, kern->name, j, i, n);
+  }
+  return KGRT_STATUS_OK;
+}
+
+/* A step's arguments against its kernel's by name, where both are named:
+ * an argument bound to another parameter (two swapped, say) is refused,
+ * naming the parameter and the one the step's argument is for. */
+static kgrt_status_t kgrt_check_step_names(const char *name,
+                                           const kgrt_arch_table_t *arch, uint32_t s,
+                                           const kgrt_kernel_t *kern,
+                                           const kgrt_step_t *step, kgrt_error_t *err) {
+  for (uint32_t i = 0; i < kern->num_args; ++i) {
+    const char *want = kern->args[i].name, *got = step->args[i].name;
+    if (!kgrt_arg_name_ok(got))
+      return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
+                            "model %s: %s: step %u (%s): argument %u's name is not an "
+                            "identifier of fewer than %d characters",
+                            name, arch->arch, s, kern->name, i, KGRT_ARG_NAME_MAX);
+    if (want == NULL || got == NULL || strcmp(want, got) == 0)
+      continue;
+    uint32_t j = 0;
+    while (j < kern->num_args &&
+           !(kern->args[j].name && strcmp(kern->args[j].name, got) == 0))
+      j++;
+    if (j < kern->num_args)
+      return kgrt_error_set(
+          err, KGRT_STATUS_ABI_MISMATCH,
+          "model %s: %s: step %u (%s): argument %u is the kernel's '%s', "
+          "but the step passes '%s' (argument %u) there: arguments out "
+          "of order",
+          name, arch->arch, s, kern->name, i, want, got, j);
+    return kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
+                          "model %s: %s: step %u (%s): argument %u is the kernel's '%s', "
+                          "but the step passes '%s', which the kernel does not take",
+                          name, arch->arch, s, kern->name, i, want, got);
+  }
+  return KGRT_STATUS_OK;
+}
+
 /* A collective step: a known kind of a float dtype (a broadcast's may be
  * i32), unselected, reading args[0] of `units` elements and writing args[1]
  * of as many (all_gather: ranks times as many), both inside their buffers
@@ -311,6 +379,7 @@ static kgrt_status_t kgrt_table_check_collective(const kgrt_model_table_t *table
   return KGRT_STATUS_OK;
 }
 
+/* Everything in the picked arch table that does not need the code object. */
 kgrt_status_t kgrt_table_check_arch(const kgrt_model_table_t *table,
                                     const kgrt_arch_table_t *arch, const int64_t *max,
                                     kgrt_error_t *err) {
@@ -350,6 +419,7 @@ kgrt_status_t kgrt_table_check_arch(const kgrt_model_table_t *table,
       return kgrt_error_set(err, KGRT_STATUS_INVALID_ARGUMENT,
                             "model %s: %s: kernel %s: unknown flags 0x%x", name,
                             arch->arch, kern->name, (unsigned)kern->flags);
+    KGRT_RETURN_IF_ERROR(kgrt_check_arg_names(name, arch, kern, err));
     for (uint32_t i = 0; i < kern->num_args; ++i) {
       const kgrt_kernel_arg_t *a = &kern->args[i];
       /* kgen lays argument i at 8 * i, and the sim image's thunks read it
@@ -402,6 +472,7 @@ kgrt_status_t kgrt_table_check_arch(const kgrt_model_table_t *table,
                             "than 2^32 - 1 threads",
                             name, arch->arch, s, kern->name, (long long)units,
                             step->per_block, step->repeat, kern->block_size);
+    KGRT_RETURN_IF_ERROR(kgrt_check_step_names(name, arch, s, kern, step, err));
     for (uint32_t i = 0; i < kern->num_args; ++i) {
       const kgrt_step_arg_t *a = &step->args[i];
       int64_t v = 0;
@@ -536,8 +607,13 @@ kgrt_status_t kgrt_table_check_codeobj(const kgrt_model_table_t *table,
       const char *want = cuda                          ? "param"
                          : ta->kind == KGRT_ARG_BUFFER ? "global_buffer"
                                                        : "by_value";
-      if (ca->offset != ta->offset || ca->size != ta->size ||
-          (!cuda && strcmp(ca->value_kind, want) != 0))
+      if (ca->name[0] && ta->name && strcmp(ca->name, ta->name) != 0)
+        st = kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
+                            "model %s: %s: kernel %s: argument %u is '%s' in the table, "
+                            "'%s' in the code object",
+                            name, arch->arch, kern->name, n, ta->name, ca->name);
+      else if (ca->offset != ta->offset || ca->size != ta->size ||
+               (!cuda && strcmp(ca->value_kind, want) != 0))
         st =
             kgrt_error_set(err, KGRT_STATUS_ABI_MISMATCH,
                            "model %s: %s: kernel %s: argument %u is %s at offset %u size "

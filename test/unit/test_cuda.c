@@ -449,32 +449,35 @@ static void test_model_init(test_model_t *m, const cubin_opts_t *o) {
   memset(m, 0, sizeof *m);
   cubin_build(o, &m->cubin);
   for (int i = 0; i < 4; i++)
-    m->scale_args[i] =
-        (kgrt_kernel_arg_t){i < 3 ? KGRT_ARG_BUFFER : KGRT_ARG_I64, (uint32_t)(8 * i), 8};
+    m->scale_args[i] = (kgrt_kernel_arg_t){i < 3 ? KGRT_ARG_BUFFER : KGRT_ARG_I64,
+                                           (uint32_t)(8 * i), 8, NULL};
   for (int i = 0; i < 3; i++)
-    m->rowsum_args[i] =
-        (kgrt_kernel_arg_t){i < 2 ? KGRT_ARG_BUFFER : KGRT_ARG_I64, (uint32_t)(8 * i), 8};
+    m->rowsum_args[i] = (kgrt_kernel_arg_t){i < 2 ? KGRT_ARG_BUFFER : KGRT_ARG_I64,
+                                            (uint32_t)(8 * i), 8, NULL};
   m->kernels[0] =
       (kgrt_kernel_t){"k_scale", 64, 32, 4, m->scale_args, 32, 0, 20, 0, 0, 0, 0};
   m->kernels[1] =
       (kgrt_kernel_t){"k_rowsum", 64, 24, 3, m->rowsum_args, 32, 16, 30, 0, 48, 0, 0};
   kgrt_expr_t zero = expr(0, -1);
   m->step0_args[0] =
-      (kgrt_step_arg_t){KGRT_SPACE_INPUT, 0, 0, expr(4 * COLS, 0), zero, zero};
+      (kgrt_step_arg_t){KGRT_SPACE_INPUT, 0, 0, expr(4 * COLS, 0), zero, zero, NULL};
   m->step0_args[1] =
-      (kgrt_step_arg_t){KGRT_SPACE_WEIGHT, 0, 0, expr(4 * COLS, -1), zero, zero};
+      (kgrt_step_arg_t){KGRT_SPACE_WEIGHT, 0, 0, expr(4 * COLS, -1), zero, zero, NULL};
   m->step0_args[2] =
-      (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, expr(4 * COLS, 0), zero, zero};
-  m->step0_args[3] = (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, zero, expr(COLS, 0), zero};
+      (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, expr(4 * COLS, 0), zero, zero, NULL};
+  m->step0_args[3] =
+      (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, zero, expr(COLS, 0), zero, NULL};
   m->steps[0] = (kgrt_step_t){.kernel = 0,
                               .units = expr(COLS, 0),
                               .per_block = 64,
                               .repeat = 1,
                               .args = m->step0_args};
   m->step1_args[0] =
-      (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, expr(4 * COLS, 0), zero, zero};
-  m->step1_args[1] = (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, 0, 0, expr(4, 0), zero, zero};
-  m->step1_args[2] = (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, zero, expr(1, 0), zero};
+      (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, expr(4 * COLS, 0), zero, zero, NULL};
+  m->step1_args[1] =
+      (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, 0, 0, expr(4, 0), zero, zero, NULL};
+  m->step1_args[2] =
+      (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, zero, expr(1, 0), zero, NULL};
   m->steps[1] = (kgrt_step_t){.kernel = 1,
                               .units = expr(1, 0),
                               .per_block = 2,

@@ -86,21 +86,24 @@ static void oom_model_init(oom_model_t *m, const unsigned char *hsaco, size_t hs
       "k_rowsum", 64, RK_ROWSUM_KERNARG, 3, m->rowsum_args, 32, 0, 0, 0, 0, 0, 0};
   const kgrt_expr_t zero = expr(0, -1);
   m->step0_args[0] =
-      (kgrt_step_arg_t){KGRT_SPACE_INPUT, 0, 0, expr(4 * COLS, 0), zero, zero};
+      (kgrt_step_arg_t){KGRT_SPACE_INPUT, 0, 0, expr(4 * COLS, 0), zero, zero, NULL};
   m->step0_args[1] =
-      (kgrt_step_arg_t){KGRT_SPACE_WEIGHT, 0, 0, expr(4 * COLS, -1), zero, zero};
+      (kgrt_step_arg_t){KGRT_SPACE_WEIGHT, 0, 0, expr(4 * COLS, -1), zero, zero, NULL};
   m->step0_args[2] =
-      (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, 0, 0, expr(4 * COLS, 0), zero, zero};
-  m->step0_args[3] = (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, zero, expr(COLS, 0), zero};
+      (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, 0, 0, expr(4 * COLS, 0), zero, zero, NULL};
+  m->step0_args[3] =
+      (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, zero, expr(COLS, 0), zero, NULL};
   m->steps[0] = (kgrt_step_t){.kernel = 0,
                               .units = expr(COLS, 0),
                               .per_block = 64,
                               .repeat = 1,
                               .args = m->step0_args};
   m->step1_args[0] =
-      (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, 0, 0, expr(4 * COLS, 0), zero, zero};
-  m->step1_args[1] = (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, 1, 0, expr(4, 0), zero, zero};
-  m->step1_args[2] = (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, zero, expr(1, 0), zero};
+      (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, 0, 0, expr(4 * COLS, 0), zero, zero, NULL};
+  m->step1_args[1] =
+      (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, 1, 0, expr(4, 0), zero, zero, NULL};
+  m->step1_args[2] =
+      (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0, 0, zero, expr(1, 0), zero, NULL};
   m->steps[1] = (kgrt_step_t){.kernel = 1,
                               .units = expr(1, 0),
                               .per_block = 2,

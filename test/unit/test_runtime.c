@@ -78,11 +78,11 @@ static kgrt_expr_t constant(int64_t v) {
 }
 
 static kgrt_step_arg_t buffer_arg(kgrt_space_t space, kgrt_expr_t bytes) {
-  kgrt_step_arg_t a = {space, 0, 0, bytes, constant(0), constant(0)};
+  kgrt_step_arg_t a = {space, 0, 0, bytes, constant(0), constant(0), NULL};
   return a;
 }
 static kgrt_step_arg_t i64_arg(kgrt_expr_t value) {
-  kgrt_step_arg_t a = {KGRT_SPACE_ARENA, 0, 0, constant(0), value, constant(0)};
+  kgrt_step_arg_t a = {KGRT_SPACE_ARENA, 0, 0, constant(0), value, constant(0), NULL};
   return a;
 }
 

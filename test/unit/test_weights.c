@@ -603,9 +603,9 @@ static kgrt_expr_t constant(int64_t v) {
 
 static void bind_model_init(bind_model_t *m, const gguf_file_t *f) {
   memset(m, 0, sizeof *m);
-  m->args[0] = (kgrt_kernel_arg_t){KGRT_ARG_BUFFER, 0, 8};
-  m->args[1] = (kgrt_kernel_arg_t){KGRT_ARG_BUFFER, 8, 8};
-  m->args[2] = (kgrt_kernel_arg_t){KGRT_ARG_I64, 16, 8};
+  m->args[0] = (kgrt_kernel_arg_t){KGRT_ARG_BUFFER, 0, 8, NULL};
+  m->args[1] = (kgrt_kernel_arg_t){KGRT_ARG_BUFFER, 8, 8, NULL};
+  m->args[2] = (kgrt_kernel_arg_t){KGRT_ARG_I64, 16, 8, NULL};
   m->kernel = (kgrt_kernel_t){"k_copy_bytes", 64, 24, 3, m->args, 32, 0, 0, 0, 0, 0, 0};
   for (int i = 0; i < NUM_BIND; ++i) {
     const tensor_case_t *c = &gguf_cases[i];
@@ -621,12 +621,14 @@ static void bind_model_init(bind_model_t *m, const gguf_file_t *f) {
     m->outputs[i].rank = 1;
     m->outputs[i].dims[0] = (kgrt_dim_t){(int64_t)f->size[i] / 4, -1};
     const int64_t bytes = (int64_t)f->size[i];
-    m->step_args[i][0] = (kgrt_step_arg_t){KGRT_SPACE_WEIGHT, (uint32_t)i, 0,
-                                           constant(bytes),   constant(0), constant(0)};
-    m->step_args[i][1] = (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, (uint32_t)i, 0,
-                                           constant(bytes),   constant(0), constant(0)};
-    m->step_args[i][2] = (kgrt_step_arg_t){KGRT_SPACE_ARENA, 0,          0, constant(0),
-                                           constant(bytes),  constant(0)};
+    m->step_args[i][0] =
+        (kgrt_step_arg_t){KGRT_SPACE_WEIGHT, (uint32_t)i, 0,   constant(bytes),
+                          constant(0),       constant(0), NULL};
+    m->step_args[i][1] =
+        (kgrt_step_arg_t){KGRT_SPACE_OUTPUT, (uint32_t)i, 0,   constant(bytes),
+                          constant(0),       constant(0), NULL};
+    m->step_args[i][2] = (kgrt_step_arg_t){
+        KGRT_SPACE_ARENA, 0, 0, constant(0), constant(bytes), constant(0), NULL};
     m->steps[i] = (kgrt_step_t){.kernel = 0,
                                 .units = constant(bytes),
                                 .per_block = 64,

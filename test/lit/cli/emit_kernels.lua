@@ -3,7 +3,8 @@
 -- so), its template, the nodes it takes in and their roles (the anchor, a
 -- map chain or epilogue, a pair's second matmul, a norm prologue, a norm
 -- split around it, regions with their rotary and cache ops), its arguments
--- in kernel order (buffers read or written, with their tensors, arena
+-- in kernel order, each with its template's parameter name (a collective's
+-- have none; buffers read or written, with their tensors, arena
 -- offsets and the bytes an op says it moves; i64 sizes), its grid and the
 -- holes its template was expanded with. Here the Llama layer of
 -- fusion/llama_layer.lua, and a chain of map ops. Deterministic; nothing
@@ -27,9 +28,9 @@
 -- CHECK: step 0: kernel llama_layer_rmsnorm_{{[0-9a-f]+}}, template rmsnorm
 -- CHECK-NEXT:   anchor #0 rmsnorm
 -- CHECK-NEXT:   runs when T >= 9
--- CHECK-NEXT:   arg 0: read %0 x bf16[T, 512]
--- CHECK-NEXT:   arg 1: read %4 attn_norm bf16[512]
--- CHECK-NEXT:   arg 2: write %5 bf16[T, 512], arena +{{[0-9]+}}
+-- CHECK-NEXT:   arg 0 x: read %0 x bf16[T, 512]
+-- CHECK-NEXT:   arg 1 w: read %4 attn_norm bf16[512]
+-- CHECK-NEXT:   arg 2 y: write %5 bf16[T, 512], arena +{{[0-9]+}}
 -- CHECK-NEXT:   grid: ceil(T / 1) x 1 workgroups of {{[0-9]+}}, when T >= 9
 -- CHECK-NEXT:   holes:
 -- CHECK-NEXT:     source templates/rmsnorm.hip
@@ -41,24 +42,24 @@
 -- CHECK-NEXT:   region 0 #2 matmul, rotary #5 rope
 -- CHECK-NEXT:   region 1 #3 matmul, rotary #6 rope, cache #7 kv_append
 -- CHECK-NEXT:   region 2 #4 matmul, cache #8 kv_append
--- CHECK-NEXT:   arg 0: read %0 x bf16[T, 512]
--- CHECK-NEXT:   arg 1: read %8 bf16[512, 512] in %6 at +0
--- CHECK-NEXT:   arg 2: read %10 bf16[128, 512] in %6 at +524288
--- CHECK:        arg 6: write %2 kc bf16[1, 2, 2048, 64], moves 256 * T bytes
--- CHECK:        arg 9: i64 T
+-- CHECK-NEXT:   arg 0 x: read %0 x bf16[T, 512]
+-- CHECK-NEXT:   arg 1 w: read %8 bf16[512, 512] in %6 at +0
+-- CHECK-NEXT:   arg 2 wr1: read %10 bf16[128, 512] in %6 at +524288
+-- CHECK:        arg 6 cache1: write %2 kc bf16[1, 2, 2048, 64], moves 256 * T bytes
+-- CHECK:        arg 9 M: i64 T
 -- CHECK:        grid: ceil(768 / {{[0-9]+}}) x 1 workgroups of {{[0-9]+}}, when T in [0, 8]
 -- CHECK:          REPI = 1
 -- the attention's decode variant shares nothing with its prefill one
 -- CHECK: step 4: kernel llama_layer_attention_decode_{{[0-9a-f]+}}, template attention
 -- CHECK-NEXT:   anchor #9 attention (variant 1)
--- CHECK:        arg 1: read %18 bf16[1, 2, 2048, 64] in %2 at +0, moves 256 * S bytes
+-- CHECK:        arg 1 k: read %18 bf16[1, 2, 2048, 64] in %2 at +0, moves 256 * S bytes
 -- the O GEMM at prefill: its result's norm split around it
 -- CHECK: step 6: kernel llama_layer_matmul_add_gemm_{{[0-9a-f]+}}, template gemm
 -- CHECK-NEXT:   anchor #10 matmul (variant 1)
 -- CHECK-NEXT:   epilogue #11 add
 -- CHECK-NEXT:   norm_out #12 rmsnorm
 -- CHECK-NEXT:   expr "(a3 + acc0)"
--- CHECK:        arg 6: write %39 f32[T, 16], arena +{{[0-9]+}}
+-- CHECK:        arg 6 part: write %39 f32[T, 16], arena +{{[0-9]+}}
 -- gate/up: a pair under one SwiGLU epilogue, scaled by that norm
 -- CHECK: step 8: kernel llama_layer_matmul_silu_matmul_gemm_{{[0-9a-f]+}}, template gemm
 -- CHECK-NEXT:   anchor #13 matmul (variant 1)
@@ -76,11 +77,11 @@
 -- CHAIN-NEXT:   anchor #2 add
 -- CHAIN-NEXT:   chain #0 exp, #1 mul, #2 add
 -- CHAIN-NEXT:   expr "((kg_exp(a0) * a1) + a2)"
--- CHAIN-NEXT:   arg 0: read %0 a f32[N, 64]
--- CHAIN-NEXT:   arg 1: read %1 b f32[N, 64]
--- CHAIN-NEXT:   arg 2: read %2 c f32[64]
--- CHAIN-NEXT:   arg 3: write %5 f32[N, 64]
--- CHAIN-NEXT:   arg 4: i64 64 * N
+-- CHAIN-NEXT:   arg 0 in0: read %0 a f32[N, 64]
+-- CHAIN-NEXT:   arg 1 in1: read %1 b f32[N, 64]
+-- CHAIN-NEXT:   arg 2 in2: read %2 c f32[64]
+-- CHAIN-NEXT:   arg 3 out: write %5 f32[N, 64]
+-- CHAIN-NEXT:   arg 4 n: i64 64 * N
 -- CHAIN-NEXT:   grid: ceil(64 * N / {{[0-9]+}}) x 1 workgroups of {{[0-9]+}}
 -- CHAIN:          WAVE = 64
 -- CHAIN:          IN[2]:

@@ -18,14 +18,14 @@ local T = sym("T", 64)
 local tok = weight("tok", bf16, { 8000, 256 }, { split = 1 })
 local ids = input("ids", i32, { T })
 -- the lookup's vocab (8000) and base (8000 x sym 1, the rank)
--- PLAN: {KGRT_SPACE_ARENA, 0, 0, {0, {-1, -1, -1, -1}}, {8000, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}},
--- PLAN-NEXT: {KGRT_SPACE_ARENA, 0, 0, {0, {-1, -1, -1, -1}}, {8000, {1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}},
+-- PLAN: {KGRT_SPACE_ARENA, 0, 0, {0, {-1, -1, -1, -1}}, {8000, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}, "vocab"},
+-- PLAN-NEXT: {KGRT_SPACE_ARENA, 0, 0, {0, {-1, -1, -1, -1}}, {8000, {1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}, "base"},
 -- HIP: long vocab, long base)
 -- HIP: const long id = (long)kg_ld(ids, row) - base;
 output("h", all_reduce(embedding(tok, ids)))
 -- a table that is not split by rows keeps base 0
--- PLAN: {KGRT_SPACE_ARENA, 0, 0, {0, {-1, -1, -1, -1}}, {1000, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}},
--- PLAN-NEXT: {KGRT_SPACE_ARENA, 0, 0, {0, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}},
+-- PLAN: {KGRT_SPACE_ARENA, 0, 0, {0, {-1, -1, -1, -1}}, {1000, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}, "vocab"},
+-- PLAN-NEXT: {KGRT_SPACE_ARENA, 0, 0, {0, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}, "base"},
 local small = weight("small", bf16, { 1000, 256 })
 output("s", embedding(small, ids))
 -- the plan's steps: the lookup, then the all_reduce of the ranks' rows

@@ -7,10 +7,10 @@
 -- 8 that small_m's rows need; 129 .. 512 does not split.
 -- RUN: %kgen --arch sm_90a --emit=table --no-sim %s -o - | FileCheck %s
 -- CHECK-LABEL: s1_args[6] = {
--- CHECK: {KGRT_SPACE_ARENA, 0, 256, {65536, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}, {4096, {0, -1, -1, -1}}},
+-- CHECK: {KGRT_SPACE_ARENA, 0, 256, {65536, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}, {4096, {0, -1, -1, -1}}, "kpart"},
 -- CHECK-NEXT: {KGRT_SPACE_ARENA, 0, 0, {128, {-1, -1, -1, -1}}
 -- CHECK-LABEL: s3_args[6] = {
--- CHECK: {KGRT_SPACE_ARENA, 0, 256, {65536, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}, {1024, {0, -1, -1, -1}}},
+-- CHECK: {KGRT_SPACE_ARENA, 0, 256, {65536, {-1, -1, -1, -1}}, {0, {-1, -1, -1, -1}}, {1024, {0, -1, -1, -1}}, "kpart"},
 -- CHECK-NEXT: {KGRT_SPACE_ARENA, 0, 0, {128, {-1, -1, -1, -1}}
 -- CHECK-LABEL: s4_args[4] = {
 -- CHECK-NOT: KGRT_SPACE_ARENA, 0, 0, {128,

@@ -164,9 +164,10 @@ c_consts! {
     pub const KGRT_COMM_ID_TEXT: usize = 2 * KGRT_COMM_ID_BYTES + 1;
     pub const KGRT_COMM_TICK_MS: u32 = 50;
     // kgrt_table.h
-    pub const KGRT_TABLE_ABI: u32 = 11;
+    pub const KGRT_TABLE_ABI: u32 = 12;
     pub const KGRT_MAX_DIMS: usize = 8;
     pub const KGRT_EXPR_SYMS: usize = 4;
+    pub const KGRT_ARG_NAME_MAX: usize = 48;
     pub const KGRT_MAX_BUFFER_BYTES: u64 = 1 << 48;
     pub const KGRT_MAX_ELEMENTS: u64 = 1 << 48;
     pub const KGRT_MAX_DIM: i32 = i32::MAX;
@@ -292,11 +293,13 @@ c_structs! {
         pub split: u32,
         pub parts: u32,
     }
-    /// One kernel argument as the kernel declares it.
+    /// One kernel argument as the kernel declares it (`name`: its
+    /// parameter's name, or null).
     pub struct kgrt_kernel_arg_t {
         pub kind: kgrt_arg_kind_t,
         pub offset: u32,
         pub size: u32,
+        pub name: *const c_char,
     }
     /// One kernel of a code object.
     pub struct kgrt_kernel_t {
@@ -321,6 +324,7 @@ c_structs! {
         pub bytes: kgrt_expr_t,
         pub value: kgrt_expr_t,
         pub moved: kgrt_expr_t,
+        pub name: *const c_char,
     }
     /// One launch (or collective) of the plan.
     pub struct kgrt_step_t {
